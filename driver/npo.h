@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * NPO supernode interconnect driver: shared definitions.
+ */
+#ifndef _NPO_H
+#define _NPO_H
+
+#include <linux/bitfield.h>
+#include <linux/cdev.h>
+#include <linux/completion.h>
+#include <linux/device.h>
+#include <linux/io.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/rwsem.h>
+#include <linux/types.h>
+#include <uapi/linux/npo.h>
+
+#include "npo_regs.h"
+
+#define NPO_DRIVER_NAME		"npo"
+#define NPO_MAX_DEVICES		256
+
+/* Debug areas, selected by the dbg_mask module parameter. */
+#define NPO_DBG_PROBE		BIT(0)
+#define NPO_DBG_MBOX		BIT(1)
+#define NPO_DBG_FW		BIT(2)
+#define NPO_DBG_IRQ		BIT(3)
+#define NPO_DBG_IOCTL		BIT(4)
+
+extern unsigned int npo_dbg_mask;
+
+#define npo_err(ndev, fmt, ...) \
+	dev_err(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+#define npo_warn(ndev, fmt, ...) \
+	dev_warn(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+#define npo_info(ndev, fmt, ...) \
+	dev_info(&(ndev)->pdev->dev, fmt, ##__VA_ARGS__)
+#define npo_dbg(ndev, area, fmt, ...) do {				\
+	if (unlikely(npo_dbg_mask & NPO_DBG_##area))			\
+		dev_dbg(&(ndev)->pdev->dev, "[" #area "] " fmt,	\
+			##__VA_ARGS__);					\
+} while (0)
+
+/**
+ * struct npo_dev - one NPO device
+ * @pdev: the PCI device; NULL once the device is removed while files are
+ *	still open (protected by @remove_lock).
+ * @regs: BAR0 control registers.
+ * @doorbells: BAR2 doorbell pages.
+ * @dev: the class device behind /dev/npoN; owns this structure's lifetime.
+ * @cdev: the character device.
+ * @minor: N of /dev/npoN.
+ * @remove_lock: readers are ioctls and sysfs users of @pdev; the writer is
+ *	removal, which waits for them before it tears the hardware down.
+ * @hw_if_version: register interface version read at probe.
+ * @caps: NPO_CAPS_* register bits.
+ * @serial: device serial number.
+ * @node_id: fabric node id.
+ * @num_ports: link ports.
+ * @lanes_per_port: lanes in each port.
+ * @num_queues: DMA queue pairs.
+ * @db_stride: bytes between two queues' doorbells.
+ * @num_vectors: MSI-X vectors enabled.
+ * @state: &enum npo_dev_state; written under @state_lock, read locklessly.
+ * @state_lock: serialises state transitions (probe, firmware load, reset).
+ * @fw_version: running firmware version, 0 if none.
+ * @fw_error: why the firmware is not running, "" if it is.
+ * @mbox_lock: serialises mailbox commands: the mailbox holds one at a time.
+ * @mbox_done: completed by the interrupt handler when a command finishes.
+ * @debugfs: this device's debugfs directory.
+ */
+struct npo_dev {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	void __iomem *doorbells;
+	struct device dev;
+	struct cdev cdev;
+	int minor;
+	struct rw_semaphore remove_lock;
+
+	u32 hw_if_version;
+	u32 caps;
+	u64 serial;
+	u32 node_id;
+	u16 num_ports;
+	u16 lanes_per_port;
+	u32 num_queues;
+	u32 db_stride;
+	int num_vectors;
+
+	enum npo_dev_state state;
+	struct mutex state_lock; /* state transitions, fw_error */
+	u32 fw_version;
+	char fw_error[96];
+
+	struct mutex mbox_lock; /* one mailbox command at a time */
+	struct completion mbox_done;
+
+	struct dentry *debugfs;
+};
+
+/**
+ * struct npo_file - per-open state of /dev/npoN
+ * @ndev: the device, referenced for as long as the file is open.
+ */
+struct npo_file {
+	struct npo_dev *ndev;
+};
+
+static inline u32 npo_rd32(struct npo_dev *ndev, u32 reg)
+{
+	return readl(ndev->regs + reg);
+}
+
+static inline void npo_wr32(struct npo_dev *ndev, u32 reg, u32 val)
+{
+	writel(val, ndev->regs + reg);
+}
+
+static inline enum npo_dev_state npo_state(struct npo_dev *ndev)
+{
+	return READ_ONCE(ndev->state);
+}
+
+void npo_set_state(struct npo_dev *ndev, enum npo_dev_state state);
+const char *npo_state_name(enum npo_dev_state state);
+
+/* npo_mbox.c */
+int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
+		  unsigned int nargs, u32 *ret, unsigned int nret);
+void npo_mbox_irq(struct npo_dev *ndev);
+const char *npo_mbox_result_str(unsigned int result);
+
+/* npo_fw.c */
+int npo_fw_load(struct npo_dev *ndev);
+
+/* npo_cdev.c */
+int npo_cdev_init(void);
+void npo_dev_init(struct npo_dev *ndev);
+void npo_cdev_exit(void);
+int npo_cdev_add(struct npo_dev *ndev);
+void npo_cdev_del(struct npo_dev *ndev);
+void npo_fill_info(struct npo_dev *ndev, struct npo_dev_info *info);
+
+/* npo_sysfs.c */
+extern const struct attribute_group *npo_dev_groups[];
+
+/* npo_debugfs.c */
+void npo_debugfs_init(void);
+void npo_debugfs_exit(void);
+void npo_debugfs_add(struct npo_dev *ndev);
+void npo_debugfs_del(struct npo_dev *ndev);
+
+#endif /* _NPO_H */

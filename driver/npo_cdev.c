@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO character device /dev/npoN and its ioctls.
+ */
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "npo.h"
+
+static dev_t npo_devt;
+static DEFINE_IDA(npo_minor_ida);
+
+static struct class npo_class = {
+	.name = NPO_DRIVER_NAME,
+};
+
+static void npo_dev_release(struct device *dev)
+{
+	struct npo_dev *ndev = container_of(dev, struct npo_dev, dev);
+
+	if (ndev->minor >= 0)
+		ida_free(&npo_minor_ida, ndev->minor);
+	kfree(ndev);
+}
+
+/**
+ * npo_dev_init() - set up the class device that owns @ndev
+ * @ndev: freshly allocated, with @ndev->pdev set.
+ *
+ * From here on @ndev is freed by put_device(&ndev->dev), after the last
+ * open file is closed, never by kfree().
+ */
+void npo_dev_init(struct npo_dev *ndev)
+{
+	ndev->minor = -1;
+	device_initialize(&ndev->dev);
+	ndev->dev.class = &npo_class;
+	ndev->dev.parent = &ndev->pdev->dev;
+	ndev->dev.groups = npo_dev_groups;
+	ndev->dev.release = npo_dev_release;
+}
+
+/**
+ * npo_fill_info() - describe a device for NPO_IOCTL_GET_INFO
+ * @ndev: the device; its PCI device must still be present.
+ * @info: filled in; the caller has zeroed it.
+ */
+void npo_fill_info(struct npo_dev *ndev, struct npo_dev_info *info)
+{
+	struct pci_dev *pdev = ndev->pdev;
+
+	info->uapi_version = NPO_UAPI_VERSION;
+	info->hw_if_version = ndev->hw_if_version;
+	if (ndev->caps & NPO_CAPS_FW_MAILBOX)
+		info->caps |= NPO_CAP_FW_MAILBOX;
+	if (ndev->caps & NPO_CAPS_AER)
+		info->caps |= NPO_CAP_AER;
+	info->serial = ndev->serial;
+	info->node_id = ndev->node_id;
+	info->state = npo_state(ndev);
+	info->fw_version = ndev->fw_version;
+	info->num_ports = ndev->num_ports;
+	info->lanes_per_port = ndev->lanes_per_port;
+	info->num_queues = ndev->num_queues;
+	info->pci_domain = pci_domain_nr(pdev->bus);
+	info->pci_bus = pdev->bus->number;
+	info->pci_devfn = pdev->devfn;
+	info->minor = ndev->minor;
+}
+
+static int npo_ioctl_get_info(struct npo_file *nfile, void *data)
+{
+	struct npo_dev_info *info = data;
+
+	if (info->flags || info->pad)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	npo_fill_info(nfile->ndev, info);
+	return 0;
+}
+
+static int npo_get_param(struct npo_dev *ndev, u32 param, u64 *value)
+{
+	struct npo_dev_info info = {};
+
+	npo_fill_info(ndev, &info);
+	switch (param) {
+	case NPO_PARAM_UAPI_VERSION:
+		*value = info.uapi_version;
+		break;
+	case NPO_PARAM_HW_IF_VERSION:
+		*value = info.hw_if_version;
+		break;
+	case NPO_PARAM_CAPS:
+		*value = info.caps;
+		break;
+	case NPO_PARAM_SERIAL:
+		*value = info.serial;
+		break;
+	case NPO_PARAM_NODE_ID:
+		*value = info.node_id;
+		break;
+	case NPO_PARAM_STATE:
+		*value = info.state;
+		break;
+	case NPO_PARAM_FW_VERSION:
+		*value = info.fw_version;
+		break;
+	case NPO_PARAM_NUM_PORTS:
+		*value = info.num_ports;
+		break;
+	case NPO_PARAM_LANES_PER_PORT:
+		*value = info.lanes_per_port;
+		break;
+	case NPO_PARAM_NUM_QUEUES:
+		*value = info.num_queues;
+		break;
+	case NPO_PARAM_DOORBELL_STRIDE:
+		*value = ndev->db_stride;
+		break;
+	case NPO_PARAM_NUM_IRQ_VECTORS:
+		*value = ndev->num_vectors;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int npo_ioctl_get_param(struct npo_file *nfile, void *data)
+{
+	struct npo_param_query *q = data;
+
+	/* No parameter is per port or per lane yet. */
+	if (q->flags || q->pad || q->index)
+		return -EINVAL;
+	return npo_get_param(nfile->ndev, q->param, &q->value);
+}
+
+/**
+ * struct npo_ioctl_desc - how to run one ioctl
+ * @cmd: the command as defined in the UAPI header, with today's size.
+ * @min_size: the size of the first version of its argument.
+ * @fn: the handler; gets a kernel copy of the argument.
+ */
+struct npo_ioctl_desc {
+	unsigned int cmd;
+	unsigned int min_size;
+	int (*fn)(struct npo_file *nfile, void *data);
+};
+
+static const struct npo_ioctl_desc npo_ioctls[] = {
+	[_IOC_NR(NPO_IOCTL_GET_INFO)] = {
+		.cmd = NPO_IOCTL_GET_INFO,
+		.min_size = sizeof(struct npo_dev_info),
+		.fn = npo_ioctl_get_info,
+	},
+	[_IOC_NR(NPO_IOCTL_GET_PARAM)] = {
+		.cmd = NPO_IOCTL_GET_PARAM,
+		.min_size = sizeof(struct npo_param_query),
+		.fn = npo_ioctl_get_param,
+	},
+};
+
+union npo_ioctl_arg {
+	struct npo_dev_info info;
+	struct npo_param_query param;
+};
+
+static long npo_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct npo_file *nfile = filp->private_data;
+	struct npo_dev *ndev = nfile->ndev;
+	void __user *uarg = (void __user *)arg;
+	const struct npo_ioctl_desc *desc;
+	unsigned int nr = _IOC_NR(cmd);
+	unsigned int usize = _IOC_SIZE(cmd), ksize;
+	union npo_ioctl_arg karg;
+	int err;
+
+	if (_IOC_TYPE(cmd) != NPO_IOCTL_MAGIC || nr >= ARRAY_SIZE(npo_ioctls))
+		return -ENOTTY;
+	desc = &npo_ioctls[nr];
+	/* The direction must match; the size may be older or newer. */
+	if (!desc->fn || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
+		return -ENOTTY;
+	ksize = _IOC_SIZE(desc->cmd);
+	if (usize < desc->min_size)
+		return -EINVAL;
+
+	/* Newer fields this kernel does not know must be zero. */
+	err = copy_struct_from_user(&karg, ksize, uarg, usize);
+	if (err)
+		return err == -E2BIG ? -EINVAL : err;
+
+	down_read(&ndev->remove_lock);
+	if (!ndev->pdev) {
+		err = -ENODEV;
+		goto out;
+	}
+	err = desc->fn(nfile, &karg);
+	npo_dbg(ndev, IOCTL, "ioctl 0x%02x: %d\n", nr, err);
+	if (!err && (_IOC_DIR(cmd) & _IOC_READ) &&
+	    copy_to_user(uarg, &karg, min(usize, ksize)))
+		err = -EFAULT;
+out:
+	up_read(&ndev->remove_lock);
+	return err;
+}
+
+static int npo_open(struct inode *inode, struct file *filp)
+{
+	struct npo_dev *ndev = container_of(inode->i_cdev, struct npo_dev, cdev);
+	struct npo_file *nfile;
+
+	nfile = kzalloc(sizeof(*nfile), GFP_KERNEL);
+	if (!nfile)
+		return -ENOMEM;
+	get_device(&ndev->dev);
+	nfile->ndev = ndev;
+	filp->private_data = nfile;
+	return nonseekable_open(inode, filp);
+}
+
+static int npo_release(struct inode *inode, struct file *filp)
+{
+	struct npo_file *nfile = filp->private_data;
+
+	put_device(&nfile->ndev->dev);
+	kfree(nfile);
+	return 0;
+}
+
+static const struct file_operations npo_fops = {
+	.owner = THIS_MODULE,
+	.open = npo_open,
+	.release = npo_release,
+	.unlocked_ioctl = npo_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/**
+ * npo_cdev_add() - create /dev/npoN and its sysfs attributes
+ * @ndev: the probed device, set up by npo_dev_init().
+ *
+ * Return: 0 or a negative errno.
+ */
+int npo_cdev_add(struct npo_dev *ndev)
+{
+	int minor, err;
+
+	minor = ida_alloc_max(&npo_minor_ida, NPO_MAX_DEVICES - 1, GFP_KERNEL);
+	if (minor < 0)
+		return minor;
+	ndev->minor = minor;
+	ndev->dev.devt = MKDEV(MAJOR(npo_devt), minor);
+	err = dev_set_name(&ndev->dev, "npo%d", minor);
+	if (err)
+		return err;
+
+	cdev_init(&ndev->cdev, &npo_fops);
+	ndev->cdev.owner = THIS_MODULE;
+	return cdev_device_add(&ndev->cdev, &ndev->dev);
+}
+
+/**
+ * npo_cdev_del() - remove /dev/npoN; open files keep working until closed
+ * @ndev: the device.
+ */
+void npo_cdev_del(struct npo_dev *ndev)
+{
+	cdev_device_del(&ndev->cdev, &ndev->dev);
+}
+
+/**
+ * npo_cdev_init() - register the npo class and character device numbers
+ *
+ * Return: 0 or a negative errno.
+ */
+int npo_cdev_init(void)
+{
+	int err;
+
+	err = alloc_chrdev_region(&npo_devt, 0, NPO_MAX_DEVICES,
+				  NPO_DRIVER_NAME);
+	if (err) {
+		pr_err("npo: cannot allocate device numbers (%d)\n", err);
+		return err;
+	}
+	err = class_register(&npo_class);
+	if (err) {
+		pr_err("npo: cannot register class (%d)\n", err);
+		unregister_chrdev_region(npo_devt, NPO_MAX_DEVICES);
+	}
+	return err;
+}
+
+/**
+ * npo_cdev_exit() - undo npo_cdev_init()
+ */
+void npo_cdev_exit(void)
+{
+	class_unregister(&npo_class);
+	unregister_chrdev_region(npo_devt, NPO_MAX_DEVICES);
+	ida_destroy(&npo_minor_ida);
+}

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO supernode interconnect: PCI driver, probe and removal.
+ */
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include "npo.h"
+
+unsigned int npo_dbg_mask;
+module_param_named(dbg_mask, npo_dbg_mask, uint, 0644);
+MODULE_PARM_DESC(dbg_mask, "Debug areas to log: 0x1 probe, 0x2 mailbox, 0x4 firmware, 0x8 interrupts, 0x10 ioctls");
+
+static const char * const npo_state_names[] = {
+	[NPO_DEV_STATE_PROBING] = "probing",
+	[NPO_DEV_STATE_READY] = "ready",
+	[NPO_DEV_STATE_FW_ERROR] = "fw-error",
+	[NPO_DEV_STATE_RESETTING] = "resetting",
+	[NPO_DEV_STATE_DEAD] = "dead",
+};
+
+/**
+ * npo_state_name() - name of a device state, as shown in sysfs
+ * @state: &enum npo_dev_state.
+ *
+ * Return: a constant string.
+ */
+const char *npo_state_name(enum npo_dev_state state)
+{
+	if (state < ARRAY_SIZE(npo_state_names))
+		return npo_state_names[state];
+	return "unknown";
+}
+
+/**
+ * npo_set_state() - record a device state transition
+ * @ndev: the device.
+ * @state: the new state.
+ */
+void npo_set_state(struct npo_dev *ndev, enum npo_dev_state state)
+{
+	enum npo_dev_state old = npo_state(ndev);
+
+	if (old == state)
+		return;
+	WRITE_ONCE(ndev->state, state);
+	npo_dbg(ndev, PROBE, "state %s -> %s\n", npo_state_name(old),
+		npo_state_name(state));
+}
+
+static irqreturn_t npo_admin_irq(int irq, void *data)
+{
+	struct npo_dev *ndev = data;
+	u32 status = npo_rd32(ndev, NPO_REG_IRQ_STATUS);
+
+	if (!status || status == U32_MAX)
+		return IRQ_NONE;
+	npo_wr32(ndev, NPO_REG_IRQ_STATUS, status);
+	npo_dbg(ndev, IRQ, "admin interrupt, status 0x%x\n", status);
+
+	if (status & NPO_IRQ_MBOX_DONE)
+		npo_mbox_irq(ndev);
+	if (status & NPO_IRQ_FATAL) {
+		npo_err(ndev, "device reported a fatal error\n");
+		WRITE_ONCE(ndev->state, NPO_DEV_STATE_DEAD);
+	}
+	return IRQ_HANDLED;
+}
+
+/* Reset the device and wait until it accepts mailbox commands again. */
+static int npo_hw_reset(struct npo_dev *ndev)
+{
+	u32 status;
+	int err;
+
+	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
+	err = readl_poll_timeout(ndev->regs + NPO_REG_STATUS, status,
+				 status & NPO_STATUS_READY, 100,
+				 NPO_RESET_TIMEOUT_MS * USEC_PER_MSEC);
+	if (err) {
+		npo_err(ndev, "device not ready %u ms after reset (status 0x%x)\n",
+			NPO_RESET_TIMEOUT_MS, status);
+		return err;
+	}
+	npo_wr32(ndev, NPO_REG_IRQ_STATUS, U32_MAX);
+	npo_wr32(ndev, NPO_REG_IRQ_MASK, NPO_IRQ_MBOX_DONE | NPO_IRQ_FATAL);
+	return 0;
+}
+
+/*
+ * Reset the device and start its firmware.  A firmware failure is not a
+ * probe failure: the device stays visible, held safe, so that an operator
+ * can see why and load a good image.
+ */
+static int npo_hw_start(struct npo_dev *ndev)
+{
+	int err;
+
+	mutex_lock(&ndev->state_lock);
+	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
+	err = npo_hw_reset(ndev);
+	if (err) {
+		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
+		goto out;
+	}
+	if (!npo_fw_load(ndev))
+		npo_set_state(ndev, NPO_DEV_STATE_READY);
+out:
+	mutex_unlock(&ndev->state_lock);
+	return err;
+}
+
+static void npo_hw_stop(struct npo_dev *ndev)
+{
+	/* Quiesce: no interrupts, no firmware, nothing in flight. */
+	npo_wr32(ndev, NPO_REG_IRQ_MASK, 0);
+	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
+}
+
+static int npo_read_identity(struct npo_dev *ndev)
+{
+	u32 magic = npo_rd32(ndev, NPO_REG_MAGIC);
+	u32 geometry, major, minor;
+
+	if (magic != NPO_MAGIC) {
+		npo_err(ndev, "unexpected magic 0x%08x, not an NPO device\n",
+			magic);
+		return -ENODEV;
+	}
+	ndev->hw_if_version = npo_rd32(ndev, NPO_REG_IF_VERSION);
+	major = FIELD_GET(NPO_IF_VERSION_MAJOR, ndev->hw_if_version);
+	minor = FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version);
+	if (major != NPO_IF_VERSION_SUPPORTED) {
+		npo_err(ndev, "register interface %u.%u not supported (need %u.x)\n",
+			major, minor, NPO_IF_VERSION_SUPPORTED);
+		return -ENODEV;
+	}
+	ndev->caps = npo_rd32(ndev, NPO_REG_CAPS);
+	geometry = npo_rd32(ndev, NPO_REG_GEOMETRY);
+	ndev->num_ports = FIELD_GET(NPO_GEOMETRY_PORTS, geometry);
+	ndev->lanes_per_port = FIELD_GET(NPO_GEOMETRY_LANES, geometry);
+	ndev->num_queues = FIELD_GET(NPO_QUEUES_COUNT,
+				     npo_rd32(ndev, NPO_REG_QUEUES));
+	ndev->db_stride = 1U << FIELD_GET(NPO_DB_LAYOUT_STRIDE_SHIFT,
+					  npo_rd32(ndev, NPO_REG_DB_LAYOUT));
+	ndev->node_id = npo_rd32(ndev, NPO_REG_NODE_ID);
+	ndev->serial = (u64)npo_rd32(ndev, NPO_REG_SERIAL_HI) << 32 |
+		       npo_rd32(ndev, NPO_REG_SERIAL_LO);
+
+	if (pci_resource_len(ndev->pdev, NPO_BAR_DOORBELL) <
+	    (resource_size_t)ndev->num_queues * ndev->db_stride) {
+		npo_err(ndev, "doorbell BAR too small for %u queues\n",
+			ndev->num_queues);
+		return -ENODEV;
+	}
+	npo_dbg(ndev, PROBE, "node %u serial %016llx: %u ports x %u lanes, %u queues\n",
+		ndev->node_id, ndev->serial, ndev->num_ports,
+		ndev->lanes_per_port, ndev->num_queues);
+	return 0;
+}
+
+static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct npo_dev *ndev;
+	int err;
+
+	ndev = kzalloc(sizeof(*ndev), GFP_KERNEL);
+	if (!ndev)
+		return -ENOMEM;
+	ndev->pdev = pdev;
+	npo_dev_init(ndev);
+	init_rwsem(&ndev->remove_lock);
+	mutex_init(&ndev->state_lock);
+	mutex_init(&ndev->mbox_lock);
+	init_completion(&ndev->mbox_done);
+	pci_set_drvdata(pdev, ndev);
+
+	err = pcim_enable_device(pdev);
+	if (err) {
+		dev_err(&pdev->dev, "cannot enable PCI device (%d)\n", err);
+		goto err_free;
+	}
+	err = pcim_iomap_regions(pdev, BIT(NPO_BAR_REGS) | BIT(NPO_BAR_DOORBELL),
+				 NPO_DRIVER_NAME);
+	if (err) {
+		dev_err(&pdev->dev, "cannot map BARs (%d)\n", err);
+		goto err_free;
+	}
+	ndev->regs = pcim_iomap_table(pdev)[NPO_BAR_REGS];
+	ndev->doorbells = pcim_iomap_table(pdev)[NPO_BAR_DOORBELL];
+	if (pci_resource_len(pdev, NPO_BAR_REGS) < NPO_REGS_SIZE) {
+		dev_err(&pdev->dev, "register BAR too small\n");
+		err = -ENODEV;
+		goto err_free;
+	}
+
+	err = npo_read_identity(ndev);
+	if (err)
+		goto err_free;
+
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		npo_err(ndev, "no usable 64-bit DMA (%d)\n", err);
+		goto err_free;
+	}
+	pci_set_master(pdev);
+
+	/* Vector 0 is the admin vector; queue vectors come with queues. */
+	err = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX);
+	if (err < 0) {
+		npo_err(ndev, "cannot enable MSI-X (%d)\n", err);
+		goto err_free;
+	}
+	ndev->num_vectors = err;
+	err = request_irq(pci_irq_vector(pdev, NPO_IRQ_VECTOR_ADMIN),
+			  npo_admin_irq, 0, NPO_DRIVER_NAME, ndev);
+	if (err) {
+		npo_err(ndev, "cannot request admin interrupt (%d)\n", err);
+		goto err_vectors;
+	}
+
+	err = npo_hw_start(ndev);
+	if (err)
+		goto err_irq;
+
+	err = npo_cdev_add(ndev);
+	if (err) {
+		npo_err(ndev, "cannot create character device (%d)\n", err);
+		goto err_stop;
+	}
+	npo_debugfs_add(ndev);
+	npo_info(ndev, "npo%d: node %u, serial %016llx, %u ports x %u lanes, %s\n",
+		 ndev->minor, ndev->node_id, ndev->serial, ndev->num_ports,
+		 ndev->lanes_per_port, npo_state_name(npo_state(ndev)));
+	return 0;
+
+err_stop:
+	npo_hw_stop(ndev);
+err_irq:
+	free_irq(pci_irq_vector(pdev, NPO_IRQ_VECTOR_ADMIN), ndev);
+err_vectors:
+	pci_free_irq_vectors(pdev);
+err_free:
+	pci_set_drvdata(pdev, NULL);
+	put_device(&ndev->dev);
+	return err;
+}
+
+static void npo_remove(struct pci_dev *pdev)
+{
+	struct npo_dev *ndev = pci_get_drvdata(pdev);
+
+	npo_debugfs_del(ndev);
+	npo_cdev_del(ndev);
+	/* Wait for ioctls in progress; later ones see no device. */
+	down_write(&ndev->remove_lock);
+	npo_hw_stop(ndev);
+	free_irq(pci_irq_vector(pdev, NPO_IRQ_VECTOR_ADMIN), ndev);
+	pci_free_irq_vectors(pdev);
+	WRITE_ONCE(ndev->state, NPO_DEV_STATE_DEAD);
+	ndev->pdev = NULL;
+	ndev->regs = NULL;
+	ndev->doorbells = NULL;
+	up_write(&ndev->remove_lock);
+	pci_set_drvdata(pdev, NULL);
+	/* Drops the probe's reference; open files keep ndev until closed. */
+	put_device(&ndev->dev);
+}
+
+static void npo_shutdown(struct pci_dev *pdev)
+{
+	struct npo_dev *ndev = pci_get_drvdata(pdev);
+
+	if (ndev)
+		npo_hw_stop(ndev);
+}
+
+static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
+					   pci_channel_state_t state)
+{
+	struct npo_dev *ndev = pci_get_drvdata(pdev);
+
+	npo_err(ndev, "PCIe error reported, channel %s\n",
+		state == pci_channel_io_normal ? "normal" :
+		state == pci_channel_io_frozen ? "frozen" : "permanently failed");
+	if (state == pci_channel_io_perm_failure) {
+		WRITE_ONCE(ndev->state, NPO_DEV_STATE_DEAD);
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	WRITE_ONCE(ndev->state, NPO_DEV_STATE_RESETTING);
+	return state == pci_channel_io_normal ? PCI_ERS_RESULT_CAN_RECOVER :
+						PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t npo_mmio_enabled(struct pci_dev *pdev)
+{
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t npo_slot_reset(struct pci_dev *pdev)
+{
+	struct npo_dev *ndev = pci_get_drvdata(pdev);
+
+	pci_restore_state(pdev);
+	pci_set_master(pdev);
+	if (npo_rd32(ndev, NPO_REG_MAGIC) != NPO_MAGIC)
+		return PCI_ERS_RESULT_DISCONNECT;
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void npo_resume(struct pci_dev *pdev)
+{
+	struct npo_dev *ndev = pci_get_drvdata(pdev);
+
+	/* The device lost its firmware in the reset: start it again. */
+	if (!npo_hw_start(ndev))
+		npo_info(ndev, "recovered from PCIe error, %s\n",
+			 npo_state_name(npo_state(ndev)));
+}
+
+static const struct pci_error_handlers npo_err_handlers = {
+	.error_detected = npo_error_detected,
+	.mmio_enabled = npo_mmio_enabled,
+	.slot_reset = npo_slot_reset,
+	.resume = npo_resume,
+};
+
+static const struct pci_device_id npo_pci_ids[] = {
+	{ PCI_DEVICE(NPO_PCI_VENDOR_ID, NPO_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, npo_pci_ids);
+
+static struct pci_driver npo_pci_driver = {
+	.name = NPO_DRIVER_NAME,
+	.id_table = npo_pci_ids,
+	.probe = npo_probe,
+	.remove = npo_remove,
+	.shutdown = npo_shutdown,
+	.err_handler = &npo_err_handlers,
+};
+
+static int __init npo_init(void)
+{
+	int err;
+
+	err = npo_cdev_init();
+	if (err)
+		return err;
+	npo_debugfs_init();
+	err = pci_register_driver(&npo_pci_driver);
+	if (err) {
+		pr_err("npo: cannot register PCI driver (%d)\n", err);
+		goto err_debugfs;
+	}
+	return 0;
+
+err_debugfs:
+	npo_debugfs_exit();
+	npo_cdev_exit();
+	return err;
+}
+
+static void __exit npo_exit(void)
+{
+	pci_unregister_driver(&npo_pci_driver);
+	npo_debugfs_exit();
+	npo_cdev_exit();
+}
+
+module_init(npo_init);
+module_exit(npo_exit);
+
+MODULE_DESCRIPTION("NPO supernode interconnect driver");
+MODULE_AUTHOR("The NPO developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * NPO register interface, version 1.0.  Documentation/hardware.rst is the
+ * specification; this header only names what it defines.
+ *
+ * BAR0: control registers, 16 KiB, 32-bit accesses only.
+ * BAR2: doorbells, one 4 KiB page per queue.
+ * BAR4: MSI-X table and PBA.
+ */
+#ifndef _NPO_REGS_H
+#define _NPO_REGS_H
+
+#include <linux/bits.h>
+
+#define NPO_PCI_VENDOR_ID		0x1234
+#define NPO_PCI_DEVICE_ID		0x4e50
+
+#define NPO_BAR_REGS			0
+#define NPO_BAR_DOORBELL		2
+#define NPO_BAR_MSIX			4
+#define NPO_REGS_SIZE			0x4000
+
+/* Identity */
+#define NPO_REG_MAGIC			0x000
+#define   NPO_MAGIC			0x314f504e	/* "NPO1" */
+#define NPO_REG_IF_VERSION		0x004
+#define   NPO_IF_VERSION_MAJOR		GENMASK(31, 16)
+#define   NPO_IF_VERSION_MINOR		GENMASK(15, 0)
+#define   NPO_IF_VERSION_SUPPORTED	1
+#define NPO_REG_CAPS			0x008
+#define   NPO_CAPS_FW_MAILBOX		BIT(0)
+#define   NPO_CAPS_AER			BIT(1)
+#define NPO_REG_GEOMETRY		0x00c
+#define   NPO_GEOMETRY_PORTS		GENMASK(7, 0)
+#define   NPO_GEOMETRY_LANES		GENMASK(15, 8)
+#define NPO_REG_QUEUES			0x010
+#define   NPO_QUEUES_COUNT		GENMASK(15, 0)
+#define NPO_REG_DB_LAYOUT		0x014
+#define   NPO_DB_LAYOUT_STRIDE_SHIFT	GENMASK(7, 0)
+#define NPO_REG_NODE_ID			0x018
+#define NPO_REG_SERIAL_LO		0x020
+#define NPO_REG_SERIAL_HI		0x024
+#define NPO_REG_SCRATCH			0x030
+
+/* Control and status */
+#define NPO_REG_CONTROL			0x040
+#define   NPO_CONTROL_RESET		BIT(0)
+#define NPO_REG_STATUS			0x044
+#define   NPO_STATUS_READY		BIT(0)
+#define   NPO_STATUS_FW_RUNNING		BIT(1)
+#define   NPO_STATUS_FATAL		BIT(2)
+#define NPO_REG_FW_VERSION		0x048
+#define NPO_REG_FW_ERROR		0x04c
+
+/* Firmware mailbox */
+#define NPO_REG_MBOX_CMD		0x100
+#define   NPO_MBOX_CMD_OPCODE		GENMASK(7, 0)
+#define NPO_REG_MBOX_STATUS		0x104
+#define   NPO_MBOX_STATUS_BUSY		BIT(0)
+#define   NPO_MBOX_STATUS_RESULT	GENMASK(15, 8)
+#define NPO_REG_MBOX_ARG(n)		(0x108 + 4 * (n))	/* n = 0..3 */
+#define NPO_REG_MBOX_RET(n)		(0x118 + 4 * (n))	/* n = 0..1 */
+
+enum npo_mbox_opcode {
+	NPO_MBOX_OP_NOP = 0x01,
+	NPO_MBOX_OP_FW_LOAD = 0x02,
+};
+
+/* Mailbox results; FW_LOAD rejections are also latched in NPO_REG_FW_ERROR. */
+enum npo_mbox_result {
+	NPO_MBOX_OK = 0,
+	NPO_MBOX_ERR_OPCODE = 1,
+	NPO_MBOX_ERR_BUSY = 2,
+	NPO_MBOX_ERR_DMA = 3,
+	NPO_MBOX_ERR_FW_SIZE = 4,
+	NPO_MBOX_ERR_FW_MAGIC = 5,
+	NPO_MBOX_ERR_FW_FORMAT = 6,
+	NPO_MBOX_ERR_FW_CRC = 7,
+	NPO_MBOX_ERR_FW_SECTION = 8,
+	NPO_MBOX_ERR_FW_MISSING = 9,
+	NPO_MBOX_ERR_STATE = 10,
+};
+
+/* Interrupts: MSI-X vector 0 carries every source below. */
+#define NPO_REG_IRQ_STATUS		0x200	/* write 1 to clear */
+#define NPO_REG_IRQ_MASK		0x204	/* 1 = enabled */
+#define   NPO_IRQ_MBOX_DONE		BIT(0)
+#define   NPO_IRQ_FATAL			BIT(1)
+
+#define NPO_IRQ_VECTOR_ADMIN		0
+
+/* Timings the driver may rely on (Documentation/hardware.rst). */
+#define NPO_RESET_TIMEOUT_MS		100
+#define NPO_MBOX_TIMEOUT_MS		2000
+
+#endif /* _NPO_REGS_H */

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Build a minimal qemu-system-x86_64 with the NPO device model.
+#
+# Usage: build-qemu.sh QEMU_SRC OUT_DIR
+#
+# The device model sources stay in this project: they are symlinked into the
+# QEMU tree, so an edit here is a 10-second incremental rebuild.
+set -euo pipefail
+
+src=$(realpath "${1:?usage: build-qemu.sh QEMU_SRC OUT_DIR}")
+out=$(realpath -m "${2:?usage: build-qemu.sh QEMU_SRC OUT_DIR}")
+here=$(dirname "$(realpath "$0")")
+top=$(realpath "$here/../..")
+
+link() { ln -sfn "$1" "$2"; }
+
+link "$here/npo.c" "$src/hw/misc/npo.c"
+link "$top/firmware/npo_fw_validate.c" "$src/hw/misc/npo_fw_validate.c"
+link "$top/firmware/npo_fw_validate.h" "$src/hw/misc/npo_fw_validate.h"
+link "$top/uapi/linux/npo_fw.h" "$src/linux-headers/linux/npo_fw.h"
+
+# Hook the model into QEMU's Kconfig, meson and trace-events, once.
+marker="# NPO device model"
+if ! grep -q "$marker" "$src/hw/misc/Kconfig"; then
+	cat >>"$src/hw/misc/Kconfig" <<KCONFIG
+
+$marker
+config NPO
+    bool
+    default y
+    depends on PCI_EXPRESS && MSI_NONBROKEN
+KCONFIG
+fi
+if ! grep -q "$marker" "$src/hw/misc/meson.build"; then
+	cat >>"$src/hw/misc/meson.build" <<MESON
+
+$marker
+softmmu_ss.add(when: 'CONFIG_NPO',
+               if_true: [files('npo.c', 'npo_fw_validate.c'), zlib])
+MESON
+fi
+if ! grep -q "$marker" "$src/hw/misc/trace-events"; then
+	{ echo; echo "$marker"; grep -v '^#' "$here/trace-events"; } \
+		>>"$src/hw/misc/trace-events"
+elif ! cmp -s <(sed -n "/$marker/,\$p" "$src/hw/misc/trace-events" | grep -v '^#' | sed '/^$/d') \
+	      <(grep -v '^#' "$here/trace-events" | sed '/^$/d'); then
+	sed -i "/$marker/,\$d" "$src/hw/misc/trace-events"
+	{ echo "$marker"; grep -v '^#' "$here/trace-events"; } \
+		>>"$src/hw/misc/trace-events"
+fi
+
+# Debian's dfsg tarball has no edk2 blobs; BIOS images come from the
+# seabios and qemu-system-data packages instead.
+sed -i 's/^\(    unpack_edk2_blobs = \)bzip2.found()$/\1false/' "$src/meson.build"
+
+mkdir -p "$out"
+if [ ! -f "$out/build.ninja" ]; then
+	(cd "$out" && PATH=/usr/bin:$PATH "$src/configure" \
+		--target-list=x86_64-softmmu \
+		--without-default-features \
+		--disable-docs --disable-install-blobs --disable-werror \
+		--meson=/usr/bin/meson \
+		--enable-trace-backends=log) >"$out/configure.log" 2>&1 || {
+		tail -n 30 "$out/configure.log" >&2
+		exit 1
+	}
+fi
+ninja -C "$out" qemu-system-x86_64 >"$out/ninja.log" 2>&1 || {
+	grep -B2 -A10 -m5 'error' "$out/ninja.log" >&2 || tail -n 40 "$out/ninja.log" >&2
+	exit 1
+}

@@ -1,0 +1,617 @@
+/*
+ * NPO supernode interconnect: PCIe device model.
+ *
+ * This model is the NPO hardware for development and testing; its register
+ * interface is specified in Documentation/hardware.rst of the NPO project
+ * and this file implements that specification.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/timer.h"
+#include "qemu/units.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/pcie_aer.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "qom/object.h"
+#include "trace.h"
+
+#include "npo_fw_validate.h"
+
+#define TYPE_NPO "npo"
+OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
+
+#define NPO_VENDOR_ID           0x1234
+#define NPO_DEVICE_ID           0x4e50
+#define NPO_REVISION            0x01
+
+#define NPO_REGS_SIZE           (16 * KiB)
+#define NPO_DB_STRIDE_SHIFT     12
+#define NPO_MAX_QUEUES          1024
+#define NPO_MAX_PORTS           16
+#define NPO_MAX_LANES           16
+
+#define NPO_MAGIC               0x314f504e   /* "NPO1" */
+#define NPO_IF_VERSION          ((1 << 16) | 0)
+
+/* Register offsets and fields: Documentation/hardware.rst. */
+#define R_MAGIC                 0x000
+#define R_IF_VERSION            0x004
+#define R_CAPS                  0x008
+#define   CAPS_FW_MAILBOX       BIT(0)
+#define   CAPS_AER              BIT(1)
+#define R_GEOMETRY              0x00c
+#define R_QUEUES                0x010
+#define R_DB_LAYOUT             0x014
+#define R_NODE_ID               0x018
+#define R_SERIAL_LO             0x020
+#define R_SERIAL_HI             0x024
+#define R_SCRATCH               0x030
+#define R_CONTROL               0x040
+#define   CONTROL_RESET         BIT(0)
+#define R_STATUS                0x044
+#define   STATUS_READY          BIT(0)
+#define   STATUS_FW_RUNNING     BIT(1)
+#define   STATUS_FATAL          BIT(2)
+#define R_FW_VERSION            0x048
+#define R_FW_ERROR              0x04c
+#define R_MBOX_CMD              0x100
+#define R_MBOX_STATUS           0x104
+#define   MBOX_STATUS_BUSY      BIT(0)
+#define   MBOX_RESULT_SHIFT     8
+#define R_MBOX_ARG0             0x108
+#define R_MBOX_ARG3             0x114
+#define R_MBOX_RET0             0x118
+#define R_MBOX_RET1             0x11c
+#define R_IRQ_STATUS            0x200
+#define R_IRQ_MASK              0x204
+#define   IRQ_MBOX_DONE         BIT(0)
+#define   IRQ_FATAL             BIT(1)
+#define   IRQ_ALL               (IRQ_MBOX_DONE | IRQ_FATAL)
+
+enum {
+    MBOX_OP_NOP = 0x01,
+    MBOX_OP_FW_LOAD = 0x02,
+};
+
+enum {
+    MBOX_OK = 0,
+    MBOX_ERR_OPCODE = 1,
+    MBOX_ERR_BUSY = 2,
+    MBOX_ERR_DMA = 3,
+    MBOX_ERR_FW_SIZE = 4,
+    MBOX_ERR_FW_MAGIC = 5,
+    MBOX_ERR_FW_FORMAT = 6,
+    MBOX_ERR_FW_CRC = 7,
+    MBOX_ERR_FW_SECTION = 8,
+    MBOX_ERR_FW_MISSING = 9,
+    MBOX_ERR_STATE = 10,
+};
+
+/* Modelled latencies, in virtual time. */
+#define NPO_RESET_NS            (1 * SCALE_MS)
+#define NPO_MBOX_NS             (20 * SCALE_US)
+#define NPO_FW_LOAD_NS_PER_KIB  (2 * SCALE_US)
+
+#define NPO_PCIE_CAP_OFFSET     0x80
+#define NPO_AER_OFFSET          0x100
+#define NPO_BAR_REGS            0
+#define NPO_BAR_DOORBELL        2
+#define NPO_BAR_MSIX            4
+#define NPO_VECTOR_ADMIN        0
+
+struct NpoState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;
+    MemoryRegion doorbells;
+    QEMUTimer *reset_timer;
+    QEMUTimer *mbox_timer;
+
+    /* properties */
+    uint32_t node_id;
+    uint64_t serial;
+    uint8_t num_ports;
+    uint8_t lanes_per_port;
+    uint16_t num_queues;
+
+    /* registers */
+    uint32_t scratch;
+    uint32_t status;
+    uint32_t fw_version;
+    uint32_t fw_error;
+    uint32_t mbox_cmd;
+    uint32_t mbox_status;
+    uint32_t mbox_arg[4];
+    uint32_t mbox_ret[2];
+    uint32_t irq_status;
+    uint32_t irq_mask;
+    uint32_t *db_value;
+
+    /* what the running firmware configured */
+    struct npo_fw_link_params fw_link;
+    uint32_t fw_num_presets;
+};
+
+static bool npo_fw_running(NpoState *s)
+{
+    return s->status & STATUS_FW_RUNNING;
+}
+
+static void npo_irq_update(NpoState *s, uint32_t raised)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    s->irq_status |= raised;
+    if ((raised & s->irq_mask) && msix_enabled(pdev)) {
+        trace_npo_irq(s->node_id, NPO_VECTOR_ADMIN, s->irq_status);
+        msix_notify(pdev, NPO_VECTOR_ADMIN);
+    }
+}
+
+/* Everything the guest can change goes back to its power-on value. */
+static void npo_reset_state(NpoState *s)
+{
+    timer_del(s->mbox_timer);
+    timer_del(s->reset_timer);
+    s->scratch = 0;
+    s->status = 0;
+    s->fw_version = 0;
+    s->fw_error = MBOX_OK;
+    s->mbox_cmd = 0;
+    s->mbox_status = 0;
+    memset(s->mbox_arg, 0, sizeof(s->mbox_arg));
+    memset(s->mbox_ret, 0, sizeof(s->mbox_ret));
+    s->irq_status = 0;
+    s->irq_mask = 0;
+    memset(s->db_value, 0, s->num_queues * sizeof(*s->db_value));
+    memset(&s->fw_link, 0, sizeof(s->fw_link));
+    s->fw_num_presets = 0;
+}
+
+static void npo_reset_done(void *opaque)
+{
+    NpoState *s = opaque;
+
+    s->status |= STATUS_READY;
+    trace_npo_reset_done(s->node_id);
+}
+
+static uint32_t npo_fw_result(enum npo_fw_verdict v)
+{
+    switch (v) {
+    case NPO_FW_VALID:
+        return MBOX_OK;
+    case NPO_FW_BAD_SIZE:
+        return MBOX_ERR_FW_SIZE;
+    case NPO_FW_BAD_MAGIC:
+        return MBOX_ERR_FW_MAGIC;
+    case NPO_FW_BAD_FORMAT:
+        return MBOX_ERR_FW_FORMAT;
+    case NPO_FW_BAD_CRC:
+        return MBOX_ERR_FW_CRC;
+    case NPO_FW_BAD_SECTION:
+        return MBOX_ERR_FW_SECTION;
+    case NPO_FW_MISSING_SECTION:
+        return MBOX_ERR_FW_MISSING;
+    }
+    return MBOX_ERR_FW_FORMAT;
+}
+
+/*
+ * FW_LOAD: fetch the image by DMA, validate it, and run it.  A rejected
+ * image leaves no firmware running: links stay down and DMA stays off.
+ */
+static uint32_t npo_mbox_fw_load(NpoState *s)
+{
+    dma_addr_t addr = ((uint64_t)s->mbox_arg[1] << 32) | s->mbox_arg[0];
+    uint32_t len = s->mbox_arg[2];
+    struct npo_fw_contents fw;
+    enum npo_fw_verdict v;
+    g_autofree uint8_t *image = NULL;
+
+    /* Loading replaces what runs: nothing runs while the new image loads. */
+    s->status &= ~STATUS_FW_RUNNING;
+    s->fw_version = 0;
+
+    if (len < sizeof(struct npo_fw_header) || len > NPO_FW_MAX_SIZE) {
+        s->fw_error = MBOX_ERR_FW_SIZE;
+        trace_npo_fw_reject(s->node_id, len, "bad size");
+        return s->fw_error;
+    }
+    image = g_malloc(len);
+    if (pci_dma_read(PCI_DEVICE(s), addr, image, len) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "npo%u: FW_LOAD DMA read of %u bytes at 0x%" PRIx64
+                      " failed\n", s->node_id, len, (uint64_t)addr);
+        s->fw_error = MBOX_ERR_DMA;
+        return s->fw_error;
+    }
+    v = npo_fw_validate(image, len, &fw);
+    if (v != NPO_FW_VALID) {
+        s->fw_error = npo_fw_result(v);
+        trace_npo_fw_reject(s->node_id, len, npo_fw_verdict_str(v));
+        return s->fw_error;
+    }
+    s->fw_link = fw.link;
+    s->fw_num_presets = fw.num_presets;
+    s->fw_version = fw.fw_version;
+    s->fw_error = MBOX_OK;
+    s->status |= STATUS_FW_RUNNING;
+    s->mbox_ret[0] = fw.fw_version;
+    trace_npo_fw_running(s->node_id, fw.fw_version, fw.num_presets);
+    return MBOX_OK;
+}
+
+static void npo_mbox_complete(void *opaque)
+{
+    NpoState *s = opaque;
+    uint32_t result;
+
+    switch (s->mbox_cmd) {
+    case MBOX_OP_NOP:
+        s->mbox_ret[0] = s->mbox_arg[0];
+        result = MBOX_OK;
+        break;
+    case MBOX_OP_FW_LOAD:
+        result = npo_mbox_fw_load(s);
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: unknown mailbox opcode 0x%x\n",
+                      s->node_id, s->mbox_cmd);
+        result = MBOX_ERR_OPCODE;
+        break;
+    }
+    s->mbox_status = result << MBOX_RESULT_SHIFT;
+    trace_npo_mbox_done(s->node_id, s->mbox_cmd, result);
+    npo_irq_update(s, IRQ_MBOX_DONE);
+}
+
+static void npo_mbox_start(NpoState *s, uint32_t cmd)
+{
+    int64_t delay = NPO_MBOX_NS;
+
+    if (!(s->status & STATUS_READY)) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "npo%u: mailbox command while not ready\n", s->node_id);
+        s->mbox_status = MBOX_ERR_STATE << MBOX_RESULT_SHIFT;
+        npo_irq_update(s, IRQ_MBOX_DONE);
+        return;
+    }
+    if (s->mbox_status & MBOX_STATUS_BUSY) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "npo%u: mailbox command 0x%x while busy, ignored\n",
+                      s->node_id, cmd);
+        return;
+    }
+    s->mbox_cmd = cmd & 0xff;
+    s->mbox_ret[0] = s->mbox_ret[1] = 0;
+    s->mbox_status = MBOX_STATUS_BUSY;
+    if (s->mbox_cmd == MBOX_OP_FW_LOAD) {
+        delay += (int64_t)(s->mbox_arg[2] / KiB) * NPO_FW_LOAD_NS_PER_KIB;
+    }
+    trace_npo_mbox_start(s->node_id, s->mbox_cmd);
+    timer_mod(s->mbox_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + delay);
+}
+
+static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
+{
+    NpoState *s = opaque;
+    uint64_t val = 0;
+
+    switch (addr) {
+    case R_MAGIC:
+        val = NPO_MAGIC;
+        break;
+    case R_IF_VERSION:
+        val = NPO_IF_VERSION;
+        break;
+    case R_CAPS:
+        val = CAPS_FW_MAILBOX | CAPS_AER;
+        break;
+    case R_GEOMETRY:
+        val = s->num_ports | (s->lanes_per_port << 8);
+        break;
+    case R_QUEUES:
+        val = s->num_queues;
+        break;
+    case R_DB_LAYOUT:
+        val = NPO_DB_STRIDE_SHIFT;
+        break;
+    case R_NODE_ID:
+        val = s->node_id;
+        break;
+    case R_SERIAL_LO:
+        val = (uint32_t)s->serial;
+        break;
+    case R_SERIAL_HI:
+        val = s->serial >> 32;
+        break;
+    case R_SCRATCH:
+        val = s->scratch;
+        break;
+    case R_CONTROL:
+        val = 0;
+        break;
+    case R_STATUS:
+        val = s->status;
+        break;
+    case R_FW_VERSION:
+        val = s->fw_version;
+        break;
+    case R_FW_ERROR:
+        val = s->fw_error;
+        break;
+    case R_MBOX_CMD:
+        val = s->mbox_cmd;
+        break;
+    case R_MBOX_STATUS:
+        val = s->mbox_status;
+        break;
+    case R_MBOX_ARG0 ... R_MBOX_ARG3:
+        val = s->mbox_arg[(addr - R_MBOX_ARG0) / 4];
+        break;
+    case R_MBOX_RET0:
+    case R_MBOX_RET1:
+        val = s->mbox_ret[(addr - R_MBOX_RET0) / 4];
+        break;
+    case R_IRQ_STATUS:
+        val = s->irq_status;
+        break;
+    case R_IRQ_MASK:
+        val = s->irq_mask;
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "npo%u: read of unimplemented register 0x%" HWADDR_PRIx
+                      "\n", s->node_id, addr);
+        break;
+    }
+    trace_npo_reg_read(s->node_id, addr, val);
+    return val;
+}
+
+static void npo_regs_write(void *opaque, hwaddr addr, uint64_t val,
+                           unsigned size)
+{
+    NpoState *s = opaque;
+
+    trace_npo_reg_write(s->node_id, addr, val);
+    switch (addr) {
+    case R_SCRATCH:
+        s->scratch = val;
+        break;
+    case R_CONTROL:
+        if (val & CONTROL_RESET) {
+            npo_reset_state(s);
+            timer_mod(s->reset_timer,
+                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + NPO_RESET_NS);
+        }
+        break;
+    case R_MBOX_CMD:
+        npo_mbox_start(s, val);
+        break;
+    case R_MBOX_ARG0 ... R_MBOX_ARG3:
+        if (s->mbox_status & MBOX_STATUS_BUSY) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "npo%u: mailbox argument written while busy\n",
+                          s->node_id);
+            break;
+        }
+        s->mbox_arg[(addr - R_MBOX_ARG0) / 4] = val;
+        break;
+    case R_IRQ_STATUS:
+        s->irq_status &= ~val;
+        break;
+    case R_IRQ_MASK:
+        s->irq_mask = val & IRQ_ALL;
+        /* A source pending when it gets unmasked signals at once. */
+        npo_irq_update(s, s->irq_status);
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "npo%u: write of 0x%" PRIx64 " to read-only or "
+                      "unimplemented register 0x%" HWADDR_PRIx "\n",
+                      s->node_id, val, addr);
+        break;
+    }
+}
+
+static const MemoryRegionOps npo_regs_ops = {
+    .read = npo_regs_read,
+    .write = npo_regs_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+static uint64_t npo_db_read(void *opaque, hwaddr addr, unsigned size)
+{
+    NpoState *s = opaque;
+
+    if (addr & ((1 << NPO_DB_STRIDE_SHIFT) - 1)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell read at 0x%"
+                      HWADDR_PRIx " is not a doorbell\n", s->node_id, addr);
+        return 0;
+    }
+    return s->db_value[addr >> NPO_DB_STRIDE_SHIFT];
+}
+
+static void npo_db_write(void *opaque, hwaddr addr, uint64_t val,
+                         unsigned size)
+{
+    NpoState *s = opaque;
+    unsigned int q = addr >> NPO_DB_STRIDE_SHIFT;
+
+    if (addr & ((1 << NPO_DB_STRIDE_SHIFT) - 1)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell write at 0x%"
+                      HWADDR_PRIx " is not a doorbell\n", s->node_id, addr);
+        return;
+    }
+    if (!npo_fw_running(s)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell %u rung with no "
+                      "firmware running, ignored\n", s->node_id, q);
+        return;
+    }
+    s->db_value[q] = val;
+    trace_npo_doorbell(s->node_id, q, val);
+}
+
+static const MemoryRegionOps npo_db_ops = {
+    .read = npo_db_read,
+    .write = npo_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+static void npo_realize(PCIDevice *pdev, Error **errp)
+{
+    NpoState *s = NPO(pdev);
+    unsigned int nvec;
+    int ret;
+
+    if (!s->num_ports || s->num_ports > NPO_MAX_PORTS) {
+        error_setg(errp, "npo: ports must be 1..%d", NPO_MAX_PORTS);
+        return;
+    }
+    if (!s->lanes_per_port || s->lanes_per_port > NPO_MAX_LANES) {
+        error_setg(errp, "npo: lanes must be 1..%d", NPO_MAX_LANES);
+        return;
+    }
+    if (!s->num_queues || s->num_queues > NPO_MAX_QUEUES) {
+        error_setg(errp, "npo: queues must be 1..%d", NPO_MAX_QUEUES);
+        return;
+    }
+    if (!s->serial) {
+        s->serial = 0x4e50000000000000ULL | s->node_id;
+    }
+
+    pci_config_set_interrupt_pin(pdev->config, 1);
+    memory_region_init_io(&s->regs, OBJECT(s), &npo_regs_ops, s,
+                          "npo-regs", NPO_REGS_SIZE);
+    pci_register_bar(pdev, NPO_BAR_REGS,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->regs);
+    memory_region_init_io(&s->doorbells, OBJECT(s), &npo_db_ops, s,
+                          "npo-doorbells",
+                          (uint64_t)s->num_queues << NPO_DB_STRIDE_SHIFT);
+    pci_register_bar(pdev, NPO_BAR_DOORBELL,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->doorbells);
+    s->db_value = g_new0(uint32_t, s->num_queues);
+
+    nvec = 1 + s->num_queues;
+    if (msix_init_exclusive_bar(pdev, nvec, NPO_BAR_MSIX, errp)) {
+        return;
+    }
+    for (unsigned int v = 0; v < nvec; v++) {
+        msix_vector_use(pdev, v);
+    }
+
+    ret = pcie_endpoint_cap_init(pdev, NPO_PCIE_CAP_OFFSET);
+    if (ret < 0) {
+        error_setg(errp, "npo: PCIe capability: %s", strerror(-ret));
+        goto err_msix;
+    }
+    pcie_cap_deverr_init(pdev);
+    if (pcie_aer_init(pdev, PCI_ERR_VER, NPO_AER_OFFSET, PCI_ERR_SIZEOF,
+                      errp) < 0) {
+        goto err_pcie;
+    }
+
+    s->reset_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_reset_done, s);
+    s->mbox_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_mbox_complete, s);
+    return;
+
+err_pcie:
+    pcie_cap_exit(pdev);
+err_msix:
+    msix_uninit_exclusive_bar(pdev);
+}
+
+static void npo_exit(PCIDevice *pdev)
+{
+    NpoState *s = NPO(pdev);
+
+    timer_free(s->reset_timer);
+    timer_free(s->mbox_timer);
+    pcie_aer_exit(pdev);
+    pcie_cap_exit(pdev);
+    msix_uninit_exclusive_bar(pdev);
+    g_free(s->db_value);
+}
+
+/* Power-on or bus reset: the device is ready at once, with no firmware. */
+static void npo_qdev_reset(DeviceState *dev)
+{
+    NpoState *s = NPO(dev);
+
+    npo_reset_state(s);
+    s->status = STATUS_READY;
+}
+
+static const VMStateDescription npo_vmstate = {
+    .name = "npo",
+    .unmigratable = 1,
+};
+
+static Property npo_properties[] = {
+    DEFINE_PROP_UINT32("node_id", NpoState, node_id, 0),
+    DEFINE_PROP_UINT64("serial", NpoState, serial, 0),
+    DEFINE_PROP_UINT8("ports", NpoState, num_ports, 4),
+    DEFINE_PROP_UINT8("lanes", NpoState, lanes_per_port, 8),
+    DEFINE_PROP_UINT16("queues", NpoState, num_queues, 16),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void npo_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = npo_realize;
+    k->exit = npo_exit;
+    k->vendor_id = NPO_VENDOR_ID;
+    k->device_id = NPO_DEVICE_ID;
+    k->revision = NPO_REVISION;
+    k->class_id = PCI_CLASS_NETWORK_OTHER;
+    dc->desc = "NPO supernode interconnect";
+    dc->reset = npo_qdev_reset;
+    dc->vmsd = &npo_vmstate;
+    device_class_set_props(dc, npo_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo npo_info = {
+    .name = TYPE_NPO,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(NpoState),
+    .class_init = npo_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void npo_register_types(void)
+{
+    type_register_static(&npo_info);
+}
+
+type_init(npo_register_types)
