@@ -6,7 +6,6 @@
  *   npo-fwtool build SOURCE -o IMAGE
  *   npo-fwtool info IMAGE
  */
-#define _GNU_SOURCE
 #include <endian.h>
 #include <errno.h>
 #include <math.h>

@@ -591,6 +591,8 @@ static void npo_class_init(ObjectClass *klass, void *data)
     k->device_id = NPO_DEVICE_ID;
     k->revision = NPO_REVISION;
     k->class_id = PCI_CLASS_NETWORK_OTHER;
+    k->subsystem_vendor_id = NPO_VENDOR_ID;
+    k->subsystem_id = NPO_DEVICE_ID;
     dc->desc = "NPO supernode interconnect";
     dc->reset = npo_qdev_reset;
     dc->vmsd = &npo_vmstate;

@@ -60,7 +60,7 @@ ensure_deb_src() {
 
 host_packages=(
 	build-essential dpkg-dev pkg-config kmod cpio xz-utils zstd
-	busybox-static sparse python3 git
+	busybox-static sparse python3 git pciutils
 	libnl-3-dev libnl-genl-3-dev libdrm-dev libjson-c-dev
 	seabios qemu-system-data
 	ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev

@@ -1,0 +1,218 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# NPO: top-level build.  See README.md.
+#
+#   make            build everything for both kernels
+#   make check      set up, build, lint, host tests, in-VM selftests on both kernels
+#   make demo       boot an emulated supernode host with 8 devices, show npoctl dev
+#   make bench      run the benchmarks, write build/bench/results.json
+
+VERSION := 0.1.0
+BUILD := $(CURDIR)/build
+KERNELS := 6.1 6.12
+
+# Written by tools/setup/deps.sh: kernel versions and cached paths.
+-include $(BUILD)/kernels.mk
+
+CC ?= cc
+CFLAGS_COMMON := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE \
+	-DNPO_VERSION='"$(VERSION)"' -I$(CURDIR)/uapi
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0)
+NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
+JSON_CFLAGS = $(shell pkg-config --cflags json-c)
+JSON_LIBS = $(shell pkg-config --libs json-c)
+KSELFTEST := $(KSRC_PIECES)/tools/testing/selftests
+
+.PHONY: all deps qemu modules userspace firmware runtime npoctl selftests \
+	host-tests lint checkpatch sparse initramfs check demo bench install \
+	clean distclean
+
+all: modules userspace qemu
+
+# --- set-up -----------------------------------------------------------------
+deps: $(BUILD)/.deps-stamp
+$(BUILD)/.deps-stamp $(BUILD)/kernels.mk: tools/setup/deps.sh
+	@mkdir -p $(BUILD)
+	bash tools/setup/deps.sh $(BUILD)
+	@touch $(BUILD)/.deps-stamp
+
+# --- QEMU with the device model ---------------------------------------------
+QEMU := $(BUILD)/qemu/qemu-system-x86_64
+QEMU_DEPS := $(wildcard tools/qemu/*) firmware/npo_fw_validate.c \
+	firmware/npo_fw_validate.h uapi/linux/npo_fw.h
+qemu: $(QEMU)
+$(QEMU): $(QEMU_DEPS) $(BUILD)/.deps-stamp
+	bash tools/qemu/build-qemu.sh $(QEMU_SRC) $(BUILD)/qemu
+	@touch $@
+
+# --- kernel module, for each kernel -----------------------------------------
+KMOD_SRCS := Kbuild $(wildcard driver/*.[ch] driver/Kbuild) $(wildcard uapi/linux/*.h)
+kmod_dir = $(BUILD)/kmod/$(1)
+kdir = /usr/src/linux-headers-$(KVER_$(1))
+
+define kmod_rules
+$(call kmod_dir,$(1))/driver/npo.ko: $(KMOD_SRCS) $(BUILD)/.deps-stamp
+	@mkdir -p $(call kmod_dir,$(1))
+	cp -r --parents $(KMOD_SRCS) $(call kmod_dir,$(1))/
+	$(MAKE) -C $(call kdir,$(1)) M=$(call kmod_dir,$(1)) W=1 modules
+sparse-$(1): $(call kmod_dir,$(1))/driver/npo.ko
+	@echo "  SPARSE  $(KVER_$(1))"
+	@$(MAKE) -s -C $(call kdir,$(1)) M=$(call kmod_dir,$(1)) W=1 C=2 modules \
+		2>&1 | grep -v 'Skipping BTF' | tee $(BUILD)/sparse-$(1).log
+	@! grep -q . $(BUILD)/sparse-$(1).log
+endef
+$(foreach k,$(KERNELS),$(eval $(call kmod_rules,$(k))))
+
+modules: $(foreach k,$(KERNELS),$(call kmod_dir,$(k))/driver/npo.ko)
+sparse: $(foreach k,$(KERNELS),sparse-$(k))
+
+# --- userspace ----------------------------------------------------------------
+RUNTIME_SRCS := $(wildcard runtime/*.c)
+RUNTIME_HDRS := $(wildcard runtime/*.h runtime/include/*.h) uapi/linux/npo.h
+LIBNPO := $(BUILD)/lib/libnpo.so.1.0.0
+NPOCTL := $(BUILD)/bin/npoctl
+FWTOOL := $(BUILD)/bin/npo-fwtool
+FWIMAGE := $(BUILD)/firmware/npo/npo-fw.bin
+
+runtime: $(LIBNPO) $(BUILD)/lib/libnpo.pc
+$(LIBNPO): $(RUNTIME_SRCS) $(RUNTIME_HDRS) runtime/libnpo.map
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -fPIC -shared -Iruntime/include -Iruntime \
+		-Wl,-soname,libnpo.so.1 -Wl,--version-script=runtime/libnpo.map \
+		-o $@ $(RUNTIME_SRCS)
+	ln -sf libnpo.so.1.0.0 $(BUILD)/lib/libnpo.so.1
+	ln -sf libnpo.so.1 $(BUILD)/lib/libnpo.so
+$(BUILD)/lib/libnpo.pc: runtime/libnpo.pc.in
+	@mkdir -p $(@D)
+	sed -e 's|@prefix@|/usr|;s|@libdir@|$${prefix}/lib|' \
+	    -e 's|@includedir@|$${prefix}/include|;s|@version@|$(VERSION)|' $< >$@
+
+NPOCTL_SRCS := $(wildcard tools/npoctl/*.c)
+npoctl: $(NPOCTL)
+$(NPOCTL): $(NPOCTL_SRCS) $(wildcard tools/npoctl/*.h) $(LIBNPO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) -Iruntime/include -o $@ \
+		$(NPOCTL_SRCS) -L$(BUILD)/lib -lnpo $(JSON_LIBS) \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+firmware: $(FWIMAGE)
+$(FWTOOL): firmware/npo-fwtool.c firmware/npo_fw_validate.c \
+		firmware/npo_fw_validate.h uapi/linux/npo_fw.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -Ifirmware -o $@ firmware/npo-fwtool.c \
+		firmware/npo_fw_validate.c -lz -lm
+$(FWIMAGE): firmware/npo-fw.src $(FWTOOL)
+	@mkdir -p $(@D)
+	SOURCE_DATE_EPOCH=0 $(FWTOOL) build $< -o $@
+
+SELFTEST_SRCS := $(wildcard selftests/*_test.c)
+SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_SRCS))
+SELFTEST_LIB := selftests/npo_test_lib.c
+selftests: $(SELFTESTS) $(BUILD)/selftests/run_tests.sh
+$(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
+		$(LIBNPO) $(BUILD)/.deps-stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -Wno-unused-parameter -I$(KSELFTEST) \
+		-Iruntime/include -Iselftests -o $@ $< $(SELFTEST_LIB) \
+		-L$(BUILD)/lib -lnpo -Wl,-rpath,'$$ORIGIN/../../lib'
+$(BUILD)/selftests/run_tests.sh: selftests/run_tests.sh
+	@mkdir -p $(@D)
+	install -m 0755 $< $@
+
+userspace: runtime npoctl firmware selftests
+
+# --- host tests under ASan/UBSan ------------------------------------------------
+HOST_TEST_SRCS := $(wildcard runtime/tests/*_test.c tools/npoctl/tests/*_test.c \
+	firmware/tests/*_test.c)
+HOST_TESTS := $(patsubst %.c,$(BUILD)/host-tests/%,$(notdir $(HOST_TEST_SRCS)))
+$(BUILD)/host-tests/runtime_%_test: runtime/tests/runtime_%_test.c $(RUNTIME_SRCS) \
+		$(RUNTIME_HDRS) $(BUILD)/.deps-stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN) -Wno-unused-parameter -I$(KSELFTEST) \
+		-Iruntime/include -Iruntime -o $@ $< $(RUNTIME_SRCS)
+$(BUILD)/host-tests/fw_%_test: firmware/tests/fw_%_test.c firmware/npo_fw_validate.c \
+		firmware/npo_fw_validate.h $(FWTOOL) $(BUILD)/.deps-stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN) -Wno-unused-parameter -I$(KSELFTEST) \
+		-Ifirmware -o $@ $< firmware/npo_fw_validate.c -lz
+$(BUILD)/host-tests/npoctl_%_test: tools/npoctl/tests/npoctl_%_test.c \
+		tools/npoctl/print.c tools/npoctl/print.h $(BUILD)/.deps-stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(SAN) $(JSON_CFLAGS) -Wno-unused-parameter \
+		-I$(KSELFTEST) -Itools/npoctl -o $@ $< tools/npoctl/print.c $(JSON_LIBS)
+
+host-tests: $(HOST_TESTS) $(FWIMAGE) $(NPOCTL)
+	@BUILD=$(BUILD) FWTOOL=$(FWTOOL) FWIMAGE=$(FWIMAGE) NPOCTL=$(NPOCTL) \
+		bash tools/vm/tap-summary.sh host $(HOST_TESTS)
+
+# --- lint ----------------------------------------------------------------------
+CHECKPATCH := perl $(KSRC_PIECES)/scripts/checkpatch.pl --no-tree --strict \
+	--terse --show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG
+checkpatch: $(BUILD)/.deps-stamp
+	@echo "  CHECKPATCH driver/ uapi/"
+	@$(CHECKPATCH) -f driver/*.c driver/*.h uapi/linux/*.h | \
+		grep -v '^total: 0 errors, 0 warnings, 0 checks' | tee $(BUILD)/checkpatch.log
+	@! grep -q . $(BUILD)/checkpatch.log
+kernel-doc: $(BUILD)/.deps-stamp
+	@echo "  KERNEL-DOC driver/ uapi/"
+	@perl $(KSRC_PIECES)/scripts/kernel-doc -none -Wall driver/*.c driver/*.h \
+		uapi/linux/*.h 2>&1 | tee $(BUILD)/kernel-doc.log
+	@! grep -q . $(BUILD)/kernel-doc.log
+lint: checkpatch kernel-doc sparse
+
+# --- VM images -------------------------------------------------------------------
+INSTALL_ROOT = $(BUILD)/vm/root
+initramfs_img = $(BUILD)/vm/initramfs-$(KVER_$(1)).cpio.gz
+
+install: userspace
+	@test -n "$(DESTDIR)" || { echo "set DESTDIR"; exit 1; }
+	install -D -m 0755 $(NPOCTL) $(DESTDIR)/usr/bin/npoctl
+	install -D -m 0755 $(FWTOOL) $(DESTDIR)/usr/bin/npo-fwtool
+	install -D -m 0755 $(LIBNPO) $(DESTDIR)/usr/lib/libnpo.so.1.0.0
+	ln -sf libnpo.so.1.0.0 $(DESTDIR)/usr/lib/libnpo.so.1
+	ln -sf libnpo.so.1 $(DESTDIR)/usr/lib/libnpo.so
+	install -D -m 0644 $(BUILD)/lib/libnpo.pc $(DESTDIR)/usr/lib/pkgconfig/libnpo.pc
+	install -D -m 0644 runtime/include/npo.h $(DESTDIR)/usr/include/npo.h
+	install -D -m 0644 uapi/linux/npo.h $(DESTDIR)/usr/include/linux/npo.h
+	install -D -m 0644 uapi/linux/npo_fw.h $(DESTDIR)/usr/include/linux/npo_fw.h
+	install -D -m 0644 $(FWIMAGE) $(DESTDIR)/lib/firmware/npo/npo-fw.bin
+	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man8 man/*.8
+	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man3 man/*.3
+	install -D -m 0755 -t $(DESTDIR)/usr/lib/npo/selftests $(SELFTESTS) \
+		$(BUILD)/selftests/run_tests.sh
+
+define initramfs_rules
+$(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) \
+		$(BUILD)/selftests/run_tests.sh $(NPOCTL) $(LIBNPO) $(FWIMAGE) \
+		$(wildcard tools/vm/*) $(wildcard man/*)
+	rm -rf $(INSTALL_ROOT)-$(1)
+	$(MAKE) -s install DESTDIR=$(INSTALL_ROOT)-$(1)
+	install -D -m 0644 $(call kmod_dir,$(1))/driver/npo.ko \
+		$(INSTALL_ROOT)-$(1)/lib/modules/$(KVER_$(1))/extra/npo.ko
+	bash tools/vm/mkinitramfs.sh $(KVER_$(1)) $(KMODS_$(1)) \
+		$(INSTALL_ROOT)-$(1) $$@
+endef
+$(foreach k,$(KERNELS),$(eval $(call initramfs_rules,$(k))))
+initramfs: $(foreach k,$(KERNELS),$(call initramfs_img,$(k)))
+
+# --- the three commands of the README ----------------------------------------------
+check: deps
+	@$(MAKE) --no-print-directory all initramfs
+	@$(MAKE) --no-print-directory lint
+	@BUILD=$(BUILD) bash tools/vm/check.sh $(KERNELS)
+
+demo: deps
+	@$(MAKE) --no-print-directory all initramfs
+	@BUILD=$(BUILD) tools/vm/npo-vm --kernel 6.1 --devices 8 -- \
+		sh -c '/sbin/modprobe npo && npoctl dev'
+
+bench: deps
+	@$(MAKE) --no-print-directory all initramfs
+	@BUILD=$(BUILD) bash tools/bench/run.sh
+
+clean:
+	rm -rf $(BUILD)/kmod $(BUILD)/lib $(BUILD)/bin $(BUILD)/firmware \
+		$(BUILD)/selftests $(BUILD)/host-tests $(BUILD)/vm $(BUILD)/bench
+distclean:
+	rm -rf $(BUILD)

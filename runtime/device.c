@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libnpo: opening a device and querying it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct npo_device *npo_open_device(const char *name)
+{
+	struct npo_device *dev;
+	char path[PATH_MAX];
+	int index, fd;
+
+	if (!name || (index = npo_parse_name(name)) < 0) {
+		npo_log(NPO_LOG_ERR, "'%s' is not an NPO device name (npoN)",
+			name ? name : "(null)");
+		errno = EINVAL;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/npo%d", npo_dev_root(), index);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		npo_log(NPO_LOG_ERR, "%s: %s", path, strerror(err));
+		errno = err;
+		return NULL;
+	}
+	dev = calloc(1, sizeof(*dev));
+	if (!dev) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	dev->fd = fd;
+	snprintf(dev->name, sizeof(dev->name), "npo%d", index);
+	return dev;
+}
+
+int npo_close_device(struct npo_device *dev)
+{
+	int ret = 0;
+
+	if (!dev)
+		return 0;
+	if (close(dev->fd))
+		ret = -errno;
+	free(dev);
+	return ret;
+}
+
+int npo_device_fd(const struct npo_device *dev)
+{
+	return dev->fd;
+}
+
+const char *npo_device_name(const struct npo_device *dev)
+{
+	return dev->name;
+}
+
+int npo_query_device(struct npo_device *dev, struct npo_device_attr *attr)
+{
+	struct npo_dev_info info = { 0 };
+
+	if (!dev || !attr)
+		return -EINVAL;
+	if (ioctl(dev->fd, NPO_IOCTL_GET_INFO, &info)) {
+		int err = errno;
+
+		npo_log(NPO_LOG_ERR, "%s: GET_INFO: %s", dev->name,
+			npo_strerror(err));
+		return -err;
+	}
+	memset(attr, 0, sizeof(*attr));
+	snprintf(attr->name, sizeof(attr->name), "%s", dev->name);
+	snprintf(attr->pci_addr, sizeof(attr->pci_addr), "%04x:%02x:%02x.%x",
+		 info.pci_domain, info.pci_bus, info.pci_devfn >> 3,
+		 info.pci_devfn & 7);
+	attr->uapi_version = info.uapi_version;
+	attr->hw_if_version = info.hw_if_version;
+	attr->caps = info.caps;
+	attr->serial = info.serial;
+	attr->node_id = info.node_id;
+	attr->state = info.state;
+	attr->fw_version = info.fw_version;
+	attr->num_ports = info.num_ports;
+	attr->lanes_per_port = info.lanes_per_port;
+	attr->num_queues = info.num_queues;
+	return 0;
+}
+
+int npo_query_param(struct npo_device *dev, enum npo_param param,
+		    uint32_t index, uint64_t *value)
+{
+	struct npo_param_query q = { .param = param, .index = index };
+
+	if (!dev || !value)
+		return -EINVAL;
+	if (ioctl(dev->fd, NPO_IOCTL_GET_PARAM, &q))
+		return -errno;
+	*value = q.value;
+	return 0;
+}

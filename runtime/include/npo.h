@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libnpo: userspace runtime for the NPO supernode interconnect.
+ *
+ * Thread safety: functions that take a struct npo_device may be called from
+ * several threads at once on the same device.  A device list is owned by
+ * the thread that got it until npo_free_device_list().
+ */
+#ifndef LIBNPO_NPO_H
+#define LIBNPO_NPO_H
+
+#include <stdint.h>
+#include <linux/npo.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque handle of an open NPO device. */
+struct npo_device;
+
+/** Maximum length of a device name such as "npo0", with its NUL. */
+#define NPO_NAME_MAX 32
+
+/** Device attributes, see npo_query_device(3). */
+struct npo_device_attr {
+	char name[NPO_NAME_MAX];	/* "npoN" */
+	char pci_addr[16];		/* "dddd:bb:dd.f" */
+	uint32_t uapi_version;
+	uint32_t hw_if_version;
+	uint64_t caps;			/* NPO_CAP_* */
+	uint64_t serial;
+	uint32_t node_id;
+	enum npo_dev_state state;
+	uint32_t fw_version;		/* 0: no firmware running */
+	uint16_t num_ports;
+	uint16_t lanes_per_port;
+	uint32_t num_queues;
+};
+
+/** One entry of npo_get_device_list(3). */
+struct npo_device_entry {
+	char name[NPO_NAME_MAX];
+	int index;			/* N of /dev/npoN */
+};
+
+/* Log levels of the log callback. */
+enum npo_log_level {
+	NPO_LOG_ERR = 3,
+	NPO_LOG_WARN = 4,
+	NPO_LOG_INFO = 6,
+	NPO_LOG_DEBUG = 7,
+};
+
+typedef void (*npo_log_fn)(enum npo_log_level level, const char *msg,
+			   void *arg);
+
+void npo_set_log_fn(npo_log_fn fn, void *arg);
+void npo_set_log_level(enum npo_log_level max_level);
+
+/*
+ * Device discovery.  Returns an array of *count entries sorted by index,
+ * or NULL with errno set (ENOENT: the npo driver is not loaded).
+ */
+struct npo_device_entry *npo_get_device_list(int *count);
+void npo_free_device_list(struct npo_device_entry *list);
+
+/* Open "npoN", "/dev/npoN" or "N".  NULL with errno set on failure. */
+struct npo_device *npo_open_device(const char *name);
+int npo_close_device(struct npo_device *dev);
+int npo_device_fd(const struct npo_device *dev);
+const char *npo_device_name(const struct npo_device *dev);
+
+/* 0 or a negative errno. */
+int npo_query_device(struct npo_device *dev, struct npo_device_attr *attr);
+int npo_query_param(struct npo_device *dev, enum npo_param param,
+		    uint32_t index, uint64_t *value);
+
+/* Names for codes: never NULL. */
+const char *npo_strerror(int err);
+const char *npo_state_str(enum npo_dev_state state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBNPO_NPO_H */

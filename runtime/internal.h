@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef LIBNPO_INTERNAL_H
+#define LIBNPO_INTERNAL_H
+
+#include "npo.h"
+
+struct npo_device {
+	int fd;
+	char name[NPO_NAME_MAX];
+};
+
+void npo_log(enum npo_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Roots of sysfs and /dev; NPO_SYSFS_ROOT and NPO_DEV_ROOT override them. */
+const char *npo_sysfs_root(void);
+const char *npo_dev_root(void);
+
+/* Parse "npoN", "/dev/npoN" or "N" into N; -1 if it is none of those. */
+int npo_parse_name(const char *name);
+
+#endif

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Helpers shared by the NPO selftests.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <unistd.h>
+
+#include "npo_test_lib.h"
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static int list_indices(int *idx, int max)
+{
+	DIR *d = opendir(NPO_SYSFS_CLASS);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "npo", 3) && n < max)
+			idx[n++] = atoi(de->d_name + 3);
+	closedir(d);
+	qsort(idx, n, sizeof(*idx), cmp_int);
+	return n;
+}
+
+int npo_test_count_devices(void)
+{
+	int idx[256];
+
+	return list_indices(idx, 256);
+}
+
+int npo_test_device_name(int i, char *buf, size_t len)
+{
+	int idx[256], n = list_indices(idx, 256);
+
+	if (i < 0 || i >= n)
+		return -ENOENT;
+	snprintf(buf, len, "npo%d", idx[i]);
+	return 0;
+}
+
+int npo_test_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n, total = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)total < len - 1 &&
+	       (n = read(fd, buf + total, len - 1 - total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = '\0';
+	return 0;
+}
+
+int npo_test_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	return 0;
+}
+
+int npo_test_read_attr(const char *dev, const char *attr, char *buf,
+		       size_t len)
+{
+	char path[256];
+	int err;
+
+	snprintf(path, sizeof(path), NPO_SYSFS_CLASS "/%s/%s", dev, attr);
+	err = npo_test_read_file(path, buf, len);
+	if (!err)
+		buf[strcspn(buf, "\n")] = '\0';
+	return err;
+}
+
+int npo_test_run(char *out, size_t len, const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	FILE *p;
+	size_t n = 0;
+	int status;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	if (out && len) {
+		n = fread(out, 1, len - 1, p);
+		out[n] = '\0';
+	} else {
+		char sink[256];
+
+		while (fread(sink, 1, sizeof(sink), p) > 0)
+			;
+	}
+	status = pclose(p);
+	if (status == -1 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+bool npo_test_module_loaded(void)
+{
+	return access("/sys/module/npo", F_OK) == 0;
+}
+
+int npo_test_reload(const char *params)
+{
+	char name[32], state[32];
+	int i, n, tries;
+
+	if (npo_test_module_loaded() &&
+	    npo_test_run(NULL, 0, "/sbin/modprobe -r npo 2>&1"))
+		return -1;
+	if (npo_test_run(NULL, 0, "/sbin/modprobe npo %s 2>&1", params))
+		return -1;
+	/* Probe is synchronous today; the wait keeps tests honest if not. */
+	for (tries = 0; tries < 100; tries++) {
+		n = npo_test_count_devices();
+		for (i = 0; i < n; i++) {
+			if (npo_test_device_name(i, name, sizeof(name)) ||
+			    npo_test_read_attr(name, "state", state,
+					       sizeof(state)) ||
+			    !strcmp(state, "probing"))
+				break;
+		}
+		if (n >= 0 && i == n)
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
+size_t npo_test_dmesg_mark(void)
+{
+	int len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *buf;
+	int n;
+
+	if (len <= 0)
+		return 0;
+	buf = malloc(len);
+	if (!buf)
+		return 0;
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
+	free(buf);
+	return n > 0 ? (size_t)n : 0;
+}
+
+int npo_test_dmesg_since(size_t mark, char *out, size_t len)
+{
+	int size = klogctl(10, NULL, 0);
+	char *buf;
+	int n;
+
+	if (size <= 0)
+		return -1;
+	buf = malloc(size);
+	if (!buf)
+		return -1;
+	n = klogctl(3, buf, size);
+	if (n < 0) {
+		free(buf);
+		return -1;
+	}
+	/* Once the ring buffer wraps the mark means nothing: take it all. */
+	if ((size_t)n < mark)
+		mark = 0;
+	snprintf(out, len, "%.*s", (int)(n - mark), buf + mark);
+	free(buf);
+	return 0;
+}
+
+int npo_test_expected_devices(void)
+{
+	const char *e = getenv("NPO_EXPECT_DEVICES");
+
+	return e && *e ? atoi(e) : -1;
+}
+
+bool npo_test_is_root(void)
+{
+	return geteuid() == 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers shared by the NPO selftests.
+ */
+#ifndef NPO_TEST_LIB_H
+#define NPO_TEST_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define NPO_SYSFS_CLASS "/sys/class/npo"
+
+/* Number of /dev/npoN devices, or -1 if the driver is not loaded. */
+int npo_test_count_devices(void);
+/* Name of the i-th device in index order ("npo0"), into buf. */
+int npo_test_device_name(int i, char *buf, size_t len);
+
+/* Read a sysfs attribute of a device, trailing newline removed. */
+int npo_test_read_attr(const char *dev, const char *attr, char *buf,
+		       size_t len);
+/* Read a whole file; -errno on failure. */
+int npo_test_read_file(const char *path, char *buf, size_t len);
+int npo_test_write_file(const char *path, const char *text);
+
+/* Run a shell command; exit status, or -1.  Output goes to out if given. */
+int npo_test_run(char *out, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * (Re)load the driver with the given module parameters ("" for none) and
+ * wait until every device has left the probing state.  0 on success.
+ */
+int npo_test_reload(const char *params);
+bool npo_test_module_loaded(void);
+
+/* Kernel log since a mark; the mark is the current log length. */
+size_t npo_test_dmesg_mark(void);
+int npo_test_dmesg_since(size_t mark, char *buf, size_t len);
+
+/* Expected device count from NPO_EXPECT_DEVICES, or -1 if unset. */
+int npo_test_expected_devices(void);
+
+bool npo_test_is_root(void);
+
+#endif

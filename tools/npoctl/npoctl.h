@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef NPOCTL_H
+#define NPOCTL_H
+
+#include <stdbool.h>
+
+/* Exit codes: see npoctl(8). */
+#define NPOCTL_EXIT_OK		0
+#define NPOCTL_EXIT_ERROR	1	/* no driver, no device, device error */
+#define NPOCTL_EXIT_USAGE	2	/* bad command line */
+
+extern const char *progname;
+
+void npoctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+bool matches(const char *arg, const char *word);
+
+int cmd_dev(int argc, char **argv);
+
+#endif

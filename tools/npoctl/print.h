@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * npoctl output: one set of calls prints both the human form and JSON.
+ * In JSON mode values go into a json-c tree printed by print_end(); in text
+ * mode each call prints its value through its printf format at once.
+ */
+#ifndef NPOCTL_PRINT_H
+#define NPOCTL_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+void print_begin(bool json, bool pretty);
+int print_end(void);
+bool print_is_json(void);
+
+/* Containers: key is NULL inside an array or at the top level. */
+void print_open_array(const char *key);
+void print_close_array(void);
+void print_open_object(const char *key);
+void print_close_object(void);
+
+/* fmt is the text form; in JSON mode key names the member. */
+void print_string(const char *key, const char *fmt, const char *value);
+void print_uint(const char *key, const char *fmt, uint64_t value);
+void print_bool(const char *key, const char *fmt, bool value);
+/* Text mode only: headers, separators, line ends. */
+void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
