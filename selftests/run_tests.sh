@@ -37,7 +37,10 @@ for t in "$@"; do
 		sed 's/^/# splat: /' /tmp/.npo_splat
 	fi
 	# 0: passed, 4: skipped (kselftest's KSFT_SKIP).
-	if { [ "$rc" = 0 ] || [ "$rc" = 4 ]; } && [ -z "$splat" ]; then
+	if [ -n "$splat" ]; then
+		echo "not ok $n selftests: npo: $t # kernel splat"
+		failed=$((failed + 1))
+	elif [ "$rc" = 0 ] || [ "$rc" = 4 ]; then
 		echo "ok $n selftests: npo: $t"
 	else
 		echo "not ok $n selftests: npo: $t # exit status $rc"

@@ -93,6 +93,7 @@ struct npo_fw_section {
  * @pre_cursor_centi_db: pre-shoot in 1/100 dB.
  * @post_cursor_centi_db: de-emphasis in 1/100 dB.
  * @rsvd: must be 0.
+ * @rsvd2: must be 0.
  */
 struct npo_fw_eq_preset {
 	__u8 id;

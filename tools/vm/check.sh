@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check, after the build: lint, host unit tests, and the selftests in
+# a VM with 8 NPO devices on each kernel.  Logs go to build/check/.  Ends
+# with "N passed, M failed" (skips are reported on the same line) and
+# fails if anything failed.
+#
+# Usage: check.sh KERNEL...
+set -uo pipefail
+
+build=${BUILD:?}
+here=$(dirname "$(realpath "$0")")
+top=$(realpath "$here/../..")
+logs=$build/check
+rm -rf "$logs" && mkdir -p "$logs"
+passed=0 failed=0 skipped=0
+failures=()
+
+record() {	# record NAME STATUS
+	if [ "$2" = 0 ]; then
+		passed=$((passed + 1))
+		echo "ok - $1"
+	else
+		failed=$((failed + 1))
+		failures+=("$1")
+		echo "not ok - $1"
+	fi
+}
+
+# Count the kselftest result lines of a log; prefix is "" or "# ".
+count_tap() {	# count_tap NAME LOG PREFIX
+	local name=$1 log=$2 pre=$3 p f s
+	p=$(grep -cE "^${pre}ok [0-9]+ " "$log" | head -n1)
+	s=$(grep -cE "^${pre}ok [0-9]+ .*# SKIP" "$log" | head -n1)
+	f=$(grep -cE "^${pre}not ok [0-9]+ " "$log" | head -n1)
+	passed=$((passed + p - s))
+	skipped=$((skipped + s))
+	failed=$((failed + f))
+	if [ "$f" -gt 0 ]; then
+		while read -r line; do
+			failures+=("$name: ${line#"$pre"}")
+		done < <(grep -E "^${pre}not ok [0-9]+ " "$log")
+	fi
+}
+
+echo "== lint"
+cd "$top"
+for target in checkpatch kernel-doc sparse-6.1 sparse-6.12; do
+	make --no-print-directory -s "$target" >"$logs/$target.log" 2>&1
+	rc=$?
+	[ $rc = 0 ] || sed 's/^/  /' "$logs/$target.log"
+	record "lint: $target" $rc
+done
+
+echo "== host unit tests (ASan/UBSan)"
+make --no-print-directory -s host-tests-build >"$logs/host-build.log" 2>&1 ||
+	{ cat "$logs/host-build.log"; record "host tests: build" 1; }
+for t in "$build"/host-tests/*_test; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	BUILD=$build "$t" >"$logs/host-$name.log" 2>&1
+	rc=$?
+	sed 's/^/  /' "$logs/host-$name.log"
+	count_tap "host $name" "$logs/host-$name.log" ""
+	# A crash or sanitizer report with no "not ok" line still fails.
+	if [ $rc != 0 ] && ! grep -qE '^not ok' "$logs/host-$name.log"; then
+		record "host $name: exit status $rc" 1
+	fi
+done
+
+for k in "$@"; do
+	echo "== selftests in a VM, kernel $k, 8 devices"
+	log=$logs/vm-$k.log
+	"$here/npo-vm" --kernel "$k" --devices 8 --timeout 1800 -- \
+		env NPO_EXPECT_DEVICES=8 /usr/lib/npo/selftests/run_tests.sh \
+		>"$log" 2>&1
+	rc=$?
+	grep -E '^(# )?(not )?ok |^# #|splat|^npo-vm' "$log" | sed 's/^/  /'
+	count_tap "kernel $k" "$log" "# "
+	# Failures the harness could not report itself: a binary killed by
+	# a signal or the timeout, or a kernel splat while it ran.
+	while read -r line; do
+		record "kernel $k: ${line#*selftests: npo: }" 1
+	done < <(grep -E '^not ok [0-9]+ selftests: npo: ' "$log" |
+		 grep -vE '# exit status 1$')
+	case $rc in
+	0|1) ;;
+	99) record "kernel $k: guest kernel splat" 1 ;;
+	124) record "kernel $k: VM timed out" 1 ;;
+	*) record "kernel $k: VM failed (status $rc)" 1 ;;
+	esac
+done
+
+echo
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "Failures:"
+	printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
