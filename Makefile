@@ -132,22 +132,22 @@ HOST_TESTS := $(patsubst %.c,$(BUILD)/host-tests/%,$(notdir $(HOST_TEST_SRCS)))
 $(BUILD)/host-tests/runtime_%_test: runtime/tests/runtime_%_test.c $(RUNTIME_SRCS) \
 		$(RUNTIME_HDRS) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN) -Wno-unused-parameter -I$(KSELFTEST) \
+	$(CC) $(CFLAGS_COMMON) $(SAN) $(HARNESS_CFLAGS) -I$(KSELFTEST) \
 		-Iruntime/include -Iruntime -o $@ $< $(RUNTIME_SRCS)
 $(BUILD)/host-tests/fw_%_test: firmware/tests/fw_%_test.c firmware/npo_fw_validate.c \
 		firmware/npo_fw_validate.h $(FWTOOL) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN) -Wno-unused-parameter -I$(KSELFTEST) \
+	$(CC) $(CFLAGS_COMMON) $(SAN) $(HARNESS_CFLAGS) -I$(KSELFTEST) \
 		-Ifirmware -o $@ $< firmware/npo_fw_validate.c -lz
 $(BUILD)/host-tests/npoctl_%_test: tools/npoctl/tests/npoctl_%_test.c \
 		tools/npoctl/print.c tools/npoctl/print.h $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(SAN) $(JSON_CFLAGS) -Wno-unused-parameter \
+	$(CC) $(CFLAGS_COMMON) $(SAN) $(JSON_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Itools/npoctl -o $@ $< tools/npoctl/print.c $(JSON_LIBS)
 
 host-tests-build: $(HOST_TESTS) $(FWIMAGE) $(NPOCTL)
 host-tests: host-tests-build
-	@set -e; for t in $(HOST_TESTS); do BUILD=$(BUILD) $$t; done
+	@set -e; for t in $(HOST_TESTS); do FWIMAGE=$(FWIMAGE) $$t; done
 
 # --- lint ----------------------------------------------------------------------
 CHECKPATCH := perl $(KSRC_PIECES)/scripts/checkpatch.pl --no-tree --strict \

@@ -112,6 +112,8 @@ TEST_F(fw, good_image_runs)
 	char name[32], v[64];
 	int i;
 
+	NPO_TEST_SETUP_DONE();
+
 	ASSERT_EQ(0, write_image(self->image, self->len));
 	ASSERT_EQ(0, npo_test_reload("fw_name=" TEST_FW));
 	for (i = 0; i < self->ndev; i++) {
@@ -126,6 +128,7 @@ TEST_F(fw, good_image_runs)
 
 TEST_F(fw, flipped_payload_bit_fails_crc)
 {
+	NPO_TEST_SETUP_DONE();
 	self->image[self->len - 20] ^= 0x10;
 	expect_rejected(_metadata, self, self->image, self->len,
 			"CRC mismatch");
@@ -133,6 +136,7 @@ TEST_F(fw, flipped_payload_bit_fails_crc)
 
 TEST_F(fw, wrong_crc_field)
 {
+	NPO_TEST_SETUP_DONE();
 	self->image[offsetof(struct npo_fw_header, crc32)] ^= 1;
 	expect_rejected(_metadata, self, self->image, self->len,
 			"CRC mismatch");
@@ -140,18 +144,21 @@ TEST_F(fw, wrong_crc_field)
 
 TEST_F(fw, bad_magic)
 {
+	NPO_TEST_SETUP_DONE();
 	memcpy(self->image, "ELF!", 4);
 	expect_rejected(_metadata, self, self->image, self->len, "bad magic");
 }
 
 TEST_F(fw, truncated)
 {
+	NPO_TEST_SETUP_DONE();
 	expect_rejected(_metadata, self, self->image, self->len - 8,
 			"length mismatch");
 }
 
 TEST_F(fw, too_short)
 {
+	NPO_TEST_SETUP_DONE();
 	expect_rejected(_metadata, self, self->image, 10, "size out of range");
 }
 
@@ -161,6 +168,8 @@ TEST_F(fw, section_out_of_bounds_checked_by_device)
 	struct npo_fw_header *h = (void *)self->image;
 	unsigned char *sec = self->image + sizeof(*h);
 
+	NPO_TEST_SETUP_DONE();
+
 	set_le32(sec + offsetof(struct npo_fw_section, length), 0x10000);
 	/* Re-seal the CRC so that only the section is wrong. */
 	h->crc32 = htole32(npo_fw_crc(self->image, self->len));
@@ -169,6 +178,7 @@ TEST_F(fw, section_out_of_bounds_checked_by_device)
 
 TEST_F(fw, missing_file)
 {
+	NPO_TEST_SETUP_DONE();
 	unlink(FW_DIR TEST_FW);
 	expect_rejected(_metadata, self, NULL, 0, "cannot read image");
 }
@@ -179,6 +189,8 @@ TEST_F(fw, held_safe_device_reports_state)
 	struct npo_dev_info info = { 0 };
 	char name[32], path[64];
 	int fd;
+
+	NPO_TEST_SETUP_DONE();
 
 	memcpy(self->image, "BAD!", 4);
 	expect_rejected(_metadata, self, self->image, self->len, "bad magic");

@@ -58,6 +58,8 @@ TEST_F(ioctl, get_info_matches_sysfs)
 	struct npo_dev_info info = { 0 };
 	char fw[32], want_fw[32];
 
+	NPO_TEST_SETUP_DONE();
+
 	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_GET_INFO, &info));
 	EXPECT_EQ(NPO_UAPI_VERSION, info.uapi_version);
 	EXPECT_EQ(1, info.hw_if_version >> 16);
@@ -99,6 +101,8 @@ TEST_F(ioctl, get_param_matches_get_info)
 	};
 	unsigned int i;
 
+	NPO_TEST_SETUP_DONE();
+
 	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_GET_INFO, &info));
 	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 		struct npo_param_query q = { .param = map[i].param };
@@ -115,6 +119,8 @@ TEST_F(ioctl, get_param_layout_facts)
 {
 	struct npo_param_query q = { .param = NPO_PARAM_DOORBELL_STRIDE };
 
+	NPO_TEST_SETUP_DONE();
+
 	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_GET_PARAM, &q));
 	EXPECT_EQ(4096, q.value);
 	q.param = NPO_PARAM_NUM_IRQ_VECTORS;
@@ -127,6 +133,8 @@ TEST_F(ioctl, get_info_flags_rejected)
 {
 	struct npo_dev_info info = { .flags = 1 };
 
+	NPO_TEST_SETUP_DONE();
+
 	EXPECT_EQ(-1, ioctl(self->fd, NPO_IOCTL_GET_INFO, &info));
 	EXPECT_EQ(EINVAL, errno);
 	info.flags = 0x80000000;
@@ -138,6 +146,8 @@ TEST_F(ioctl, get_info_pad_rejected)
 {
 	struct npo_dev_info info = { .pad = 1 };
 
+	NPO_TEST_SETUP_DONE();
+
 	EXPECT_EQ(-1, ioctl(self->fd, NPO_IOCTL_GET_INFO, &info));
 	EXPECT_EQ(EINVAL, errno);
 }
@@ -145,6 +155,8 @@ TEST_F(ioctl, get_info_pad_rejected)
 TEST_F(ioctl, get_info_too_small_rejected)
 {
 	char buf[sizeof(struct npo_dev_info)] = { 0 };
+
+	NPO_TEST_SETUP_DONE();
 
 	EXPECT_EQ(-1, ioctl(self->fd, NPO_IOWR_SIZED(0, 8), buf));
 	EXPECT_EQ(EINVAL, errno);
@@ -162,6 +174,8 @@ TEST_F(ioctl, get_info_larger_struct)
 		__u64 future[4];
 	} big;
 
+	NPO_TEST_SETUP_DONE();
+
 	memset(&big, 0, sizeof(big));
 	ASSERT_EQ(0, ioctl(self->fd, NPO_IOWR_SIZED(0, sizeof(big)), &big));
 	EXPECT_EQ(NPO_UAPI_VERSION, big.info.uapi_version);
@@ -176,6 +190,8 @@ TEST_F(ioctl, get_info_larger_struct)
 TEST_F(ioctl, get_param_bad_input_rejected)
 {
 	struct npo_param_query q = { .param = NPO_PARAM_SERIAL, .flags = 1 };
+
+	NPO_TEST_SETUP_DONE();
 
 	EXPECT_EQ(-1, ioctl(self->fd, NPO_IOCTL_GET_PARAM, &q));
 	EXPECT_EQ(EINVAL, errno);
@@ -197,6 +213,8 @@ TEST_F(ioctl, unknown_ioctl_is_enotty)
 {
 	char buf[64] = { 0 };
 
+	NPO_TEST_SETUP_DONE();
+
 	/* Unused number, right magic. */
 	EXPECT_EQ(-1, ioctl(self->fd, _IOWR(NPO_IOCTL_MAGIC, 0x7f, buf), buf));
 	EXPECT_EQ(ENOTTY, errno);
@@ -215,6 +233,7 @@ TEST_F(ioctl, unknown_ioctl_is_enotty)
 
 TEST_F(ioctl, bad_pointer_is_efault)
 {
+	NPO_TEST_SETUP_DONE();
 	EXPECT_EQ(-1, ioctl(self->fd, NPO_IOCTL_GET_INFO, NULL));
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(-1, ioctl(self->fd, NPO_IOCTL_GET_PARAM, (void *)8));
@@ -223,6 +242,7 @@ TEST_F(ioctl, bad_pointer_is_efault)
 
 TEST_F(ioctl, not_seekable)
 {
+	NPO_TEST_SETUP_DONE();
 	EXPECT_EQ(-1, lseek(self->fd, 0, SEEK_SET));
 	EXPECT_EQ(ESPIPE, errno);
 }

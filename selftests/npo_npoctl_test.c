@@ -57,6 +57,8 @@ TEST_F(npoctl, text_lists_every_device)
 	char name[32], serial[32], fw[32], *line;
 	int i, lines = 0;
 
+	NPO_TEST_SETUP_DONE();
+
 	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out), "npoctl dev"));
 	ASSERT_EQ(0, strncmp(self->out, "DEV ", 4)) TH_LOG("%s", self->out);
 	for (line = self->out; (line = strchr(line, '\n')) && line[1]; line++)
@@ -83,6 +85,8 @@ TEST_F(npoctl, json_matches_sysfs)
 	struct json_object *doc, *dev;
 	char name[32], v[64];
 	int i;
+
+	NPO_TEST_SETUP_DONE();
 
 	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out), "npoctl -j dev"));
 	doc = json_tokener_parse(self->out);
@@ -113,6 +117,8 @@ TEST_F(npoctl, show_one_device_pretty_json)
 	struct json_object *doc, *dev, *caps;
 	char name[32];
 
+	NPO_TEST_SETUP_DONE();
+
 	ASSERT_EQ(0, npo_test_device_name(self->ndev - 1, name, sizeof(name)));
 	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),
 				  "npoctl -j -p dev show %s", name));
@@ -136,6 +142,7 @@ TEST_F(npoctl, show_one_device_pretty_json)
 
 TEST_F(npoctl, missing_device_fails)
 {
+	NPO_TEST_SETUP_DONE();
 	ASSERT_EQ(1, npo_test_run(self->out, sizeof(self->out),
 				  "npoctl dev show npo250 2>&1"));
 	EXPECT_NE(NULL, strstr(self->out, "npo250: no such device"))
@@ -147,6 +154,7 @@ TEST_F(npoctl, missing_device_fails)
 
 TEST_F(npoctl, bad_arguments_fail)
 {
+	NPO_TEST_SETUP_DONE();
 	ASSERT_EQ(2, npo_test_run(self->out, sizeof(self->out),
 				  "npoctl bogus 2>&1"));
 	EXPECT_NE(NULL, strstr(self->out, "unknown object 'bogus'"));
@@ -163,6 +171,7 @@ TEST_F(npoctl, bad_arguments_fail)
 
 TEST_F(npoctl, missing_driver_fails)
 {
+	NPO_TEST_SETUP_DONE();
 	if (!npo_test_is_root())
 		SKIP(return, "needs root");
 	ASSERT_EQ(0, npo_test_run(NULL, 0, "/sbin/modprobe -r npo"));

@@ -37,6 +37,8 @@ TEST_F(probe, expected_device_count)
 {
 	int want = npo_test_expected_devices();
 
+	NPO_TEST_SETUP_DONE();
+
 	if (want < 0)
 		SKIP(return, "NPO_EXPECT_DEVICES not set");
 	ASSERT_EQ(want, self->ndev);
@@ -46,6 +48,8 @@ TEST_F(probe, every_device_ready)
 {
 	char name[32], state[32], fw[32];
 	int i;
+
+	NPO_TEST_SETUP_DONE();
 
 	for (i = 0; i < self->ndev; i++) {
 		ASSERT_EQ(0, npo_test_device_name(i, name, sizeof(name)));
@@ -65,6 +69,8 @@ TEST_F(probe, char_device_matches_sysfs)
 	unsigned int maj, min;
 	struct stat st;
 	int i;
+
+	NPO_TEST_SETUP_DONE();
 
 	for (i = 0; i < self->ndev; i++) {
 		ASSERT_EQ(0, npo_test_device_name(i, name, sizeof(name)));
@@ -87,6 +93,8 @@ TEST_F(probe, bound_to_pci_driver)
 	ssize_t n;
 	int i;
 
+	NPO_TEST_SETUP_DONE();
+
 	for (i = 0; i < self->ndev; i++) {
 		ASSERT_EQ(0, npo_test_device_name(i, name, sizeof(name)));
 		snprintf(link, sizeof(link), NPO_SYSFS_CLASS "/%s/device/driver",
@@ -107,6 +115,8 @@ TEST_F(probe, unbind_while_open)
 	const char *addr;
 	ssize_t n;
 	int fd;
+
+	NPO_TEST_SETUP_DONE();
 
 	if (!npo_test_is_root())
 		SKIP(return, "needs root");

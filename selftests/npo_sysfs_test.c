@@ -45,6 +45,8 @@ TEST_F(sysfs, attribute_formats)
 	unsigned int a, b, c;
 	int i;
 
+	NPO_TEST_SETUP_DONE();
+
 	for (i = 0; i < self->ndev; i++) {
 		ASSERT_EQ(0, npo_test_device_name(i, name, sizeof(name)));
 
@@ -84,6 +86,8 @@ TEST_F(sysfs, node_ids_unique)
 	char name[32], v[32];
 	int i, j, ids[256];
 
+	NPO_TEST_SETUP_DONE();
+
 	for (i = 0; i < self->ndev && i < 256; i++) {
 		ASSERT_EQ(0, npo_test_device_name(i, name, sizeof(name)));
 		ASSERT_EQ(0, npo_test_read_attr(name, "node_id", v, sizeof(v)));
@@ -102,6 +106,8 @@ TEST_F(sysfs, attributes_read_only)
 	char name[32], path[256];
 	unsigned int i;
 
+	NPO_TEST_SETUP_DONE();
+
 	ASSERT_EQ(0, npo_test_device_name(0, name, sizeof(name)));
 	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
 		snprintf(path, sizeof(path), NPO_SYSFS_CLASS "/%s/%s", name,
@@ -113,6 +119,8 @@ TEST_F(sysfs, attributes_read_only)
 TEST_F(sysfs, debugfs_registers)
 {
 	char name[32], path[256], buf[4096];
+
+	NPO_TEST_SETUP_DONE();
 
 	if (!npo_test_is_root())
 		SKIP(return, "needs root");

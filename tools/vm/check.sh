@@ -59,7 +59,8 @@ make --no-print-directory -s host-tests-build >"$logs/host-build.log" 2>&1 ||
 for t in "$build"/host-tests/*_test; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
-	BUILD=$build "$t" >"$logs/host-$name.log" 2>&1
+	BUILD=$build FWIMAGE=$build/firmware/npo/npo-fw.bin "$t" \
+		>"$logs/host-$name.log" 2>&1
 	rc=$?
 	sed 's/^/  /' "$logs/host-$name.log"
 	count_tap "host $name" "$logs/host-$name.log" ""

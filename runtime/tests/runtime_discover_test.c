@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Host tests of libnpo's discovery, naming, errors and logging, against a
+ * fake sysfs tree (NPO_SYSFS_ROOT) and device directory (NPO_DEV_ROOT).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "internal.h"
+
+FIXTURE(fake_sysfs) {
+	char root[64];
+};
+
+static void mkpath(const char *root, const char *rel)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	mkdir(path, 0755);
+}
+
+FIXTURE_SETUP(fake_sysfs)
+{
+	strcpy(self->root, "/tmp/npo-sysfs-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->root));
+	setenv("NPO_SYSFS_ROOT", self->root, 1);
+	setenv("NPO_DEV_ROOT", self->root, 1);
+}
+
+FIXTURE_TEARDOWN(fake_sysfs)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->root);
+	if (system(cmd))
+		TH_LOG("cannot remove %s", self->root);
+	unsetenv("NPO_SYSFS_ROOT");
+	unsetenv("NPO_DEV_ROOT");
+}
+
+TEST_F(fake_sysfs, driver_not_loaded_is_enoent)
+{
+	int n = -1;
+
+	errno = 0;
+	EXPECT_EQ(NULL, npo_get_device_list(&n));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, n);
+}
+
+TEST_F(fake_sysfs, no_devices_is_empty_list)
+{
+	struct npo_device_entry *list;
+	int n = -1;
+
+	mkpath(self->root, "class");
+	mkpath(self->root, "class/npo");
+	list = npo_get_device_list(&n);
+	ASSERT_NE(NULL, list);
+	EXPECT_EQ(0, n);
+	npo_free_device_list(list);
+}
+
+TEST_F(fake_sysfs, devices_sorted_by_index_junk_ignored)
+{
+	static const char * const names[] = {
+		"class/npo/npo10", "class/npo/npo2", "class/npo/npo0",
+		"class/npo/npoX", "class/npo/eth0", "class/npo/npo01",
+	};
+	struct npo_device_entry *list;
+	unsigned int i;
+	int n;
+
+	mkpath(self->root, "class");
+	mkpath(self->root, "class/npo");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		mkpath(self->root, names[i]);
+	list = npo_get_device_list(&n);
+	ASSERT_NE(NULL, list);
+	ASSERT_EQ(3, n);
+	EXPECT_STREQ("npo0", list[0].name);
+	EXPECT_EQ(0, list[0].index);
+	EXPECT_STREQ("npo2", list[1].name);
+	EXPECT_STREQ("npo10", list[2].name);
+	EXPECT_EQ(10, list[2].index);
+	npo_free_device_list(list);
+}
+
+TEST(parse_name)
+{
+	EXPECT_EQ(0, npo_parse_name("npo0"));
+	EXPECT_EQ(12, npo_parse_name("npo12"));
+	EXPECT_EQ(3, npo_parse_name("/dev/npo3"));
+	EXPECT_EQ(7, npo_parse_name("7"));
+	EXPECT_EQ(-1, npo_parse_name(""));
+	EXPECT_EQ(-1, npo_parse_name("npo"));
+	EXPECT_EQ(-1, npo_parse_name("npo-1"));
+	EXPECT_EQ(-1, npo_parse_name("npo1x"));
+	EXPECT_EQ(-1, npo_parse_name("npo01"));
+	EXPECT_EQ(-1, npo_parse_name("eth0"));
+	EXPECT_EQ(-1, npo_parse_name("npo99999999999999999999"));
+}
+
+TEST_F(fake_sysfs, open_errors)
+{
+	errno = 0;
+	EXPECT_EQ(NULL, npo_open_device("bogus"));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(NULL, npo_open_device(NULL));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(NULL, npo_open_device("npo5"));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, npo_close_device(NULL));
+}
+
+/* A node that is not an NPO device: the ioctls fail, cleanly. */
+TEST_F(fake_sysfs, query_on_non_npo_file)
+{
+	struct npo_device_attr attr;
+	struct npo_device *dev;
+	char path[128];
+	uint64_t v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/npo4", self->root);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fclose(f);
+	dev = npo_open_device("/dev/npo4");
+	ASSERT_NE(NULL, dev);
+	EXPECT_STREQ("npo4", npo_device_name(dev));
+	EXPECT_GE(npo_device_fd(dev), 0);
+	EXPECT_EQ(-ENOTTY, npo_query_device(dev, &attr));
+	EXPECT_EQ(-ENOTTY, npo_query_param(dev, NPO_PARAM_SERIAL, 0, &v));
+	EXPECT_EQ(-EINVAL, npo_query_device(dev, NULL));
+	EXPECT_EQ(-EINVAL, npo_query_param(dev, NPO_PARAM_SERIAL, 0, NULL));
+	EXPECT_EQ(0, npo_close_device(dev));
+}
+
+TEST(strings)
+{
+	EXPECT_STREQ("success", npo_strerror(0));
+	EXPECT_STREQ(npo_strerror(ENODEV), npo_strerror(-ENODEV));
+	EXPECT_NE(NULL, strstr(npo_strerror(ENOENT), "not loaded"));
+	EXPECT_NE(NULL, npo_strerror(EBADF));
+	EXPECT_STREQ("unknown error", npo_strerror(100000));
+	EXPECT_STREQ("ready", npo_state_str(NPO_DEV_STATE_READY));
+	EXPECT_STREQ("fw-error", npo_state_str(NPO_DEV_STATE_FW_ERROR));
+	EXPECT_STREQ("unknown", npo_state_str((enum npo_dev_state)99));
+}
+
+static char last_msg[256];
+static enum npo_log_level last_level;
+static int calls;
+
+static void capture(enum npo_log_level level, const char *msg, void *arg)
+{
+	(*(int *)arg)++;
+	last_level = level;
+	snprintf(last_msg, sizeof(last_msg), "%s", msg);
+}
+
+TEST(logging_is_opt_in_and_filtered)
+{
+	npo_log(NPO_LOG_ERR, "unheard %d", 1);
+	npo_set_log_fn(capture, &calls);
+	npo_log(NPO_LOG_DEBUG, "filtered");
+	EXPECT_EQ(0, calls);
+	npo_log(NPO_LOG_ERR, "heard %d", 2);
+	EXPECT_EQ(1, calls);
+	EXPECT_EQ(NPO_LOG_ERR, last_level);
+	EXPECT_STREQ("heard 2", last_msg);
+	npo_set_log_level(NPO_LOG_DEBUG);
+	npo_log(NPO_LOG_DEBUG, "debug");
+	EXPECT_EQ(2, calls);
+	npo_set_log_fn(NULL, NULL);
+	npo_log(NPO_LOG_ERR, "silent");
+	EXPECT_EQ(2, calls);
+}
+
+TEST_HARNESS_MAIN
