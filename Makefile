@@ -123,7 +123,12 @@ $(BUILD)/selftests/run_tests.sh: selftests/run_tests.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
-userspace: runtime npoctl firmware selftests
+NPO_BENCH := $(BUILD)/bench-bin/npo-bench
+$(NPO_BENCH): tools/bench/npo-bench.c uapi/linux/npo.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) -o $@ $< $(JSON_LIBS)
+
+userspace: runtime npoctl firmware selftests $(NPO_BENCH)
 
 # --- host tests under ASan/UBSan ------------------------------------------------
 HOST_TEST_SRCS := $(wildcard runtime/tests/*_test.c tools/npoctl/tests/*_test.c \
@@ -184,10 +189,11 @@ install: userspace
 	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man3 man/*.3
 	install -D -m 0755 -t $(DESTDIR)/usr/lib/npo/selftests $(SELFTESTS) \
 		$(BUILD)/selftests/run_tests.sh
+	install -D -m 0755 $(NPO_BENCH) $(DESTDIR)/usr/lib/npo/bench/npo-bench
 
 define initramfs_rules
 $(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) \
-		$(BUILD)/selftests/run_tests.sh $(NPOCTL) $(LIBNPO) $(FWIMAGE) \
+		$(BUILD)/selftests/run_tests.sh $(NPOCTL) $(LIBNPO) $(FWIMAGE) $(NPO_BENCH) \
 		$(wildcard tools/vm/*) $(wildcard man/*)
 	rm -rf $(INSTALL_ROOT)-$(1)
 	$(MAKE) -s install DESTDIR=$(INSTALL_ROOT)-$(1)
@@ -215,6 +221,7 @@ bench: deps
 
 clean:
 	rm -rf $(BUILD)/kmod $(BUILD)/lib $(BUILD)/bin $(BUILD)/firmware \
-		$(BUILD)/selftests $(BUILD)/host-tests $(BUILD)/vm $(BUILD)/bench
+		$(BUILD)/selftests $(BUILD)/host-tests $(BUILD)/vm $(BUILD)/bench \
+		$(BUILD)/bench-bin
 distclean:
 	rm -rf $(BUILD)

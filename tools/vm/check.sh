@@ -62,7 +62,8 @@ for t in "$build"/host-tests/*_test; do
 	BUILD=$build FWIMAGE=$build/firmware/npo/npo-fw.bin "$t" \
 		>"$logs/host-$name.log" 2>&1
 	rc=$?
-	sed 's/^/  /' "$logs/host-$name.log"
+	grep -E '^(not )?ok |ERROR|runtime error' "$logs/host-$name.log" |
+		sed 's/^/  /'
 	count_tap "host $name" "$logs/host-$name.log" ""
 	# A crash or sanitizer report with no "not ok" line still fails.
 	if [ $rc != 0 ] && ! grep -qE '^not ok' "$logs/host-$name.log"; then
@@ -77,7 +78,11 @@ for k in "$@"; do
 		env NPO_EXPECT_DEVICES=8 /usr/lib/npo/selftests/run_tests.sh \
 		>"$log" 2>&1
 	rc=$?
-	grep -E '^(# )?(not )?ok |^# #|splat|^npo-vm' "$log" | sed 's/^/  /'
+	if [ $rc = 0 ]; then
+		grep -E '^(# )?(not )?ok |splat|^npo-vm' "$log" | sed 's/^/  /'
+	else
+		sed 's/^/  /' "$log"
+	fi
 	count_tap "kernel $k" "$log" "# "
 	# Failures the harness could not report itself: a binary killed by
 	# a signal or the timeout, or a kernel splat while it ran.

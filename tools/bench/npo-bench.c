@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npo-bench: foundation figures, measured inside an NPO host (the VM or
+ * real hardware), printed as one JSON object:
+ *
+ *   probe_s          modprobe npo, all devices probed and firmware running
+ *   remove_s         modprobe -r npo
+ *   ioctl_get_info_us, ioctl_get_param_us   mean ioctl round trip
+ *
+ * Usage: npo-bench [ITERATIONS]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <linux/npo.h>
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double timed_run(const char *cmd)
+{
+	double t0 = now();
+	int status = system(cmd);
+
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "npo-bench: '%s' failed\n", cmd);
+		exit(1);
+	}
+	return now() - t0;
+}
+
+static double ioctl_us(int fd, unsigned long cmd, void *arg, size_t size,
+		       long iters)
+{
+	char saved[64];
+	double t0;
+	long i;
+
+	memcpy(saved, arg, size);
+	t0 = now();
+	for (i = 0; i < iters; i++) {
+		memcpy(arg, saved, size);
+		if (ioctl(fd, cmd, arg)) {
+			fprintf(stderr, "npo-bench: ioctl: %s\n", strerror(errno));
+			exit(1);
+		}
+	}
+	return (now() - t0) / iters * 1e6;
+}
+
+int main(int argc, char **argv)
+{
+	long iters = argc > 1 ? atol(argv[1]) : 100000;
+	struct npo_param_query q = { .param = NPO_PARAM_SERIAL };
+	struct npo_dev_info info = { 0 };
+	struct json_object *out = json_object_new_object();
+	int fd, devices = 0;
+
+	if (iters <= 0) {
+		fprintf(stderr, "usage: npo-bench [ITERATIONS]\n");
+		return 2;
+	}
+	if (access("/sys/module/npo", F_OK) == 0)
+		timed_run("/sbin/modprobe -r npo");
+	json_object_object_add(out, "probe_s",
+			       json_object_new_double(timed_run("/sbin/modprobe npo")));
+	while (devices < 256) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "/dev/npo%d", devices);
+		if (access(path, F_OK))
+			break;
+		devices++;
+	}
+	json_object_object_add(out, "probe_devices", json_object_new_int(devices));
+
+	fd = open("/dev/npo0", O_RDWR);
+	if (fd < 0) {
+		fprintf(stderr, "npo-bench: /dev/npo0: %s\n", strerror(errno));
+		return 1;
+	}
+	json_object_object_add(out, "ioctl_get_info_us",
+			       json_object_new_double(ioctl_us(fd, NPO_IOCTL_GET_INFO,
+							       &info, sizeof(info), iters)));
+	json_object_object_add(out, "ioctl_get_param_us",
+			       json_object_new_double(ioctl_us(fd, NPO_IOCTL_GET_PARAM,
+							       &q, sizeof(q), iters)));
+	close(fd);
+	json_object_object_add(out, "remove_s",
+			       json_object_new_double(timed_run("/sbin/modprobe -r npo")));
+	timed_run("/sbin/modprobe npo");
+	puts(json_object_to_json_string_ext(out, JSON_C_TO_STRING_PLAIN));
+	json_object_put(out);
+	return 0;
+}
