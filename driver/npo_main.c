@@ -221,6 +221,9 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_vectors;
 	}
 
+	/* What slot_reset restores after a PCIe error resets the link. */
+	pci_save_state(pdev);
+
 	err = npo_hw_start(ndev);
 	if (err)
 		goto err_irq;
@@ -304,9 +307,12 @@ static pci_ers_result_t npo_slot_reset(struct pci_dev *pdev)
 	struct npo_dev *ndev = pci_get_drvdata(pdev);
 
 	pci_restore_state(pdev);
+	pci_save_state(pdev);
 	pci_set_master(pdev);
-	if (npo_rd32(ndev, NPO_REG_MAGIC) != NPO_MAGIC)
+	if (npo_rd32(ndev, NPO_REG_MAGIC) != NPO_MAGIC) {
+		npo_err(ndev, "device not accessible after reset\n");
 		return PCI_ERS_RESULT_DISCONNECT;
+	}
 	return PCI_ERS_RESULT_RECOVERED;
 }
 

@@ -12,7 +12,7 @@ kver=$1 kmods=$2 root=$(realpath "$3") out=$4
 here=$(dirname "$(realpath "$0")")
 
 # Kernel modules the tests use, beyond what the kernel has built in.
-extra_modules=()
+extra_modules=(aer_inject)
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,root,etc,npo}
 install -m 0755 /bin/busybox "$root/bin/busybox"
@@ -58,8 +58,11 @@ mkdir -p "$mdir"
 for f in modules.builtin modules.builtin.modinfo modules.order; do
 	[ -f "$kmods/$f" ] && cp "$kmods/$f" "$mdir/"
 done
+kroot=$(dirname "$(dirname "$(dirname "$kmods")")")
+# Debian's image packages leave modules.dep to their postinst: make it once.
+[ -f "$kmods/modules.dep" ] || depmod -b "$kroot" "$kver"
 for m in "${extra_modules[@]}"; do
-	for dep in $(modprobe -d "$(dirname "$(dirname "$(dirname "$kmods")")")" \
+	for dep in $(modprobe -d "$kroot" \
 			-S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'); do
 		rel=${dep#*/lib/modules/$kver/}
 		install -D -m 0644 "$kmods/$rel" "$mdir/$rel"

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * PCIe AER: an uncorrectable error on an NPO device goes through the
+ * driver's error handlers, and the device comes back ready with its
+ * firmware running, while the other devices never notice.  Errors are
+ * injected with the kernel's aer_inject module.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "npo_test_lib.h"
+
+#define PCI_ERR_UNC_COMP_TIME	0x00004000	/* non-fatal by default */
+#define PCI_ERR_UNC_MALF_TLP	0x00040000	/* fatal by default */
+
+/* The record /dev/aer_inject takes (drivers/pci/pcie/aer_inject.c). */
+struct aer_error_inj {
+	unsigned char bus;
+	unsigned char dev;
+	unsigned char fn;
+	unsigned int uncor_status;
+	unsigned int cor_status;
+	unsigned int header_log0;
+	unsigned int header_log1;
+	unsigned int header_log2;
+	unsigned int header_log3;
+	unsigned int domain;
+};
+
+FIXTURE(aer) {
+	char name[32];
+	unsigned int domain, bus, dev, fn;
+};
+
+FIXTURE_SETUP(aer)
+{
+	char link[256], target[256];
+	ssize_t n;
+
+	if (!npo_test_is_root())
+		SKIP(return, "needs root");
+	if (npo_test_device_name(0, self->name, sizeof(self->name)))
+		SKIP(return, "no NPO device");
+	if (npo_test_run(NULL, 0, "/sbin/modprobe aer_inject 2>&1") ||
+	    access("/dev/aer_inject", W_OK))
+		SKIP(return, "aer_inject not available");
+	snprintf(link, sizeof(link), NPO_SYSFS_CLASS "/%s/device", self->name);
+	n = readlink(link, target, sizeof(target) - 1);
+	ASSERT_GT(n, 0);
+	target[n] = '\0';
+	ASSERT_EQ(4, sscanf(strrchr(target, '/') + 1, "%x:%x:%x.%x",
+			    &self->domain, &self->bus, &self->dev, &self->fn));
+}
+
+FIXTURE_TEARDOWN(aer)
+{
+}
+
+static int inject(FIXTURE_DATA(aer) *self, unsigned int uncor)
+{
+	struct aer_error_inj e = {
+		.bus = self->bus, .dev = self->dev, .fn = self->fn,
+		.uncor_status = uncor, .domain = self->domain,
+	};
+	int fd = open("/dev/aer_inject", O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, &e, sizeof(e));
+	close(fd);
+	return n == sizeof(e) ? 0 : -errno;
+}
+
+static void expect_recovered(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(aer) *self, size_t mark)
+{
+	char state[32], fw[32], log[65536], other[32];
+	int tries;
+
+	/* Recovery runs in a kernel worker: wait for it, bounded. */
+	for (tries = 0; tries < 100; tries++) {
+		ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
+		if (strstr(log, "recovered from PCIe error"))
+			break;
+		usleep(50000);
+	}
+	EXPECT_NE(NULL, strstr(log, "PCIe error reported")) TH_LOG("%s", log);
+	EXPECT_NE(NULL, strstr(log, "recovered from PCIe error")) TH_LOG("%s", log);
+	ASSERT_EQ(0, npo_test_read_attr(self->name, "state", state, sizeof(state)));
+	EXPECT_STREQ("ready", state);
+	ASSERT_EQ(0, npo_test_read_attr(self->name, "fw_version", fw, sizeof(fw)));
+	EXPECT_STRNE("none", fw);
+	/* Fault isolation: another device saw nothing. */
+	if (!npo_test_device_name(1, other, sizeof(other))) {
+		ASSERT_EQ(0, npo_test_read_attr(other, "state", state,
+						sizeof(state)));
+		EXPECT_STREQ("ready", state);
+	}
+}
+
+TEST_F(aer, nonfatal_error_recovers)
+{
+	size_t mark;
+
+	NPO_TEST_SETUP_DONE();
+	mark = npo_test_dmesg_mark();
+	ASSERT_EQ(0, inject(self, PCI_ERR_UNC_COMP_TIME));
+	expect_recovered(_metadata, self, mark);
+}
+
+TEST_F(aer, fatal_error_resets_and_recovers)
+{
+	size_t mark;
+
+	NPO_TEST_SETUP_DONE();
+	mark = npo_test_dmesg_mark();
+	ASSERT_EQ(0, inject(self, PCI_ERR_UNC_MALF_TLP));
+	expect_recovered(_metadata, self, mark);
+}
+
+TEST_HARNESS_MAIN
