@@ -156,7 +156,7 @@ host-tests: host-tests-build
 
 # --- lint ----------------------------------------------------------------------
 CHECKPATCH := perl $(KSRC_PIECES)/scripts/checkpatch.pl --no-tree --strict \
-	--terse --show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG
+	--terse --show-types
 checkpatch: $(BUILD)/.deps-stamp
 	@echo "  CHECKPATCH driver/ uapi/"
 	@$(CHECKPATCH) -f driver/*.c driver/*.h uapi/linux/*.h | \
