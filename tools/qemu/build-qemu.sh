@@ -16,40 +16,37 @@ top=$(realpath "$here/../..")
 
 link() { ln -sfn "$1" "$2"; }
 
-link "$here/npo.c" "$src/hw/misc/npo.c"
+for f in npo.c npo.h npo-link.c; do
+	link "$here/$f" "$src/hw/misc/$f"
+done
 link "$top/firmware/npo_fw_validate.c" "$src/hw/misc/npo_fw_validate.c"
 link "$top/firmware/npo_fw_validate.h" "$src/hw/misc/npo_fw_validate.h"
 link "$top/uapi/linux/npo_fw.h" "$src/linux-headers/linux/npo_fw.h"
 
-# Hook the model into QEMU's Kconfig, meson and trace-events, once.
+# Hook the model into QEMU's Kconfig, meson and trace-events: our block
+# sits at the end of each file and is rewritten when it changes.
 marker="# NPO device model"
-if ! grep -q "$marker" "$src/hw/misc/Kconfig"; then
-	cat >>"$src/hw/misc/Kconfig" <<KCONFIG
-
-$marker
+hook() {	# hook FILE < TEXT
+	local file=$1 text
+	text=$(cat)
+	if ! grep -q "$marker" "$file"; then
+		printf '\n%s\n%s\n' "$marker" "$text" >>"$file"
+	elif [ "$(sed -n "/^$marker\$/,\$p" "$file" | tail -n +2)" != "$text" ]; then
+		sed -i "/^$marker\$/,\$d" "$file"
+		printf '%s\n%s\n' "$marker" "$text" >>"$file"
+	fi
+}
+hook "$src/hw/misc/Kconfig" <<KCONFIG
 config NPO
     bool
     default y
     depends on PCI_EXPRESS && MSI_NONBROKEN
 KCONFIG
-fi
-if ! grep -q "$marker" "$src/hw/misc/meson.build"; then
-	cat >>"$src/hw/misc/meson.build" <<MESON
-
-$marker
+hook "$src/hw/misc/meson.build" <<MESON
 softmmu_ss.add(when: 'CONFIG_NPO',
-               if_true: [files('npo.c', 'npo_fw_validate.c'), zlib])
+               if_true: [files('npo.c', 'npo-link.c', 'npo_fw_validate.c'), zlib])
 MESON
-fi
-if ! grep -q "$marker" "$src/hw/misc/trace-events"; then
-	{ echo; echo "$marker"; grep -v '^#' "$here/trace-events"; } \
-		>>"$src/hw/misc/trace-events"
-elif ! cmp -s <(sed -n "/$marker/,\$p" "$src/hw/misc/trace-events" | grep -v '^#' | sed '/^$/d') \
-	      <(grep -v '^#' "$here/trace-events" | sed '/^$/d'); then
-	sed -i "/$marker/,\$d" "$src/hw/misc/trace-events"
-	{ echo "$marker"; grep -v '^#' "$here/trace-events"; } \
-		>>"$src/hw/misc/trace-events"
-fi
+grep -v '^#' "$here/trace-events" | hook "$src/hw/misc/trace-events"
 
 # Debian's dfsg tarball has no edk2 blobs; BIOS images come from the
 # seabios and qemu-system-data packages instead.

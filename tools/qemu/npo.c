@@ -19,81 +19,12 @@
 #include "hw/pci/pcie_aer.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
 #include "migration/vmstate.h"
 #include "qom/object.h"
 #include "trace.h"
 
-#include "npo_fw_validate.h"
-
-#define TYPE_NPO "npo"
-OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
-
-#define NPO_VENDOR_ID           0x1234
-#define NPO_DEVICE_ID           0x4e50
-#define NPO_REVISION            0x01
-
-#define NPO_REGS_SIZE           (16 * KiB)
-#define NPO_DB_STRIDE_SHIFT     12
-#define NPO_MAX_QUEUES          1024
-#define NPO_MAX_PORTS           16
-#define NPO_MAX_LANES           16
-
-#define NPO_MAGIC               0x314f504e   /* "NPO1" */
-#define NPO_IF_VERSION          ((1 << 16) | 0)
-
-/* Register offsets and fields: Documentation/hardware.rst. */
-#define R_MAGIC                 0x000
-#define R_IF_VERSION            0x004
-#define R_CAPS                  0x008
-#define   CAPS_FW_MAILBOX       BIT(0)
-#define   CAPS_AER              BIT(1)
-#define R_GEOMETRY              0x00c
-#define R_QUEUES                0x010
-#define R_DB_LAYOUT             0x014
-#define R_NODE_ID               0x018
-#define R_SERIAL_LO             0x020
-#define R_SERIAL_HI             0x024
-#define R_SCRATCH               0x030
-#define R_CONTROL               0x040
-#define   CONTROL_RESET         BIT(0)
-#define R_STATUS                0x044
-#define   STATUS_READY          BIT(0)
-#define   STATUS_FW_RUNNING     BIT(1)
-#define   STATUS_FATAL          BIT(2)
-#define R_FW_VERSION            0x048
-#define R_FW_ERROR              0x04c
-#define R_MBOX_CMD              0x100
-#define R_MBOX_STATUS           0x104
-#define   MBOX_STATUS_BUSY      BIT(0)
-#define   MBOX_RESULT_SHIFT     8
-#define R_MBOX_ARG0             0x108
-#define R_MBOX_ARG3             0x114
-#define R_MBOX_RET0             0x118
-#define R_MBOX_RET1             0x11c
-#define R_IRQ_STATUS            0x200
-#define R_IRQ_MASK              0x204
-#define   IRQ_MBOX_DONE         BIT(0)
-#define   IRQ_FATAL             BIT(1)
-#define   IRQ_ALL               (IRQ_MBOX_DONE | IRQ_FATAL)
-
-enum {
-    MBOX_OP_NOP = 0x01,
-    MBOX_OP_FW_LOAD = 0x02,
-};
-
-enum {
-    MBOX_OK = 0,
-    MBOX_ERR_OPCODE = 1,
-    MBOX_ERR_BUSY = 2,
-    MBOX_ERR_DMA = 3,
-    MBOX_ERR_FW_SIZE = 4,
-    MBOX_ERR_FW_MAGIC = 5,
-    MBOX_ERR_FW_FORMAT = 6,
-    MBOX_ERR_FW_CRC = 7,
-    MBOX_ERR_FW_SECTION = 8,
-    MBOX_ERR_FW_MISSING = 9,
-    MBOX_ERR_STATE = 10,
-};
+#include "npo.h"
 
 /* Modelled latencies, in virtual time. */
 #define NPO_RESET_NS            (1 * SCALE_MS)
@@ -107,45 +38,12 @@ enum {
 #define NPO_BAR_MSIX            4
 #define NPO_VECTOR_ADMIN        0
 
-struct NpoState {
-    PCIDevice parent_obj;
-
-    MemoryRegion regs;
-    MemoryRegion doorbells;
-    QEMUTimer *reset_timer;
-    QEMUTimer *mbox_timer;
-
-    /* properties */
-    uint32_t node_id;
-    uint64_t serial;
-    uint8_t num_ports;
-    uint8_t lanes_per_port;
-    uint16_t num_queues;
-
-    /* registers */
-    uint32_t scratch;
-    uint32_t status;
-    uint32_t fw_version;
-    uint32_t fw_error;
-    uint32_t mbox_cmd;
-    uint32_t mbox_status;
-    uint32_t mbox_arg[4];
-    uint32_t mbox_ret[2];
-    uint32_t irq_status;
-    uint32_t irq_mask;
-    uint32_t *db_value;
-
-    /* what the running firmware configured */
-    struct npo_fw_link_params fw_link;
-    uint32_t fw_num_presets;
-};
-
 static bool npo_fw_running(NpoState *s)
 {
     return s->status & STATUS_FW_RUNNING;
 }
 
-static void npo_irq_update(NpoState *s, uint32_t raised)
+void npo_irq_update(NpoState *s, uint32_t raised)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
 
@@ -174,6 +72,7 @@ static void npo_reset_state(NpoState *s)
     memset(s->db_value, 0, s->num_queues * sizeof(*s->db_value));
     memset(&s->fw_link, 0, sizeof(s->fw_link));
     s->fw_num_presets = 0;
+    npo_link_reset(s);
 }
 
 static void npo_reset_done(void *opaque)
@@ -220,6 +119,7 @@ static uint32_t npo_mbox_fw_load(NpoState *s)
     /* Loading replaces what runs: nothing runs while the new image loads. */
     s->status &= ~STATUS_FW_RUNNING;
     s->fw_version = 0;
+    npo_link_fw_changed(s);
 
     if (len < sizeof(struct npo_fw_header) || len > NPO_FW_MAX_SIZE) {
         s->fw_error = MBOX_ERR_FW_SIZE;
@@ -241,12 +141,16 @@ static uint32_t npo_mbox_fw_load(NpoState *s)
         return s->fw_error;
     }
     s->fw_link = fw.link;
-    s->fw_num_presets = fw.num_presets;
+    s->fw_num_presets = MIN(fw.num_presets, ARRAY_SIZE(s->fw_preset_ids));
+    for (unsigned int i = 0; i < s->fw_num_presets; i++) {
+        s->fw_preset_ids[i] = fw.presets[i].id;
+    }
     s->fw_version = fw.fw_version;
     s->fw_error = MBOX_OK;
     s->status |= STATUS_FW_RUNNING;
     s->mbox_ret[0] = fw.fw_version;
     trace_npo_fw_running(s->node_id, fw.fw_version, fw.num_presets);
+    npo_link_fw_changed(s);
     return MBOX_OK;
 }
 
@@ -264,9 +168,12 @@ static void npo_mbox_complete(void *opaque)
         result = npo_mbox_fw_load(s);
         break;
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: unknown mailbox opcode 0x%x\n",
-                      s->node_id, s->mbox_cmd);
-        result = MBOX_ERR_OPCODE;
+        result = npo_link_mbox(s, s->mbox_cmd);
+        if (result == MBOX_ERR_OPCODE) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "npo%u: unknown mailbox opcode 0x%x\n",
+                          s->node_id, s->mbox_cmd);
+        }
         break;
     }
     s->mbox_status = result << MBOX_RESULT_SHIFT;
@@ -314,7 +221,8 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         val = NPO_IF_VERSION;
         break;
     case R_CAPS:
-        val = CAPS_FW_MAILBOX | CAPS_AER;
+        val = CAPS_FW_MAILBOX | CAPS_AER | CAPS_LINK |
+              (s->test_mode ? CAPS_FAULT_INJECT : 0);
         break;
     case R_GEOMETRY:
         val = s->num_ports | (s->lanes_per_port << 8);
@@ -368,10 +276,15 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
     case R_IRQ_MASK:
         val = s->irq_mask;
         break;
+    case R_LINK_EVENT_PORTS:
+        val = npo_link_event_ports(s);
+        break;
     default:
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "npo%u: read of unimplemented register 0x%" HWADDR_PRIx
-                      "\n", s->node_id, addr);
+        if (!npo_link_reg_read(s, addr, &val)) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "npo%u: read of unimplemented register 0x%"
+                          HWADDR_PRIx "\n", s->node_id, addr);
+        }
         break;
     }
     trace_npo_reg_read(s->node_id, addr, val);
@@ -416,10 +329,12 @@ static void npo_regs_write(void *opaque, hwaddr addr, uint64_t val,
         npo_irq_update(s, s->irq_status);
         break;
     default:
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "npo%u: write of 0x%" PRIx64 " to read-only or "
-                      "unimplemented register 0x%" HWADDR_PRIx "\n",
-                      s->node_id, val, addr);
+        if (!npo_link_reg_write(s, addr, val)) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "npo%u: write of 0x%" PRIx64 " to read-only or "
+                          "unimplemented register 0x%" HWADDR_PRIx "\n",
+                          s->node_id, val, addr);
+        }
         break;
     }
 }
@@ -494,6 +409,17 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "npo: lanes must be 1..%d", NPO_MAX_LANES);
         return;
     }
+    if (!s->rates || s->rates > 0x7) {
+        error_setg(errp, "npo: rates is a mask of rates 1..3 (0x1..0x7)");
+        return;
+    }
+    for (unsigned int i = s->num_ports; i < NPO_MAX_PORTS; i++) {
+        if (qemu_chr_fe_backend_connected(&s->port[i].chr)) {
+            error_setg(errp, "npo: port%u given but the device has %u ports",
+                       i, s->num_ports);
+            return;
+        }
+    }
     if (!s->num_queues || s->num_queues > NPO_MAX_QUEUES) {
         error_setg(errp, "npo: queues must be 1..%d", NPO_MAX_QUEUES);
         return;
@@ -537,6 +463,7 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
 
     s->reset_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_reset_done, s);
     s->mbox_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_mbox_complete, s);
+    npo_link_realize(s, errp);
     return;
 
 err_pcie:
@@ -549,6 +476,7 @@ static void npo_exit(PCIDevice *pdev)
 {
     NpoState *s = NPO(pdev);
 
+    npo_link_exit(s);
     timer_free(s->reset_timer);
     timer_free(s->mbox_timer);
     pcie_aer_exit(pdev);
@@ -577,6 +505,16 @@ static Property npo_properties[] = {
     DEFINE_PROP_UINT8("ports", NpoState, num_ports, 4),
     DEFINE_PROP_UINT8("lanes", NpoState, lanes_per_port, 8),
     DEFINE_PROP_UINT16("queues", NpoState, num_queues, 16),
+    DEFINE_PROP_UINT8("rates", NpoState, rates, 0x7),
+    DEFINE_PROP_UINT32("link_loss_cdb", NpoState, link_loss_cdb, 250),
+    DEFINE_PROP_BOOL("test_mode", NpoState, test_mode, false),
+    DEFINE_PROP_BOOL("symbol_errors", NpoState, count_symbol_errors, true),
+#define NPO_PORT_PROP(n) DEFINE_PROP_CHR("port" #n, NpoState, port[n].chr)
+    NPO_PORT_PROP(0), NPO_PORT_PROP(1), NPO_PORT_PROP(2), NPO_PORT_PROP(3),
+    NPO_PORT_PROP(4), NPO_PORT_PROP(5), NPO_PORT_PROP(6), NPO_PORT_PROP(7),
+    NPO_PORT_PROP(8), NPO_PORT_PROP(9), NPO_PORT_PROP(10), NPO_PORT_PROP(11),
+    NPO_PORT_PROP(12), NPO_PORT_PROP(13), NPO_PORT_PROP(14), NPO_PORT_PROP(15),
+#undef NPO_PORT_PROP
     DEFINE_PROP_END_OF_LIST(),
 };
 
@@ -600,10 +538,16 @@ static void npo_class_init(ObjectClass *klass, void *data)
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
+static void npo_instance_init(Object *obj)
+{
+    npo_link_add_properties(obj);
+}
+
 static const TypeInfo npo_info = {
     .name = TYPE_NPO,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(NpoState),
+    .instance_init = npo_instance_init,
     .class_init = npo_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },

@@ -1,0 +1,326 @@
+/*
+ * NPO supernode interconnect: device model state shared by its parts.
+ *
+ * Register offsets and fields are specified in Documentation/hardware.rst
+ * of the NPO project; this file names them for the model.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_MISC_NPO_H
+#define HW_MISC_NPO_H
+
+#include "hw/pci/pci.h"
+#include "chardev/char-fe.h"
+#include "qom/object.h"
+
+#include "npo_fw_validate.h"
+
+#define TYPE_NPO "npo"
+OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
+
+#define NPO_VENDOR_ID           0x1234
+#define NPO_DEVICE_ID           0x4e50
+#define NPO_REVISION            0x01
+
+#define NPO_REGS_SIZE           (16 * KiB)
+#define NPO_DB_STRIDE_SHIFT     12
+#define NPO_MAX_QUEUES          1024
+#define NPO_MAX_PORTS           16
+#define NPO_MAX_LANES           16
+#define NPO_NUM_RATES           3
+
+#define NPO_MAGIC               0x314f504e   /* "NPO1" */
+#define NPO_IF_VERSION          ((1 << 16) | 1)
+
+/* Identity, control, status */
+#define R_MAGIC                 0x000
+#define R_IF_VERSION            0x004
+#define R_CAPS                  0x008
+#define   CAPS_FW_MAILBOX       BIT(0)
+#define   CAPS_AER              BIT(1)
+#define   CAPS_LINK             BIT(2)
+#define   CAPS_FAULT_INJECT     BIT(3)
+#define R_GEOMETRY              0x00c
+#define R_QUEUES                0x010
+#define R_DB_LAYOUT             0x014
+#define R_NODE_ID               0x018
+#define R_SERIAL_LO             0x020
+#define R_SERIAL_HI             0x024
+#define R_SCRATCH               0x030
+#define R_CONTROL               0x040
+#define   CONTROL_RESET         BIT(0)
+#define R_STATUS                0x044
+#define   STATUS_READY          BIT(0)
+#define   STATUS_FW_RUNNING     BIT(1)
+#define   STATUS_FATAL          BIT(2)
+#define R_FW_VERSION            0x048
+#define R_FW_ERROR              0x04c
+
+/* Mailbox */
+#define R_MBOX_CMD              0x100
+#define R_MBOX_STATUS           0x104
+#define   MBOX_STATUS_BUSY      BIT(0)
+#define   MBOX_RESULT_SHIFT     8
+#define R_MBOX_ARG0             0x108
+#define R_MBOX_ARG3             0x114
+#define R_MBOX_RET0             0x118
+#define R_MBOX_RET1             0x11c
+
+enum {
+    MBOX_OP_NOP = 0x01,
+    MBOX_OP_FW_LOAD = 0x02,
+    MBOX_OP_PORT_STATS = 0x10,
+    MBOX_OP_CLEAR_COUNTERS = 0x11,
+    MBOX_OP_FAULT = 0x20,
+};
+
+enum {
+    MBOX_OK = 0,
+    MBOX_ERR_OPCODE = 1,
+    MBOX_ERR_BUSY = 2,
+    MBOX_ERR_DMA = 3,
+    MBOX_ERR_FW_SIZE = 4,
+    MBOX_ERR_FW_MAGIC = 5,
+    MBOX_ERR_FW_FORMAT = 6,
+    MBOX_ERR_FW_CRC = 7,
+    MBOX_ERR_FW_SECTION = 8,
+    MBOX_ERR_FW_MISSING = 9,
+    MBOX_ERR_STATE = 10,
+    MBOX_ERR_ARG = 11,
+    MBOX_ERR_PERM = 12,
+};
+
+/* Interrupts */
+#define R_IRQ_STATUS            0x200
+#define R_IRQ_MASK              0x204
+#define   IRQ_MBOX_DONE         BIT(0)
+#define   IRQ_FATAL             BIT(1)
+#define   IRQ_LINK              BIT(2)
+#define   IRQ_ALL               (IRQ_MBOX_DONE | IRQ_FATAL | IRQ_LINK)
+#define R_LINK_EVENT_PORTS      0x208
+
+/* Ports: 0x40 bytes each from R_PORT_BASE */
+#define R_PORT_BASE             0x1000
+#define R_PORT_STRIDE           0x40
+#define P_CONTROL               0x00
+#define   PCTL_ENABLE           BIT(0)
+#define   PCTL_RETRAIN          BIT(1)
+#define   PCTL_MAX_RATE_SHIFT   4       /* [6:4] 0: any, n: rate n at most */
+#define   PCTL_MAX_WIDTH_SHIFT  8       /* [12:8] 0: any, n: n lanes at most */
+#define P_STATUS                0x04
+#define   PST_STATE_MASK        0xf
+#define   PST_RATE_SHIFT        4       /* [6:4] 0: none, 1..3 */
+#define   PST_WIDTH_SHIFT       8       /* [12:8] */
+#define   PST_DEGRADED          BIT(13)
+#define   PST_PEER_PRESENT      BIT(14)
+#define   PST_HIGH_BER          BIT(15)
+#define   PST_FAIL_SHIFT        16      /* [23:16] last training failure */
+#define   PST_LISTEN            BIT(24)
+#define P_CAPS                  0x08
+#define P_PEER_NODE             0x0c
+#define P_PEER_PORT             0x10
+#define P_EVENTS                0x14
+#define   PEV_UP                BIT(0)
+#define   PEV_DOWN              BIT(1)
+#define   PEV_DEGRADED          BIT(2)
+#define   PEV_RECOVERED         BIT(3)
+#define   PEV_RETRAIN           BIT(4)
+#define   PEV_TRAIN_FAIL        BIT(5)
+#define   PEV_ERR_THRESHOLD     BIT(6)
+#define   PEV_PRBS_DONE         BIT(7)
+#define P_PRBS                  0x18
+#define   PRBS_START            BIT(31)
+#define P_ACTIVE_LANES          0x1c
+
+enum npo_port_state {
+    PORT_DISABLED = 0,
+    PORT_DETECT = 1,
+    PORT_POLLING = 2,
+    PORT_CONFIG = 3,
+    PORT_EQUALIZE = 4,
+    PORT_ACTIVE = 5,
+    PORT_RECOVERY = 6,
+    PORT_TEST = 7,
+    PORT_LOOPBACK = 8,
+};
+
+enum npo_train_fail {
+    FAIL_NONE = 0,
+    FAIL_POLLING_TIMEOUT = 1,   /* peer present but silent */
+    FAIL_CONFIG_TIMEOUT = 2,
+    FAIL_NO_COMMON_RATE = 3,
+    FAIL_NO_USABLE_LANES = 4,   /* lane 0 unusable at every rate */
+    FAIL_LOSS_OF_SIGNAL = 5,    /* link lost while active */
+    FAIL_PEER_DISABLED = 6,
+};
+
+enum npo_fault_kind {
+    FAULT_CLEAR_ALL = 0,
+    FAULT_LANE_BER = 1,     /* value: -log10(BER) x 100, 0 clears */
+    FAULT_LANE_DEAD = 2,    /* value: 0/1 */
+    FAULT_RX_DROP = 3,      /* value: extra loss in 1/100 dB */
+    FAULT_CUT = 4,          /* value: 0 restore / 1 cut */
+    FAULT_BURST = 5,        /* value: uncorrectable codewords */
+};
+
+/* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */
+#define NPO_STAT_CRC_ERRORS         0
+#define NPO_STAT_REPLAYS            1
+#define NPO_STAT_RECOVERIES         2
+#define NPO_STAT_LINK_DOWNS         3
+#define NPO_STAT_TRAIN_FAILURES     4
+#define NPO_STAT_FEC_CORRECTED      5
+#define NPO_STAT_FEC_UNCORRECTABLE  6
+#define NPO_STAT_SYMBOL_ERRORS      7
+#define NPO_NUM_PORT_STATS          8
+
+typedef struct QEMU_PACKED NpoHwLaneStats {
+    uint64_t fec_corrected;
+    uint64_t fec_uncorrectable;
+    uint64_t symbol_errors;
+    uint64_t prbs_bits;
+    uint64_t prbs_errors;
+    int16_t rx_power_cdbm;
+    int16_t tx_power_cdbm;
+    uint16_t bias_cma;
+    int16_t temp_cdeg;
+    uint16_t ber_nlog_c;        /* -log10(pre-FEC BER) x 100 */
+    uint16_t eye_height_mv;
+    uint16_t eye_width_mui;
+    uint8_t preset;
+    uint8_t flags;
+    uint64_t rsvd;
+} NpoHwLaneStats;
+
+#define LANE_FLAG_LOS           BIT(0)
+#define LANE_FLAG_CDR_LOCK      BIT(1)
+#define LANE_FLAG_ACTIVE        BIT(2)
+#define LANE_FLAG_TX_FAULT      BIT(3)
+
+typedef struct QEMU_PACKED NpoHwPortStats {
+    uint64_t counter[NPO_NUM_PORT_STATS];
+    uint32_t supported;         /* bit n: counter[n] is counted */
+    uint32_t num_lanes;
+    uint64_t rsvd[3];
+    NpoHwLaneStats lane[];
+} NpoHwPortStats;
+
+typedef struct NpoLane {
+    /* faults */
+    double fault_ber;           /* 0: none */
+    bool dead;
+    double rx_drop_db;
+    /* physical state */
+    double tx_power_dbm;
+    double base_loss_db;
+    double temp_c;
+    double bias_ma;
+    uint8_t best_preset;        /* preset that suits this lane's channel */
+    uint8_t preset;             /* preset chosen by equalization */
+    /* counters */
+    uint64_t fec_corrected;
+    uint64_t fec_uncorrectable;
+    uint64_t symbol_errors;
+    uint64_t prbs_bits;
+    uint64_t prbs_errors;
+} NpoLane;
+
+struct NpoState;
+
+typedef struct NpoPort {
+    struct NpoState *dev;
+    unsigned int index;
+    CharBackend chr;
+    QEMUTimer *timer;           /* training steps and the active-link tick */
+    uint8_t rxbuf[256];
+    unsigned int rxlen;
+
+    uint32_t control;
+    enum npo_port_state state;
+    bool listen;                /* DETECT waits for the peer to start */
+    bool cut;
+    uint8_t fail_reason;
+    uint32_t events;
+    uint32_t prbs_ctl;
+    int64_t state_deadline;     /* virtual ns when this state times out */
+    int64_t last_rx;            /* virtual ns of the last frame received */
+    int64_t last_tick;
+    bool was_active;            /* for RECOVERED vs UP */
+    bool high_ber;
+    uint32_t pending_burst;
+
+    /* negotiated */
+    unsigned int rate;          /* 1..NPO_NUM_RATES, 0 none */
+    unsigned int width;
+    uint16_t local_rx_ok[NPO_NUM_RATES];
+
+    /* peer, as learned from its training sequences */
+    bool peer_known;
+    bool peer_ts2;
+    uint32_t peer_node;
+    uint8_t peer_port;
+    uint8_t peer_rates;
+    uint8_t peer_lanes;
+    uint8_t peer_max_rate;
+    uint8_t peer_max_width;
+    uint16_t peer_rx_ok[NPO_NUM_RATES];
+
+    uint64_t counter[NPO_NUM_PORT_STATS];
+    NpoLane lane[NPO_MAX_LANES];
+} NpoPort;
+
+struct NpoState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;
+    MemoryRegion doorbells;
+    QEMUTimer *reset_timer;
+    QEMUTimer *mbox_timer;
+
+    /* properties */
+    uint32_t node_id;
+    uint64_t serial;
+    uint8_t num_ports;
+    uint8_t lanes_per_port;
+    uint16_t num_queues;
+    uint8_t rates;              /* supported lane rates, bit n = rate n+1 */
+    bool test_mode;             /* fault injection registers present */
+    bool count_symbol_errors;   /* the symbol error counter exists */
+    uint32_t link_loss_cdb;     /* fibre and connector loss, 1/100 dB */
+
+    /* registers */
+    uint32_t scratch;
+    uint32_t status;
+    uint32_t fw_version;
+    uint32_t fw_error;
+    uint32_t mbox_cmd;
+    uint32_t mbox_status;
+    uint32_t mbox_arg[4];
+    uint32_t mbox_ret[2];
+    uint32_t irq_status;
+    uint32_t irq_mask;
+    uint32_t *db_value;
+
+    /* what the running firmware configured */
+    struct npo_fw_link_params fw_link;
+    uint32_t fw_num_presets;
+    uint8_t fw_preset_ids[64];
+
+    GRand *rand;
+    NpoPort port[NPO_MAX_PORTS];
+};
+
+void npo_irq_update(NpoState *s, uint32_t raised);
+
+/* npo-link.c */
+void npo_link_realize(NpoState *s, Error **errp);
+void npo_link_exit(NpoState *s);
+void npo_link_reset(NpoState *s);
+void npo_link_fw_changed(NpoState *s);
+bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val);
+bool npo_link_reg_write(NpoState *s, hwaddr addr, uint64_t val);
+uint32_t npo_link_event_ports(NpoState *s);
+uint32_t npo_link_mbox(NpoState *s, uint32_t op);
+void npo_link_add_properties(Object *obj);
+
+#endif
