@@ -10,10 +10,12 @@
 #include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/rwsem.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/npo.h>
 
 #include "npo_regs.h"
@@ -27,6 +29,7 @@
 #define NPO_DBG_FW		BIT(2)
 #define NPO_DBG_IRQ		BIT(3)
 #define NPO_DBG_IOCTL		BIT(4)
+#define NPO_DBG_LINK		BIT(5)
 
 extern unsigned int npo_dbg_mask;
 
@@ -41,6 +44,51 @@ extern unsigned int npo_dbg_mask;
 		dev_dbg(&(ndev)->pdev->dev, "[" #area "] " fmt,	\
 			##__VA_ARGS__);					\
 } while (0)
+
+struct npo_dev;
+
+/**
+ * struct npo_port - the driver's view of one link port
+ * @ndev: the device.
+ * @index: port number.
+ * @status: last PORT_STATUS read.
+ * @state_since: when the port entered its current state.
+ * @peer_valid: the peer fields below are known.
+ * @peer_node: peer's fabric node id.
+ * @peer_port: peer's port number.
+ * @peer_rates: lane rates the peer supports, bit n = rate n + 1.
+ * @peer_lanes: lanes of the peer's port.
+ * @flaps: times the link went down since probe.
+ * @recoveries_seen: recoveries (retrains while up) since probe.
+ * @backoff_ms: delay before the next retrain after a failure, 0 when up.
+ * @admin_up: the administrator wants the port enabled.
+ * @max_rate: administrator's rate limit, 0 for none.
+ * @max_width: administrator's width limit, 0 for none.
+ * @retrain_work: retrain after @backoff_ms.
+ * @prbs_done: completed when a PRBS test ends.
+ *
+ * All fields but @retrain_work and @prbs_done are protected by
+ * &npo_dev.link_lock.
+ */
+struct npo_port {
+	struct npo_dev *ndev;
+	unsigned int index;
+	u32 status;
+	ktime_t state_since;
+	bool peer_valid;
+	u32 peer_node;
+	u8 peer_port;
+	u8 peer_rates;
+	u8 peer_lanes;
+	u64 flaps;
+	u64 recoveries_seen;
+	unsigned int backoff_ms;
+	bool admin_up;
+	u8 max_rate;
+	u8 max_width;
+	struct delayed_work retrain_work;
+	struct completion prbs_done;
+};
 
 /**
  * struct npo_dev - one NPO device
@@ -69,6 +117,11 @@ extern unsigned int npo_dbg_mask;
  * @mbox_lock: serialises mailbox commands: the mailbox holds one at a time.
  * @mbox_done: completed by the interrupt handler when a command finishes.
  * @debugfs: this device's debugfs directory.
+ * @ports: link ports, NULL if the device has no link capability.
+ * @port_rates: lane rates the ports support, bit n = rate n + 1.
+ * @link_lock: protects @ports' fields, @link_running and port registers.
+ * @link_running: ports are enabled and supervised.
+ * @link_work: handles port events in process context.
  */
 struct npo_dev {
 	struct pci_dev *pdev;
@@ -98,6 +151,12 @@ struct npo_dev {
 	struct completion mbox_done;
 
 	struct dentry *debugfs;
+
+	struct npo_port *ports;
+	u8 port_rates;
+	struct mutex link_lock; /* ports, link_running, port registers */
+	bool link_running;
+	struct work_struct link_work;
 };
 
 /**
@@ -131,6 +190,18 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		  unsigned int nargs, u32 *ret, unsigned int nret);
 void npo_mbox_irq(struct npo_dev *ndev);
 const char *npo_mbox_result_str(unsigned int result);
+
+/* npo_link.c */
+void npo_link_early_init(struct npo_dev *ndev);
+int npo_link_init(struct npo_dev *ndev);
+void npo_link_start(struct npo_dev *ndev);
+void npo_link_stop(struct npo_dev *ndev);
+void npo_link_fini(struct npo_dev *ndev);
+void npo_link_irq(struct npo_dev *ndev);
+void npo_port_refresh(struct npo_port *port);
+const char *npo_port_state_name(unsigned int state);
+const char *npo_port_fail_name(unsigned int reason);
+const char *npo_port_rate_name(unsigned int rate);
 
 /* npo_fw.c */
 int npo_fw_load(struct npo_dev *ndev);

@@ -3,6 +3,8 @@
  * NPO debugfs: /sys/kernel/debug/npo/npoN/, root only, for developers.
  */
 #include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
 
 #include "npo.h"
 
@@ -29,6 +31,109 @@ static const struct debugfs_reg32 npo_debugfs_regs[] = {
 	NPO_REG32(IRQ_MASK),
 };
 
+static int npo_debugfs_ports_show(struct seq_file *m, void *unused)
+{
+	struct npo_dev *ndev = m->private;
+	unsigned int i;
+
+	mutex_lock(&ndev->link_lock);
+	for (i = 0; ndev->ports && i < ndev->num_ports; i++) {
+		struct npo_port *port = &ndev->ports[i];
+		u32 st;
+		s64 ms;
+
+		if (ndev->link_running)
+			npo_port_refresh(port);
+		st = port->status;
+		ms = ktime_ms_delta(ktime_get(), port->state_since);
+
+		seq_printf(m, "port %u: %s %s x%lu", i,
+			   npo_port_state_name(FIELD_GET(NPO_PST_STATE, st)),
+			   npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
+			   FIELD_GET(NPO_PST_WIDTH, st));
+		if (port->peer_valid)
+			seq_printf(m, " peer %u/%u", port->peer_node,
+				   port->peer_port);
+		else
+			seq_puts(m, " peer -");
+		seq_printf(m, " flaps %llu recoveries %llu since %lld ms",
+			   port->flaps, port->recoveries_seen, ms);
+		if (st & NPO_PST_DEGRADED)
+			seq_puts(m, " DEGRADED");
+		if (st & NPO_PST_HIGH_BER)
+			seq_puts(m, " HIGH-BER");
+		if (FIELD_GET(NPO_PST_FAIL, st))
+			seq_printf(m, " last-failure \"%s\"",
+				   npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&ndev->link_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(npo_debugfs_ports);
+
+/*
+ * Test-only fault injection, present when the device has test registers:
+ *   ber PORT LANE NLOG    pre-FEC BER 10^-(NLOG/100), 0 clears
+ *   dead PORT LANE 0|1    lane loses light
+ *   rxdrop PORT LANE CDB  extra receive loss in 1/100 dB
+ *   cut PORT 0|1          cut or restore the fibre
+ *   burst PORT N          N uncorrectable codewords at once
+ *   clear                 remove every fault
+ */
+static ssize_t npo_debugfs_fault_write(struct file *file,
+				       const char __user *ubuf, size_t len,
+				       loff_t *ppos)
+{
+	static const char * const kinds[] = {
+		"clear", "ber", "dead", "rxdrop", "cut", "burst",
+	};
+	struct npo_dev *ndev = file->private_data;
+	unsigned int kind, port = 0, lane = 0, value = 0;
+	char buf[64], word[8];
+	u32 args[2];
+	int n, err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (sscanf(buf, "%7s", word) != 1)
+		return -EINVAL;
+	for (kind = 0; kind < ARRAY_SIZE(kinds); kind++)
+		if (!strcmp(word, kinds[kind]))
+			break;
+	switch (kind) {
+	case 0:
+		n = 0;
+		break;
+	case 1 ... 3:
+		n = sscanf(buf, "%*s %u %u %u", &port, &lane, &value) == 3;
+		break;
+	case 4 ... 5:
+		n = sscanf(buf, "%*s %u %u", &port, &value) == 2;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (kind && !n)
+		return -EINVAL;
+	if (port > 0xff || lane > 0xff)
+		return -EINVAL;
+	args[0] = kind | port << 8 | lane << 16;
+	args[1] = value;
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FAULT, args, 2, NULL, 0);
+	return err ? err : len;
+}
+
+static const struct file_operations npo_debugfs_fault_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = npo_debugfs_fault_write,
+	.llseek = default_llseek,
+};
+
 /**
  * npo_debugfs_add() - create the device's debugfs directory
  * @ndev: the device, with /dev/npoN created.
@@ -41,6 +146,12 @@ void npo_debugfs_add(struct npo_dev *ndev)
 
 	ndev->debugfs = debugfs_create_dir(dev_name(&ndev->dev),
 					   npo_debugfs_root);
+	if (ndev->ports)
+		debugfs_create_file("ports", 0400, ndev->debugfs, ndev,
+				    &npo_debugfs_ports_fops);
+	if (ndev->caps & NPO_CAPS_FAULT_INJECT)
+		debugfs_create_file("fault", 0200, ndev->debugfs, ndev,
+				    &npo_debugfs_fault_fops);
 	regset = devm_kzalloc(&ndev->pdev->dev, sizeof(*regset), GFP_KERNEL);
 	if (!regset)
 		return;

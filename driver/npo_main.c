@@ -11,7 +11,7 @@
 
 unsigned int npo_dbg_mask;
 module_param_named(dbg_mask, npo_dbg_mask, uint, 0644);
-MODULE_PARM_DESC(dbg_mask, "Debug areas to log: 0x1 probe, 0x2 mailbox, 0x4 firmware, 0x8 interrupts, 0x10 ioctls");
+MODULE_PARM_DESC(dbg_mask, "Debug areas to log: 0x1 probe, 0x2 mailbox, 0x4 firmware, 0x8 interrupts, 0x10 ioctls, 0x20 links");
 
 static const char * const npo_state_names[] = {
 	[NPO_DEV_STATE_PROBING] = "probing",
@@ -62,6 +62,8 @@ static irqreturn_t npo_admin_irq(int irq, void *data)
 
 	if (status & NPO_IRQ_MBOX_DONE)
 		npo_mbox_irq(ndev);
+	if (status & NPO_IRQ_LINK)
+		npo_link_irq(ndev);
 	if (status & NPO_IRQ_FATAL) {
 		npo_err(ndev, "device reported a fatal error\n");
 		WRITE_ONCE(ndev->state, NPO_DEV_STATE_DEAD);
@@ -85,7 +87,8 @@ static int npo_hw_reset(struct npo_dev *ndev)
 		return err;
 	}
 	npo_wr32(ndev, NPO_REG_IRQ_STATUS, U32_MAX);
-	npo_wr32(ndev, NPO_REG_IRQ_MASK, NPO_IRQ_MBOX_DONE | NPO_IRQ_FATAL);
+	npo_wr32(ndev, NPO_REG_IRQ_MASK,
+		 NPO_IRQ_MBOX_DONE | NPO_IRQ_FATAL | NPO_IRQ_LINK);
 	return 0;
 }
 
@@ -105,8 +108,10 @@ static int npo_hw_start(struct npo_dev *ndev)
 		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
 		goto out;
 	}
-	if (!npo_fw_load(ndev))
+	if (!npo_fw_load(ndev)) {
 		npo_set_state(ndev, NPO_DEV_STATE_READY);
+		npo_link_start(ndev);
+	}
 out:
 	mutex_unlock(&ndev->state_lock);
 	return err;
@@ -116,6 +121,7 @@ static void npo_hw_stop(struct npo_dev *ndev)
 {
 	/* Quiesce: no interrupts, no firmware, nothing in flight. */
 	npo_wr32(ndev, NPO_REG_IRQ_MASK, 0);
+	npo_link_stop(ndev);
 	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 }
 
@@ -175,6 +181,7 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&ndev->state_lock);
 	mutex_init(&ndev->mbox_lock);
 	init_completion(&ndev->mbox_done);
+	npo_link_early_init(ndev);
 	pci_set_drvdata(pdev, ndev);
 
 	err = pcim_enable_device(pdev);
@@ -199,6 +206,11 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = npo_read_identity(ndev);
 	if (err)
 		goto err_free;
+	err = npo_link_init(ndev);
+	if (err) {
+		npo_err(ndev, "cannot allocate port state (%d)\n", err);
+		goto err_free;
+	}
 
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err) {
@@ -246,6 +258,7 @@ err_irq:
 err_vectors:
 	pci_free_irq_vectors(pdev);
 err_free:
+	npo_link_fini(ndev);
 	pci_set_drvdata(pdev, NULL);
 	put_device(&ndev->dev);
 	return err;
@@ -262,6 +275,7 @@ static void npo_remove(struct pci_dev *pdev)
 	npo_hw_stop(ndev);
 	free_irq(pci_irq_vector(pdev, NPO_IRQ_VECTOR_ADMIN), ndev);
 	pci_free_irq_vectors(pdev);
+	npo_link_fini(ndev);
 	WRITE_ONCE(ndev->state, NPO_DEV_STATE_DEAD);
 	ndev->pdev = NULL;
 	ndev->regs = NULL;
@@ -293,6 +307,7 @@ static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
 		return PCI_ERS_RESULT_DISCONNECT;
 	}
 	WRITE_ONCE(ndev->state, NPO_DEV_STATE_RESETTING);
+	npo_link_stop(ndev);
 	return state == pci_channel_io_normal ? PCI_ERS_RESULT_CAN_RECOVER :
 						PCI_ERS_RESULT_NEED_RESET;
 }

@@ -30,6 +30,8 @@
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
+#define   NPO_CAPS_LINK			BIT(2)
+#define   NPO_CAPS_FAULT_INJECT		BIT(3)
 #define NPO_REG_GEOMETRY		0x00c
 #define   NPO_GEOMETRY_PORTS		GENMASK(7, 0)
 #define   NPO_GEOMETRY_LANES		GENMASK(15, 8)
@@ -64,6 +66,9 @@
 enum npo_mbox_opcode {
 	NPO_MBOX_OP_NOP = 0x01,
 	NPO_MBOX_OP_FW_LOAD = 0x02,
+	NPO_MBOX_OP_PORT_STATS = 0x10,
+	NPO_MBOX_OP_CLEAR_COUNTERS = 0x11,
+	NPO_MBOX_OP_FAULT = 0x20,
 };
 
 /* Mailbox results; FW_LOAD rejections are also latched in NPO_REG_FW_ERROR. */
@@ -79,6 +84,8 @@ enum npo_mbox_result {
 	NPO_MBOX_ERR_FW_SECTION = 8,
 	NPO_MBOX_ERR_FW_MISSING = 9,
 	NPO_MBOX_ERR_STATE = 10,
+	NPO_MBOX_ERR_ARG = 11,
+	NPO_MBOX_ERR_PERM = 12,
 };
 
 /* Interrupts: MSI-X vector 0 carries every source below. */
@@ -86,6 +93,63 @@ enum npo_mbox_result {
 #define NPO_REG_IRQ_MASK		0x204	/* 1 = enabled */
 #define   NPO_IRQ_MBOX_DONE		BIT(0)
 #define   NPO_IRQ_FATAL			BIT(1)
+#define   NPO_IRQ_LINK			BIT(2)
+#define NPO_REG_LINK_EVENT_PORTS	0x208	/* ports with pending events */
+
+/* Ports: NPO_PORT_STRIDE bytes each from NPO_PORT_BASE. */
+#define NPO_PORT_BASE			0x1000
+#define NPO_PORT_STRIDE			0x40
+#define NPO_PORT_REG(p, r)		(NPO_PORT_BASE + (p) * NPO_PORT_STRIDE + (r))
+#define NPO_P_CONTROL			0x00
+#define   NPO_PCTL_ENABLE		BIT(0)
+#define   NPO_PCTL_RETRAIN		BIT(1)
+#define   NPO_PCTL_MAX_RATE		GENMASK(6, 4)
+#define   NPO_PCTL_MAX_WIDTH		GENMASK(12, 8)
+#define NPO_P_STATUS			0x04
+#define   NPO_PST_STATE			GENMASK(3, 0)
+#define   NPO_PST_RATE			GENMASK(6, 4)
+#define   NPO_PST_WIDTH			GENMASK(12, 8)
+#define   NPO_PST_DEGRADED		BIT(13)
+#define   NPO_PST_PEER_PRESENT		BIT(14)
+#define   NPO_PST_HIGH_BER		BIT(15)
+#define   NPO_PST_FAIL			GENMASK(23, 16)
+#define   NPO_PST_LISTEN		BIT(24)
+#define NPO_P_CAPS			0x08
+#define   NPO_PCAPS_RATES		GENMASK(2, 0)
+#define   NPO_PCAPS_LANES		GENMASK(12, 8)
+#define NPO_P_PEER_NODE			0x0c
+#define NPO_P_PEER_PORT			0x10
+#define   NPO_PPEER_PORT		GENMASK(7, 0)
+#define   NPO_PPEER_RATES		GENMASK(10, 8)
+#define   NPO_PPEER_LANES		GENMASK(20, 16)
+#define   NPO_PPEER_VALID		BIT(31)
+#define NPO_P_EVENTS			0x14	/* write 1 to clear */
+#define   NPO_PEV_UP			BIT(0)
+#define   NPO_PEV_DOWN			BIT(1)
+#define   NPO_PEV_DEGRADED		BIT(2)
+#define   NPO_PEV_RECOVERED		BIT(3)
+#define   NPO_PEV_RETRAIN		BIT(4)
+#define   NPO_PEV_TRAIN_FAIL		BIT(5)
+#define   NPO_PEV_ERR_THRESHOLD		BIT(6)
+#define   NPO_PEV_PRBS_DONE		BIT(7)
+#define NPO_P_PRBS			0x18
+#define   NPO_PRBS_DURATION_MS		GENMASK(15, 0)
+#define   NPO_PRBS_START		BIT(31)
+#define NPO_P_ACTIVE_LANES		0x1c
+
+#define NPO_NUM_RATES			3
+
+enum npo_hw_port_state {
+	NPO_HW_PORT_DISABLED = 0,
+	NPO_HW_PORT_DETECT = 1,
+	NPO_HW_PORT_POLLING = 2,
+	NPO_HW_PORT_CONFIG = 3,
+	NPO_HW_PORT_EQUALIZE = 4,
+	NPO_HW_PORT_ACTIVE = 5,
+	NPO_HW_PORT_RECOVERY = 6,
+	NPO_HW_PORT_TEST = 7,
+	NPO_HW_PORT_LOOPBACK = 8,
+};
 
 #define NPO_IRQ_VECTOR_ADMIN		0
 

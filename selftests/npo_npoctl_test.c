@@ -128,7 +128,7 @@ TEST_F(npoctl, show_one_device_pretty_json)
 	ASSERT_EQ(1, (int)json_object_array_length(doc));
 	dev = json_object_array_get_idx(doc, 0);
 	EXPECT_STREQ(name, json_str(dev, "dev"));
-	EXPECT_STREQ("1.0", json_str(dev, "hw_if_version"));
+	EXPECT_EQ(0, strncmp("1.", json_str(dev, "hw_if_version"), 2));
 	ASSERT_TRUE(json_object_object_get_ex(dev, "caps", &caps));
 	EXPECT_TRUE(json_object_is_type(caps, json_type_array));
 	EXPECT_GE(json_int(dev, "queues"), 1);

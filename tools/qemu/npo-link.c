@@ -67,7 +67,8 @@ typedef struct QEMU_PACKED WireTs {
     uint8_t lanes;
     uint8_t max_rate;
     uint8_t max_width;
-    uint8_t pad[3];
+    uint8_t epoch;      /* TS2: which configuration attempt this is */
+    uint8_t pad[2];
     uint16_t rx_ok[NPO_NUM_RATES];
     uint16_t pad2;
 } WireTs;
@@ -204,6 +205,7 @@ static unsigned int limit(unsigned int a, unsigned int b)
 /*
  * Both ends run this on the same inputs and so agree: the rate and width
  * with the most bandwidth such that lanes 0..width-1 work both ways.
+ * Lane 0 must work: as in PCIe, a link never trains around it.
  */
 static uint8_t port_negotiate(NpoPort *p, unsigned int *rate,
                               unsigned int *width)
@@ -230,7 +232,8 @@ static uint8_t port_negotiate(NpoPort *p, unsigned int *rate,
             continue;
         }
         ok = p->local_rx_ok[r - 1] & p->peer_rx_ok[r - 1];
-        for (w = max_w; w >= 1; w--) {
+        /* Widths are powers of two: x16, x8, x4, x2, x1. */
+        for (w = pow2floor(max_w); w >= 1; w /= 2) {
             uint16_t need = (1 << w) - 1;
 
             if ((ok & need) == need) {
@@ -287,6 +290,7 @@ static void port_send_ts(NpoPort *p, uint8_t type)
         .lanes = s->lanes_per_port,
         .max_rate = (p->control >> PCTL_MAX_RATE_SHIFT) & 7,
         .max_width = (p->control >> PCTL_MAX_WIDTH_SHIFT) & 0x1f,
+        .epoch = p->epoch,
     };
     unsigned int r;
 
@@ -346,8 +350,10 @@ static void port_train_failed(NpoPort *p, uint8_t reason)
 
 static void port_enter_config(NpoPort *p)
 {
+    p->epoch++;
     port_compute_rx_ok(p);
-    port_set_state(p, PORT_CONFIG,
+    /* Recovery is Configuration entered from an active link. */
+    port_set_state(p, p->state == PORT_RECOVERY ? PORT_RECOVERY : PORT_CONFIG,
                    (int64_t)p->dev->fw_link.config_timeout_ms * SCALE_MS);
     port_send_ts(p, WIRE_TS2);
     port_arm(p, TS_INTERVAL_NS);
@@ -399,7 +405,6 @@ static void port_recover(NpoPort *p)
     port_set_state(p, PORT_RECOVERY, 0);
     p->peer_ts2 = false;
     port_enter_config(p);
-    p->state = PORT_RECOVERY;
 }
 
 static uint64_t poisson(GRand *r, double mean)
@@ -584,6 +589,7 @@ static void port_timer(void *opaque)
 
 static void port_rx_ts(NpoPort *p, uint8_t type, const WireTs *ts)
 {
+    bool ts2 = type == WIRE_TS2;
     unsigned int r;
 
     p->peer_known = true;
@@ -593,8 +599,21 @@ static void port_rx_ts(NpoPort *p, uint8_t type, const WireTs *ts)
     p->peer_lanes = ts->lanes;
     p->peer_max_rate = ts->max_rate;
     p->peer_max_width = ts->max_width;
-    for (r = 0; r < NPO_NUM_RATES; r++) {
-        p->peer_rx_ok[r] = le16_to_cpu(ts->rx_ok[r]);
+
+    /*
+     * A TS2 of the configuration we already agreed on is the peer
+     * repeating itself until it hears us: answer it, change nothing.
+     */
+    if (ts2 && (p->state == PORT_EQUALIZE || p->state == PORT_ACTIVE) &&
+        ts->epoch == p->peer_epoch) {
+        port_send_ts(p, WIRE_TS2);
+        return;
+    }
+    if (ts2) {
+        p->peer_epoch = ts->epoch;
+        for (r = 0; r < NPO_NUM_RATES; r++) {
+            p->peer_rx_ok[r] = le16_to_cpu(ts->rx_ok[r]);
+        }
     }
 
     switch (p->state) {
@@ -602,34 +621,33 @@ static void port_rx_ts(NpoPort *p, uint8_t type, const WireTs *ts)
     case PORT_LOOPBACK:
         /* Someone is training with us: answer, even when listening. */
         port_start_polling(p);
-        if (type == WIRE_TS2) {
-            p->peer_ts2 = true;
+        if (ts2) {
             port_enter_config(p);
+            p->peer_ts2 = true;
+            port_try_negotiate(p);
         }
         break;
     case PORT_POLLING:
-        if (type == WIRE_TS2) {
-            p->peer_ts2 = true;
-        }
         port_enter_config(p);
+        p->peer_ts2 = ts2;
         port_try_negotiate(p);
         break;
     case PORT_CONFIG:
     case PORT_RECOVERY:
-        if (type == WIRE_TS2) {
+        if (ts2) {
             p->peer_ts2 = true;
-            port_send_ts(p, WIRE_TS2);
             port_try_negotiate(p);
         }
         break;
     case PORT_ACTIVE:
     case PORT_EQUALIZE:
-        /* The peer retrains: follow it through recovery. */
-        if (type == WIRE_TS2) {
+        if (ts2) {
+            /* The peer started a new configuration: recover with it. */
             port_recover(p);
             p->peer_ts2 = true;
             port_try_negotiate(p);
         } else {
+            /* The peer started over from Polling: its link went down. */
             port_link_down(p, FAIL_LOSS_OF_SIGNAL);
             port_start_polling(p);
         }

@@ -263,6 +263,8 @@ typedef struct NpoPort {
     uint8_t peer_lanes;
     uint8_t peer_max_rate;
     uint8_t peer_max_width;
+    uint8_t epoch;              /* our configuration attempts, wraps */
+    uint8_t peer_epoch;         /* the peer's, from its last new TS2 */
     uint16_t peer_rx_ok[NPO_NUM_RATES];
 
     uint64_t counter[NPO_NUM_PORT_STATS];

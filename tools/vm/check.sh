@@ -72,10 +72,11 @@ for t in "$build"/host-tests/*_test; do
 done
 
 for k in "$@"; do
-	echo "== selftests in a VM, kernel $k, 8 devices"
+	echo "== selftests in a VM, kernel $k, 8 devices in a ring"
 	log=$logs/vm-$k.log
-	"$here/npo-vm" --kernel "$k" --devices 8 --timeout 1800 -- \
-		env NPO_EXPECT_DEVICES=8 /usr/lib/npo/selftests/run_tests.sh \
+	"$here/npo-vm" --kernel "$k" --devices 8 --topology ring --timeout 1800 -- \
+		env NPO_EXPECT_DEVICES=8 NPO_EXPECT_TOPOLOGY=ring \
+		/usr/lib/npo/selftests/run_tests.sh \
 		>"$log" 2>&1
 	rc=$?
 	if [ $rc = 0 ]; then

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO link supervision: bring every port up at probe without blocking it,
+ * follow the ports from their interrupts, and retrain with backoff after a
+ * training failure.  A port with no peer stays quietly in Detect.
+ */
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "npo.h"
+
+#define NPO_BACKOFF_MIN_MS	100
+#define NPO_BACKOFF_MAX_MS	10000
+#define NPO_BACKOFF_WARN_MS	1600	/* after about 3 s of failures */
+
+static const char * const npo_port_state_names[] = {
+	[NPO_HW_PORT_DISABLED] = "disabled",
+	[NPO_HW_PORT_DETECT] = "detect",
+	[NPO_HW_PORT_POLLING] = "polling",
+	[NPO_HW_PORT_CONFIG] = "config",
+	[NPO_HW_PORT_EQUALIZE] = "equalize",
+	[NPO_HW_PORT_ACTIVE] = "active",
+	[NPO_HW_PORT_RECOVERY] = "recovery",
+	[NPO_HW_PORT_TEST] = "test",
+	[NPO_HW_PORT_LOOPBACK] = "loopback",
+};
+
+static const char * const npo_fail_names[] = {
+	[0] = "none",
+	[1] = "peer did not answer (polling timeout)",
+	[2] = "configuration timeout",
+	[3] = "no common lane rate",
+	[4] = "lane 0 unusable at every rate",
+	[5] = "loss of signal",
+	[6] = "peer port disabled",
+};
+
+static const char * const npo_rate_names[] = {
+	[0] = "-", [1] = "53G", [2] = "106G", [3] = "212G",
+};
+
+/**
+ * npo_port_state_name() - name of a hardware port state
+ * @state: &enum npo_hw_port_state.
+ *
+ * Return: a constant string.
+ */
+const char *npo_port_state_name(unsigned int state)
+{
+	if (state < ARRAY_SIZE(npo_port_state_names))
+		return npo_port_state_names[state];
+	return "unknown";
+}
+
+/**
+ * npo_port_fail_name() - describe why training last failed
+ * @reason: the FAIL field of the port status.
+ *
+ * Return: a constant string.
+ */
+const char *npo_port_fail_name(unsigned int reason)
+{
+	if (reason < ARRAY_SIZE(npo_fail_names))
+		return npo_fail_names[reason];
+	return "unknown reason";
+}
+
+/**
+ * npo_port_rate_name() - name of a lane rate
+ * @rate: 1..NPO_NUM_RATES, 0 for none.
+ *
+ * Return: a constant string such as "106G".
+ */
+const char *npo_port_rate_name(unsigned int rate)
+{
+	if (rate < ARRAY_SIZE(npo_rate_names))
+		return npo_rate_names[rate];
+	return "?";
+}
+
+static u32 npo_port_rd(struct npo_port *port, u32 reg)
+{
+	return npo_rd32(port->ndev, NPO_PORT_REG(port->index, reg));
+}
+
+static void npo_port_wr(struct npo_port *port, u32 reg, u32 val)
+{
+	npo_wr32(port->ndev, NPO_PORT_REG(port->index, reg), val);
+}
+
+/* The CONTROL value the administrator asked for. */
+static u32 npo_port_control(struct npo_port *port)
+{
+	u32 ctl = 0;
+
+	if (port->admin_up)
+		ctl |= NPO_PCTL_ENABLE;
+	ctl |= FIELD_PREP(NPO_PCTL_MAX_RATE, port->max_rate);
+	ctl |= FIELD_PREP(NPO_PCTL_MAX_WIDTH, port->max_width);
+	return ctl;
+}
+
+/**
+ * npo_port_refresh() - refresh the cached view of a port from its registers
+ * @port: the port.
+ *
+ * Context: under &npo_dev.link_lock, with the device present.
+ */
+void npo_port_refresh(struct npo_port *port)
+{
+	u32 status = npo_port_rd(port, NPO_P_STATUS);
+	u32 peer = npo_port_rd(port, NPO_P_PEER_PORT);
+
+	if (FIELD_GET(NPO_PST_STATE, status) !=
+	    FIELD_GET(NPO_PST_STATE, port->status))
+		port->state_since = ktime_get();
+	port->status = status;
+	port->peer_valid = peer & NPO_PPEER_VALID;
+	if (port->peer_valid) {
+		port->peer_node = npo_port_rd(port, NPO_P_PEER_NODE);
+		port->peer_port = FIELD_GET(NPO_PPEER_PORT, peer);
+		port->peer_rates = FIELD_GET(NPO_PPEER_RATES, peer);
+		port->peer_lanes = FIELD_GET(NPO_PPEER_LANES, peer);
+	}
+}
+
+static void npo_port_retrain_work(struct work_struct *work)
+{
+	struct npo_port *port = container_of(to_delayed_work(work),
+					     struct npo_port, retrain_work);
+	struct npo_dev *ndev = port->ndev;
+
+	mutex_lock(&ndev->link_lock);
+	if (ndev->link_running && port->admin_up) {
+		npo_dbg(ndev, LINK, "port %u: retraining after %u ms\n",
+			port->index, port->backoff_ms);
+		npo_port_wr(port, NPO_P_CONTROL,
+			    npo_port_control(port) | NPO_PCTL_RETRAIN);
+	}
+	mutex_unlock(&ndev->link_lock);
+}
+
+static void npo_port_log_up(struct npo_port *port, const char *what)
+{
+	struct npo_dev *ndev = port->ndev;
+	u32 st = port->status;
+
+	npo_info(ndev, "port %u: link %s at %s x%lu to node %u port %u\n",
+		 port->index, what,
+		 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
+		 FIELD_GET(NPO_PST_WIDTH, st), port->peer_node,
+		 port->peer_port);
+}
+
+static void npo_port_handle(struct npo_port *port, u32 ev)
+{
+	struct npo_dev *ndev = port->ndev;
+	u32 st;
+
+	npo_port_refresh(port);
+	st = port->status;
+	npo_dbg(ndev, LINK, "port %u: events 0x%x, status 0x%x\n", port->index,
+		ev, st);
+
+	if (ev & NPO_PEV_DOWN) {
+		port->flaps++;
+		npo_warn(ndev, "port %u: link down: %s\n", port->index,
+			 npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
+	}
+	if (ev & NPO_PEV_TRAIN_FAIL) {
+		/*
+		 * A peer probed after us fails the first attempt at every
+		 * boot: say so quietly, and warn only once it persists.
+		 */
+		if (!port->backoff_ms)
+			npo_info(ndev, "port %u: training failed: %s; retrying with backoff\n",
+				 port->index,
+				 npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
+		else if (port->backoff_ms == NPO_BACKOFF_WARN_MS)
+			npo_warn(ndev, "port %u: still not trained: %s\n",
+				 port->index,
+				 npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
+		port->backoff_ms = clamp(port->backoff_ms * 2,
+					 (unsigned int)NPO_BACKOFF_MIN_MS,
+					 (unsigned int)NPO_BACKOFF_MAX_MS);
+		mod_delayed_work(system_wq, &port->retrain_work,
+				 msecs_to_jiffies(port->backoff_ms));
+	}
+	if (ev & NPO_PEV_RETRAIN)
+		port->recoveries_seen++;
+	if (ev & (NPO_PEV_UP | NPO_PEV_RECOVERED)) {
+		port->backoff_ms = 0;
+		cancel_delayed_work(&port->retrain_work);
+		npo_port_log_up(port, ev & NPO_PEV_UP ? "up" : "recovered");
+	}
+	if ((ev & NPO_PEV_DEGRADED) && (st & NPO_PST_DEGRADED))
+		npo_warn(ndev, "port %u: link degraded: %s x%lu, capable of %s x%u\n",
+			 port->index,
+			 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
+			 FIELD_GET(NPO_PST_WIDTH, st),
+			 npo_port_rate_name(fls(ndev->port_rates & port->peer_rates)),
+			 min_t(unsigned int, ndev->lanes_per_port, port->peer_lanes));
+	if (ev & NPO_PEV_ERR_THRESHOLD)
+		npo_warn(ndev, "port %u: pre-FEC bit error rate above the warning threshold\n",
+			 port->index);
+	if (ev & NPO_PEV_PRBS_DONE)
+		complete_all(&port->prbs_done);
+}
+
+static void npo_link_work(struct work_struct *work)
+{
+	struct npo_dev *ndev = container_of(work, struct npo_dev, link_work);
+	unsigned long pending;
+	unsigned int i;
+
+	mutex_lock(&ndev->link_lock);
+	if (!ndev->link_running)
+		goto out;
+	pending = npo_rd32(ndev, NPO_REG_LINK_EVENT_PORTS);
+	for_each_set_bit(i, &pending, ndev->num_ports) {
+		struct npo_port *port = &ndev->ports[i];
+		u32 ev = npo_port_rd(port, NPO_P_EVENTS);
+
+		npo_port_wr(port, NPO_P_EVENTS, ev);
+		npo_port_handle(port, ev);
+	}
+out:
+	mutex_unlock(&ndev->link_lock);
+}
+
+/**
+ * npo_link_irq() - link part of the admin interrupt
+ * @ndev: the device.
+ *
+ * Context: hard interrupt; defers the work to process context.
+ */
+void npo_link_irq(struct npo_dev *ndev)
+{
+	queue_work(system_wq, &ndev->link_work);
+}
+
+/**
+ * npo_link_early_init() - initialise what npo_link_fini() relies on
+ * @ndev: the device, just allocated.
+ */
+void npo_link_early_init(struct npo_dev *ndev)
+{
+	mutex_init(&ndev->link_lock);
+	INIT_WORK(&ndev->link_work, npo_link_work);
+}
+
+/**
+ * npo_link_init() - set up port tracking
+ * @ndev: the device, identity read.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int npo_link_init(struct npo_dev *ndev)
+{
+	unsigned int i;
+
+	if (!(ndev->caps & NPO_CAPS_LINK))
+		return 0;
+	ndev->ports = kcalloc(ndev->num_ports, sizeof(*ndev->ports),
+			      GFP_KERNEL);
+	if (!ndev->ports)
+		return -ENOMEM;
+	ndev->port_rates = FIELD_GET(NPO_PCAPS_RATES,
+				     npo_rd32(ndev, NPO_PORT_REG(0, NPO_P_CAPS)));
+	for (i = 0; i < ndev->num_ports; i++) {
+		struct npo_port *port = &ndev->ports[i];
+
+		port->ndev = ndev;
+		port->index = i;
+		port->admin_up = true;
+		port->state_since = ktime_get();
+		init_completion(&port->prbs_done);
+		INIT_DELAYED_WORK(&port->retrain_work, npo_port_retrain_work);
+	}
+	return 0;
+}
+
+/**
+ * npo_link_start() - enable every port the administrator has not disabled
+ * @ndev: the device, with its firmware running.
+ *
+ * Training runs in the device; this returns at once.
+ */
+void npo_link_start(struct npo_dev *ndev)
+{
+	unsigned int i;
+
+	if (!ndev->ports)
+		return;
+	mutex_lock(&ndev->link_lock);
+	ndev->link_running = true;
+	for (i = 0; i < ndev->num_ports; i++) {
+		struct npo_port *port = &ndev->ports[i];
+
+		port->backoff_ms = 0;
+		npo_port_wr(port, NPO_P_CONTROL, npo_port_control(port));
+		npo_port_refresh(port);
+	}
+	mutex_unlock(&ndev->link_lock);
+}
+
+/**
+ * npo_link_stop() - stop supervising the ports
+ * @ndev: the device; the caller resets it afterwards, which drops links.
+ *
+ * Context: process context; waits for link work in progress.
+ */
+void npo_link_stop(struct npo_dev *ndev)
+{
+	unsigned int i;
+
+	if (!ndev->ports)
+		return;
+	mutex_lock(&ndev->link_lock);
+	ndev->link_running = false;
+	mutex_unlock(&ndev->link_lock);
+	cancel_work_sync(&ndev->link_work);
+	for (i = 0; i < ndev->num_ports; i++)
+		cancel_delayed_work_sync(&ndev->ports[i].retrain_work);
+}
+
+/**
+ * npo_link_fini() - free port tracking
+ * @ndev: the device, links stopped and its interrupt freed.
+ */
+void npo_link_fini(struct npo_dev *ndev)
+{
+	/* An interrupt that raced with npo_link_stop() may have queued it. */
+	cancel_work_sync(&ndev->link_work);
+	kfree(ndev->ports);
+	ndev->ports = NULL;
+}
