@@ -94,9 +94,9 @@ NPOCTL_SRCS := $(wildcard tools/npoctl/*.c)
 npoctl: $(NPOCTL)
 $(NPOCTL): $(NPOCTL_SRCS) $(wildcard tools/npoctl/*.h) $(LIBNPO)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) -Iruntime/include -o $@ \
-		$(NPOCTL_SRCS) -L$(BUILD)/lib -lnpo $(JSON_LIBS) \
-		-Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) -Iruntime/include \
+		-o $@ $(NPOCTL_SRCS) -L$(BUILD)/lib -lnpo $(JSON_LIBS) $(NL_LIBS) \
+		-lm -Wl,-rpath,'$$ORIGIN/../lib'
 
 firmware: $(FWIMAGE)
 $(FWTOOL): firmware/npo-fwtool.c firmware/npo_fw_validate.c \
@@ -115,9 +115,9 @@ selftests: $(SELFTESTS) $(BUILD)/selftests/run_tests.sh
 $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 		$(LIBNPO) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(HARNESS_CFLAGS) \
+	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Iruntime/include -Iselftests -Ifirmware -o $@ $< \
-		$(SELFTEST_LIB) -L$(BUILD)/lib -lnpo $(JSON_LIBS) -lz \
+		$(SELFTEST_LIB) -L$(BUILD)/lib -lnpo $(JSON_LIBS) $(NL_LIBS) -lz \
 		-Wl,-rpath,'$$ORIGIN/../../lib'
 $(BUILD)/selftests/run_tests.sh: selftests/run_tests.sh
 	@mkdir -p $(@D)

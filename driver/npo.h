@@ -199,6 +199,7 @@ void npo_link_stop(struct npo_dev *ndev);
 void npo_link_fini(struct npo_dev *ndev);
 void npo_link_irq(struct npo_dev *ndev);
 void npo_port_refresh(struct npo_port *port);
+void npo_port_apply(struct npo_port *port, bool retrain);
 const char *npo_port_state_name(unsigned int state);
 const char *npo_port_fail_name(unsigned int reason);
 const char *npo_port_rate_name(unsigned int rate);
@@ -213,6 +214,12 @@ void npo_cdev_exit(void);
 int npo_cdev_add(struct npo_dev *ndev);
 void npo_cdev_del(struct npo_dev *ndev);
 void npo_fill_info(struct npo_dev *ndev, struct npo_dev_info *info);
+struct npo_dev *npo_dev_get(unsigned long index);
+
+/* npo_genl.c */
+int npo_genl_init(void);
+void npo_genl_exit(void);
+void npo_genl_event(struct npo_port *port, u32 event);
 
 /* npo_sysfs.c */
 extern const struct attribute_group *npo_dev_groups[];

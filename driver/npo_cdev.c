@@ -7,11 +7,32 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/xarray.h>
 
 #include "npo.h"
 
 static dev_t npo_devt;
 static DEFINE_IDA(npo_minor_ida);
+/* Devices by minor, for generic netlink requests that name one. */
+static DEFINE_XARRAY(npo_devs);
+
+/**
+ * npo_dev_get() - find a device by its index and take a reference
+ * @index: N of /dev/npoN.
+ *
+ * Return: the device, to be released with put_device(&ndev->dev), or NULL.
+ */
+struct npo_dev *npo_dev_get(unsigned long index)
+{
+	struct npo_dev *ndev;
+
+	xa_lock(&npo_devs);
+	ndev = xa_load(&npo_devs, index);
+	if (ndev)
+		get_device(&ndev->dev);
+	xa_unlock(&npo_devs);
+	return ndev;
+}
 
 static struct class npo_class = {
 	.name = NPO_DRIVER_NAME,
@@ -263,7 +284,13 @@ int npo_cdev_add(struct npo_dev *ndev)
 
 	cdev_init(&ndev->cdev, &npo_fops);
 	ndev->cdev.owner = THIS_MODULE;
-	return cdev_device_add(&ndev->cdev, &ndev->dev);
+	err = cdev_device_add(&ndev->cdev, &ndev->dev);
+	if (err)
+		return err;
+	err = xa_insert(&npo_devs, minor, ndev, GFP_KERNEL);
+	if (err)
+		cdev_device_del(&ndev->cdev, &ndev->dev);
+	return err;
 }
 
 /**
@@ -272,6 +299,7 @@ int npo_cdev_add(struct npo_dev *ndev)
  */
 void npo_cdev_del(struct npo_dev *ndev)
 {
+	xa_erase(&npo_devs, ndev->minor);
 	cdev_device_del(&ndev->cdev, &ndev->dev);
 }
 

@@ -7,6 +7,7 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
 
@@ -141,6 +142,27 @@ static void npo_port_retrain_work(struct work_struct *work)
 	mutex_unlock(&ndev->link_lock);
 }
 
+/**
+ * npo_port_apply() - write the administrator's settings to a port
+ * @port: the port.
+ * @retrain: retrain now, so new limits take effect.
+ *
+ * Context: under &npo_dev.link_lock.
+ */
+void npo_port_apply(struct npo_port *port, bool retrain)
+{
+	u32 ctl = npo_port_control(port);
+
+	if (!port->ndev->link_running)
+		return;
+	port->backoff_ms = 0;
+	cancel_delayed_work(&port->retrain_work);
+	if (retrain && port->admin_up)
+		ctl |= NPO_PCTL_RETRAIN;
+	npo_port_wr(port, NPO_P_CONTROL, ctl);
+	npo_port_refresh(port);
+}
+
 static void npo_port_log_up(struct npo_port *port, const char *what)
 {
 	struct npo_dev *ndev = port->ndev;
@@ -165,6 +187,7 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 
 	if (ev & NPO_PEV_DOWN) {
 		port->flaps++;
+		npo_genl_event(port, NPO_EVENT_LINK_DOWN);
 		npo_warn(ndev, "port %u: link down: %s\n", port->index,
 			 npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
 	}
@@ -181,31 +204,42 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 			npo_warn(ndev, "port %u: still not trained: %s\n",
 				 port->index,
 				 npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
+		npo_genl_event(port, NPO_EVENT_TRAIN_FAILED);
 		port->backoff_ms = clamp(port->backoff_ms * 2,
 					 (unsigned int)NPO_BACKOFF_MIN_MS,
 					 (unsigned int)NPO_BACKOFF_MAX_MS);
 		mod_delayed_work(system_wq, &port->retrain_work,
 				 msecs_to_jiffies(port->backoff_ms));
 	}
-	if (ev & NPO_PEV_RETRAIN)
+	if (ev & NPO_PEV_RETRAIN) {
 		port->recoveries_seen++;
+		npo_genl_event(port, NPO_EVENT_RETRAIN);
+	}
 	if (ev & (NPO_PEV_UP | NPO_PEV_RECOVERED)) {
 		port->backoff_ms = 0;
 		cancel_delayed_work(&port->retrain_work);
 		npo_port_log_up(port, ev & NPO_PEV_UP ? "up" : "recovered");
+		npo_genl_event(port, ev & NPO_PEV_UP ? NPO_EVENT_LINK_UP :
+						      NPO_EVENT_RECOVERED);
 	}
-	if ((ev & NPO_PEV_DEGRADED) && (st & NPO_PST_DEGRADED))
+	if ((ev & NPO_PEV_DEGRADED) && (st & NPO_PST_DEGRADED)) {
+		npo_genl_event(port, NPO_EVENT_DEGRADED);
 		npo_warn(ndev, "port %u: link degraded: %s x%lu, capable of %s x%u\n",
 			 port->index,
 			 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
 			 FIELD_GET(NPO_PST_WIDTH, st),
 			 npo_port_rate_name(fls(ndev->port_rates & port->peer_rates)),
 			 min_t(unsigned int, ndev->lanes_per_port, port->peer_lanes));
-	if (ev & NPO_PEV_ERR_THRESHOLD)
+	}
+	if (ev & NPO_PEV_ERR_THRESHOLD) {
+		npo_genl_event(port, NPO_EVENT_ERR_THRESHOLD);
 		npo_warn(ndev, "port %u: pre-FEC bit error rate above the warning threshold\n",
 			 port->index);
-	if (ev & NPO_PEV_PRBS_DONE)
+	}
+	if (ev & NPO_PEV_PRBS_DONE) {
+		npo_genl_event(port, NPO_EVENT_TEST_DONE);
 		complete_all(&port->prbs_done);
+	}
 }
 
 static void npo_link_work(struct work_struct *work)

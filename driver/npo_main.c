@@ -371,13 +371,20 @@ static int __init npo_init(void)
 	if (err)
 		return err;
 	npo_debugfs_init();
+	err = npo_genl_init();
+	if (err) {
+		pr_err("npo: cannot register generic netlink family (%d)\n", err);
+		goto err_debugfs;
+	}
 	err = pci_register_driver(&npo_pci_driver);
 	if (err) {
 		pr_err("npo: cannot register PCI driver (%d)\n", err);
-		goto err_debugfs;
+		goto err_genl;
 	}
 	return 0;
 
+err_genl:
+	npo_genl_exit();
 err_debugfs:
 	npo_debugfs_exit();
 	npo_cdev_exit();
@@ -387,6 +394,8 @@ err_debugfs:
 static void __exit npo_exit(void)
 {
 	pci_unregister_driver(&npo_pci_driver);
+	/* After the devices: their removal still sends link events. */
+	npo_genl_exit();
 	npo_debugfs_exit();
 	npo_cdev_exit();
 }

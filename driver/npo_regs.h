@@ -139,6 +139,76 @@ enum npo_mbox_result {
 
 #define NPO_NUM_RATES			3
 
+/* Port statistics block written by NPO_MBOX_OP_PORT_STATS. */
+enum npo_hw_port_counter {
+	NPO_HW_CNT_CRC_ERRORS,
+	NPO_HW_CNT_REPLAYS,
+	NPO_HW_CNT_RECOVERIES,
+	NPO_HW_CNT_LINK_DOWNS,
+	NPO_HW_CNT_TRAIN_FAILURES,
+	NPO_HW_CNT_FEC_CORRECTED,
+	NPO_HW_CNT_FEC_UNCORRECTABLE,
+	NPO_HW_CNT_SYMBOL_ERRORS,
+	NPO_HW_NUM_COUNTERS
+};
+
+/**
+ * struct npo_hw_lane_stats - one lane in the statistics block
+ * @fec_corrected: FEC codewords corrected.
+ * @fec_uncorrectable: FEC codewords not correctable.
+ * @symbol_errors: FEC symbol errors.
+ * @prbs_bits: bits checked by PRBS tests.
+ * @prbs_errors: bit errors seen by PRBS tests.
+ * @rx_power_cdbm: received power, 1/100 dBm.
+ * @tx_power_cdbm: transmitted power, 1/100 dBm.
+ * @bias_cma: laser bias, 1/100 mA.
+ * @temp_cdeg: temperature, 1/100 degC.
+ * @ber_nlog_c: -log10(pre-FEC BER) x 100.
+ * @eye_height_mv: eye height, mV.
+ * @eye_width_mui: eye width, milli-UI.
+ * @preset: equalization preset in use.
+ * @flags: NPO_HW_LANE_*.
+ * @rsvd: reserved.
+ */
+struct npo_hw_lane_stats {
+	__le64 fec_corrected;
+	__le64 fec_uncorrectable;
+	__le64 symbol_errors;
+	__le64 prbs_bits;
+	__le64 prbs_errors;
+	__le16 rx_power_cdbm;
+	__le16 tx_power_cdbm;
+	__le16 bias_cma;
+	__le16 temp_cdeg;
+	__le16 ber_nlog_c;
+	__le16 eye_height_mv;
+	__le16 eye_width_mui;
+	u8 preset;
+	u8 flags;
+	__le64 rsvd;
+} __packed;
+
+#define NPO_HW_LANE_LOS			BIT(0)
+#define NPO_HW_LANE_CDR_LOCK		BIT(1)
+#define NPO_HW_LANE_ACTIVE		BIT(2)
+#define NPO_HW_LANE_TX_FAULT		BIT(3)
+
+/**
+ * struct npo_hw_port_stats - statistics block of one port
+ * @counter: &enum npo_hw_port_counter values.
+ * @supported: bit n set if the device implements counter n.
+ * @num_lanes: lanes that follow.
+ * @rsvd: reserved.
+ * @lane: per-lane statistics.
+ */
+struct npo_hw_port_stats {
+	__le64 counter[NPO_HW_NUM_COUNTERS];
+	__le32 supported;
+	__le32 num_lanes;
+	__le64 rsvd[3];
+	struct npo_hw_lane_stats lane[];
+} __packed;
+
 enum npo_hw_port_state {
 	NPO_HW_PORT_DISABLED = 0,
 	NPO_HW_PORT_DETECT = 1,

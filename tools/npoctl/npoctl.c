@@ -41,7 +41,7 @@ static void usage(FILE *to)
 {
 	fprintf(to,
 		"Usage: npoctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n"
-		"where  OBJECT := { dev | help }\n"
+		"where  OBJECT := { dev | link | lane | monitor | help }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"Run 'npoctl OBJECT help' for the commands of an object.\n");
@@ -52,6 +52,9 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 } objects[] = {
 	{ "dev", cmd_dev },
+	{ "link", cmd_link },
+	{ "lane", cmd_lane },
+	{ "monitor", cmd_monitor },
 };
 
 int main(int argc, char **argv)

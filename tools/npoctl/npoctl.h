@@ -9,11 +9,17 @@
 #define NPOCTL_EXIT_ERROR	1	/* no driver, no device, device error */
 #define NPOCTL_EXIT_USAGE	2	/* bad command line */
 
+/* For callbacks whose signature a library fixes. */
+#define UNUSED __attribute__((unused))
+
 extern const char *progname;
 
 void npoctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool matches(const char *arg, const char *word);
 
 int cmd_dev(int argc, char **argv);
+int cmd_link(int argc, char **argv);
+int cmd_lane(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
 
 #endif

@@ -105,6 +105,30 @@ void print_uint(const char *key, const char *fmt, uint64_t value)
 		printf(fmt, (unsigned long long)value);
 }
 
+void print_int(const char *key, const char *fmt, int64_t value)
+{
+	if (json_mode)
+		add(key, json_object_new_int64(value));
+	else
+		printf(fmt, (long long)value);
+}
+
+void print_double(const char *key, const char *fmt, double value)
+{
+	if (json_mode)
+		add(key, json_object_new_double(value));
+	else
+		printf(fmt, value);
+}
+
+void print_null(const char *key, const char *fmt)
+{
+	if (json_mode)
+		add(key, NULL);
+	else
+		printf(fmt, "-");
+}
+
 void print_bool(const char *key, const char *fmt, bool value)
 {
 	if (json_mode)
@@ -126,9 +150,10 @@ void print_text(const char *fmt, ...)
 
 int print_end(void)
 {
-	int flags = json_pretty ? JSON_C_TO_STRING_PRETTY |
-				  JSON_C_TO_STRING_SPACED :
-				  JSON_C_TO_STRING_PLAIN;
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+		    (json_pretty ? JSON_C_TO_STRING_PRETTY |
+				   JSON_C_TO_STRING_SPACED :
+				   JSON_C_TO_STRING_PLAIN);
 
 	if (!json_mode)
 		return fflush(stdout) ? 1 : 0;

@@ -24,6 +24,10 @@ void print_close_object(void);
 void print_string(const char *key, const char *fmt, const char *value);
 void print_uint(const char *key, const char *fmt, uint64_t value);
 void print_bool(const char *key, const char *fmt, bool value);
+void print_int(const char *key, const char *fmt, int64_t value);
+void print_double(const char *key, const char *fmt, double value);
+/* JSON null, text "-" through fmt's %s. */
+void print_null(const char *key, const char *fmt);
 /* Text mode only: headers, separators, line ends. */
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

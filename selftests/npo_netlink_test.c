@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Generic netlink: the npo family answers dumps and gets, refuses changes
+ * from unprivileged callers and malformed requests with a clear error,
+ * multicasts link events naming device, port and peer, and npoctl's link,
+ * lane and test commands drive it.  Needs npo-vm --topology ring.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <linux/npo_netlink.h>
+
+#include "kselftest_harness.h"
+#include "npo_test_lib.h"
+
+static int family_id(struct nl_sock *sk)
+{
+	return genl_ctrl_resolve(sk, NPO_GENL_NAME);
+}
+
+static struct nl_sock *open_sock(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+
+	if (sk && genl_connect(sk)) {
+		nl_socket_free(sk);
+		return NULL;
+	}
+	return sk;
+}
+
+static int on_err(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
+{
+	*(int *)arg = e->error;
+	return NL_STOP;
+}
+
+static int on_ack(struct nl_msg *m, void *arg)
+{
+	*(int *)arg = 0;
+	return NL_STOP;
+}
+
+static int on_reply(struct nl_msg *m, void *arg)
+{
+	return NL_OK;
+}
+
+/* Send a request and return the kernel's errno for it (0 on success). */
+static int transact(struct nl_sock *sk, struct nl_msg *msg)
+{
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int err = 1;
+
+	nl_cb_err(cb, NL_CB_CUSTOM, on_err, &err);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &err);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_reply, NULL);
+	nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
+	if (nl_send_auto(sk, msg) < 0)
+		err = -EIO;
+	nlmsg_free(msg);
+	while (err == 1)
+		if (nl_recvmsgs(sk, cb) < 0 && err == 1)
+			err = -EIO;
+	nl_cb_put(cb);
+	return err;
+}
+
+static struct nl_msg *request(int family, uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags, cmd,
+		    NPO_GENL_VERSION);
+	return msg;
+}
+
+FIXTURE(netlink) {
+	struct nl_sock *sk;
+	int family;
+	int ndev;
+	char out[1 << 16];
+};
+
+FIXTURE_SETUP(netlink)
+{
+	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
+
+	self->sk = NULL;
+	self->ndev = npo_test_count_devices();
+	if (self->ndev < 2)
+		SKIP(return, "needs at least 2 NPO devices");
+	if (!topo || strcmp(topo, "ring"))
+		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	self->sk = open_sock();
+	ASSERT_NE(NULL, self->sk);
+	self->family = family_id(self->sk);
+	ASSERT_GT(self->family, 0) TH_LOG("npo family not registered");
+}
+
+FIXTURE_TEARDOWN(netlink)
+{
+	if (self->sk)
+		nl_socket_free(self->sk);
+}
+
+static struct json_object *npoctl_json(FIXTURE_DATA(netlink) *self,
+				       const char *args)
+{
+	if (npo_test_run(self->out, sizeof(self->out), "npoctl -j %s", args))
+		return NULL;
+	return json_tokener_parse(self->out);
+}
+
+static struct json_object *jget(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+static int64_t jint(struct json_object *o, const char *key)
+{
+	return json_object_get_int64(jget(o, key));
+}
+
+/* Wait for port DEV/PORT to be active at width (0: any). */
+static struct json_object *wait_active(FIXTURE_DATA(netlink) *self,
+				       const char *port, int width)
+{
+	struct json_object *doc, *p;
+	int tries;
+	char args[64];
+
+	snprintf(args, sizeof(args), "link show %s", port);
+	for (tries = 0; tries < 200; tries++) {
+		doc = npoctl_json(self, args);
+		if (doc) {
+			p = json_object_array_get_idx(doc, 0);
+			if (!strcmp(json_object_get_string(jget(p, "state")),
+				    "active") &&
+			    (!width || jint(jget(p, "speed"), "width") == width))
+				return doc;
+			json_object_put(doc);
+		}
+		usleep(50000);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(netlink, dump_shows_every_port_with_peer, 60)
+{
+	struct json_object *doc, *p, *peer;
+	int i, n, active = 0;
+
+	NPO_TEST_SETUP_DONE();
+	doc = wait_active(self, "npo0/0", 0);
+	ASSERT_NE(NULL, doc);
+	json_object_put(doc);
+	doc = npoctl_json(self, "link");
+	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
+	n = json_object_array_length(doc);
+	EXPECT_EQ(self->ndev * 4, n);
+	for (i = 0; i < n; i++) {
+		p = json_object_array_get_idx(doc, i);
+		peer = jget(p, "peer");
+		if (strcmp(json_object_get_string(jget(p, "state")), "active"))
+			continue;
+		active++;
+		ASSERT_NE(NULL, peer);
+		EXPECT_EQ(212500, jint(jget(p, "speed"), "rate_mbps"));
+		ASSERT_NE(NULL, jget(p, "counters"));
+		EXPECT_NE(NULL, jget(jget(p, "counters"), "fec_corrected"));
+	}
+	EXPECT_EQ(self->ndev * 2, active);
+	json_object_put(doc);
+}
+
+TEST_F(netlink, get_names_missing_device_and_port)
+{
+	struct nl_msg *msg;
+
+	NPO_TEST_SETUP_DONE();
+	msg = request(self->family, NPO_CMD_PORT_GET, 0);
+	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 200);
+	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
+	EXPECT_EQ(-ENODEV, (transact(self->sk, msg)));
+
+	msg = request(self->family, NPO_CMD_PORT_GET, 0);
+	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
+	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 99);
+	EXPECT_EQ(-ENODEV, (transact(self->sk, msg)));
+
+	/* Missing port attribute. */
+	msg = request(self->family, NPO_CMD_PORT_GET, 0);
+	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
+	EXPECT_EQ(-EINVAL, (transact(self->sk, msg)));
+
+	ASSERT_EQ(1, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl link show npo0/99 2>&1"));
+	EXPECT_NE(NULL, strstr(self->out, "no such port")) TH_LOG("%s", self->out);
+}
+
+TEST_F(netlink, malformed_attributes_rejected)
+{
+	struct nl_msg *msg;
+
+	NPO_TEST_SETUP_DONE();
+	/* u8 where a u32 belongs. */
+	msg = request(self->family, NPO_CMD_PORT_GET, 0);
+	nla_put_u8(msg, NPO_ATTR_DEV_INDEX, 0);
+	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
+	EXPECT_NE(0, transact(self->sk, msg));
+
+	/* Out of the policy's range. */
+	msg = request(self->family, NPO_CMD_PORT_SET, 0);
+	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
+	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
+	nla_put_u8(msg, NPO_ATTR_PORT_ADMIN_UP, 7);
+	EXPECT_NE(0, transact(self->sk, msg));
+
+	msg = request(self->family, NPO_CMD_PORT_TEST, 0);
+	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
+	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
+	nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, 0);
+	EXPECT_NE(0, transact(self->sk, msg));
+
+	/* An attribute number the family does not have. */
+	msg = request(self->family, NPO_CMD_PORT_GET, 0);
+	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
+	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
+	nla_put_u32(msg, NPO_ATTR_MAX + 5, 1);
+	EXPECT_NE(0, transact(self->sk, msg));
+
+	/* An unknown command. */
+	msg = request(self->family, NPO_CMD_MAX + 3, 0);
+	EXPECT_NE(0, transact(self->sk, msg));
+
+	/* The extack message reaches npoctl. */
+	ASSERT_EQ(1, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl link set npo0/0 width 3 2>&1"));
+	EXPECT_NE(NULL, strstr(self->out, "power of two")) TH_LOG("%s", self->out);
+	/* The family still works. */
+	ASSERT_NE(NULL, npoctl_json(self, "link show npo0/0"));
+}
+
+/* CAP_NET_ADMIN is needed for changes, not for looking. */
+TEST_F(netlink, unprivileged_changes_get_eperm)
+{
+	static const uint8_t cmds[] = {
+		NPO_CMD_PORT_SET, NPO_CMD_PORT_RETRAIN, NPO_CMD_PORT_CLEAR,
+		NPO_CMD_PORT_TEST,
+	};
+	pid_t pid;
+	int status;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root to drop privileges");
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct nl_sock *sk;
+		unsigned int i;
+		int fam, bad = 0;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		sk = open_sock();
+		if (!sk || (fam = family_id(sk)) < 0)
+			_exit(11);
+		for (i = 0; i < sizeof(cmds); i++) {
+			struct nl_msg *msg = request(fam, cmds[i], 0);
+
+			nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
+			nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
+			nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, 10);
+			if ((transact(sk, msg)) != -EPERM)
+				bad |= 1 << i;
+		}
+		/* Reading is allowed. */
+		{
+			struct nl_msg *msg = request(fam, NPO_CMD_PORT_GET, 0);
+
+			nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
+			nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
+			if (transact(sk, msg))
+				bad |= 0x80;
+		}
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F_TIMEOUT(netlink, width_limit_and_events, 120)
+{
+	struct json_object *doc, *p;
+	char *ev;
+	pid_t mon;
+	FILE *f;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root");
+	doc = wait_active(self, "npo4/0", 8);
+	ASSERT_NE(NULL, doc);
+	json_object_put(doc);
+
+	mon = fork();
+	ASSERT_GE(mon, 0);
+	if (mon == 0) {
+		execl("/bin/sh", "sh", "-c", "exec npoctl -j monitor > /tmp/npo-events", NULL);
+		_exit(127);
+	}
+	usleep(300000);
+	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl link set npo4/0 width 4 2>&1"));
+	doc = wait_active(self, "npo4/0", 4);
+	ASSERT_NE(NULL, doc) TH_LOG("did not retrain to x4");
+	p = json_object_array_get_idx(doc, 0);
+	EXPECT_STREQ("DEGRADED",
+		     json_object_get_string(json_object_array_get_idx(jget(p, "flags"), 0)));
+	json_object_put(doc);
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl link set npo4/0 width any"));
+	doc = wait_active(self, "npo4/0", 8);
+	ASSERT_NE(NULL, doc) TH_LOG("did not retrain back to x8");
+	json_object_put(doc);
+	usleep(300000);
+	kill(mon, SIGTERM);
+	waitpid(mon, NULL, 0);
+
+	f = fopen("/tmp/npo-events", "r");
+	ASSERT_NE(NULL, f);
+	self->out[fread(self->out, 1, sizeof(self->out) - 1, f)] = '\0';
+	fclose(f);
+	/* Both ends report the retrain; each event names port and peer. */
+	ev = strstr(self->out, "\"port\":\"npo4/0\",\"event\":\"degraded\"");
+	EXPECT_NE(NULL, ev) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "\"port\":\"npo4/0\",\"event\":\"recovered\""));
+	EXPECT_NE(NULL, strstr(self->out, "\"port\":\"npo5/1\",\"event\":\"retrain\""))
+		TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "\"peer_node_id\":6")) TH_LOG("%s", self->out);
+}
+
+TEST_F_TIMEOUT(netlink, lanes_and_prbs_test, 120)
+{
+	struct json_object *doc, *lane;
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root");
+	doc = npoctl_json(self, "lane npo5/0");
+	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
+	ASSERT_EQ(8, (int)json_object_array_length(doc));
+	for (i = 0; i < 8; i++) {
+		lane = json_object_array_get_idx(doc, i);
+		EXPECT_EQ(i, jint(lane, "lane"));
+		EXPECT_GT(json_object_get_double(jget(lane, "rx_power_dbm")), -5.9);
+		EXPECT_LT(json_object_get_double(jget(lane, "rx_power_dbm")), 4.0);
+		EXPECT_LT(json_object_get_double(jget(lane, "ber")), 1e-6);
+		EXPECT_GT(json_object_get_double(jget(lane, "ber")), 0);
+	}
+	json_object_put(doc);
+
+	doc = npoctl_json(self, "link test npo5/0 time 100");
+	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
+	ASSERT_EQ(8, (int)json_object_array_length(doc));
+	lane = json_object_array_get_idx(doc, 0);
+	EXPECT_GT(jint(lane, "prbs_bits"), 1000000000LL);
+	json_object_put(doc);
+	/* An unattached port has nothing to test against. */
+	ASSERT_EQ(1, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl link test npo5/3 time 10 2>&1"));
+	EXPECT_NE(NULL, strstr(self->out, "no peer attached")) TH_LOG("%s", self->out);
+	doc = wait_active(self, "npo5/0", 8);
+	EXPECT_NE(NULL, doc);
+	json_object_put(doc);
+}
+
+TEST_F(netlink, clear_zeroes_counters)
+{
+	struct json_object *doc, *c;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl link clear npo6/0"));
+	doc = npoctl_json(self, "link show npo6/0");
+	ASSERT_NE(NULL, doc);
+	c = jget(json_object_array_get_idx(doc, 0), "counters");
+	EXPECT_EQ(0, jint(c, "crc_errors"));
+	EXPECT_EQ(0, jint(c, "recoveries"));
+	/* Counters restart from zero: a few ms of FEC traffic at most. */
+	EXPECT_LT(jint(c, "fec_corrected"), 1000000);
+	json_object_put(doc);
+}
+
+TEST_HARNESS_MAIN

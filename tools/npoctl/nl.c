@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npoctl: generic netlink requests, replies, errors and events.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "nl.h"
+#include "npoctl.h"
+
+static struct nla_policy attr_policy[NPO_ATTR_MAX + 1] = {
+	[NPO_ATTR_DEV_NAME] = { .type = NLA_STRING },
+	[NPO_ATTR_PORT_COUNTERS] = { .type = NLA_NESTED },
+	[NPO_ATTR_LANE] = { .type = NLA_NESTED },
+};
+
+int npo_nl_open(struct npo_nl *nl)
+{
+	int one = 1;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		npoctl_err("out of memory");
+		return NPOCTL_EXIT_ERROR;
+	}
+	if (genl_connect(nl->sk)) {
+		npoctl_err("cannot open a generic netlink socket");
+		goto fail;
+	}
+	/* Ask for the kernel's error messages (extended ACKs). */
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	nl->family = genl_ctrl_resolve(nl->sk, NPO_GENL_NAME);
+	if (nl->family < 0) {
+		npoctl_err("the npo driver is not loaded (try 'modprobe npo')");
+		goto fail;
+	}
+	return 0;
+fail:
+	nl_socket_free(nl->sk);
+	nl->sk = NULL;
+	return NPOCTL_EXIT_ERROR;
+}
+
+void npo_nl_close(struct npo_nl *nl)
+{
+	nl_socket_free(nl->sk);
+	nl->sk = NULL;
+}
+
+struct nl_msg *npo_nl_msg(struct npo_nl *nl, uint8_t cmd, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0, flags,
+			 cmd, NPO_GENL_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+struct request {
+	struct npo_nl *nl;
+	npo_nl_handler fn;
+	void *arg;
+	int err;
+	bool done;
+};
+
+static int on_valid(struct nl_msg *msg, void *data)
+{
+	struct request *req = data;
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[NPO_ATTR_MAX + 1];
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, NPO_ATTR_MAX, attr_policy))
+		return NL_SKIP;
+	if (req->fn && req->fn(tb, genlmsg_attrdata(gh, 0),
+				genlmsg_attrlen(gh, 0), gh->cmd, req->arg) < 0)
+		return NL_STOP;
+	return NL_OK;
+}
+
+/* The extack message follows the error, after the request unless capped. */
+static void copy_extack(struct npo_nl *nl, struct nlmsghdr *nlh,
+			struct nlmsgerr *e)
+{
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = sizeof(*e);
+	struct nlattr *attrs;
+	int len;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - (int)off;
+	if (len <= 0)
+		return;
+	attrs = (struct nlattr *)((char *)e + off);
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, attrs, len, NULL))
+		return;
+	if (tb[NLMSGERR_ATTR_MSG])
+		snprintf(nl->errmsg, sizeof(nl->errmsg), "%s",
+			 nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+}
+
+static int on_error(UNUSED struct sockaddr_nl *who, struct nlmsgerr *e,
+		    void *data)
+{
+	struct request *req = data;
+	struct nlmsghdr *nlh = (struct nlmsghdr *)e - 1;
+
+	req->err = e->error;
+	req->done = true;
+	copy_extack(req->nl, nlh, e);
+	return NL_STOP;
+}
+
+static int on_finish(UNUSED struct nl_msg *msg, void *data)
+{
+	struct request *req = data;
+
+	req->done = true;
+	return NL_STOP;
+}
+
+static int on_ack(UNUSED struct nl_msg *msg, void *data)
+{
+	struct request *req = data;
+
+	req->done = true;
+	return NL_STOP;
+}
+
+int npo_nl_send(struct npo_nl *nl, struct nl_msg *msg)
+{
+	int ret;
+
+	nl->errmsg[0] = '\0';
+	nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
+	ret = nl_send_auto(nl->sk, msg);
+	nlmsg_free(msg);
+	return ret < 0 ? -EIO : 0;
+}
+
+int npo_nl_receive(struct npo_nl *nl, npo_nl_handler fn, void *arg)
+{
+	struct request req = { .nl = nl, .fn = fn, .arg = arg };
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int ret;
+
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &req);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &req);
+	while (!req.done) {
+		ret = nl_recvmsgs(nl->sk, cb);
+		if (ret < 0 && !req.done) {
+			req.err = -EIO;
+			break;
+		}
+	}
+	nl_cb_put(cb);
+	return req.err;
+}
+
+int npo_nl_request(struct npo_nl *nl, struct nl_msg *msg, npo_nl_handler fn,
+		   void *arg)
+{
+	int err = npo_nl_send(nl, msg);
+
+	return err ? err : npo_nl_receive(nl, fn, arg);
+}
+
+static int on_event(struct nl_msg *msg, void *data)
+{
+	struct request *req = data;
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[NPO_ATTR_MAX + 1];
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, NPO_ATTR_MAX, attr_policy))
+		return NL_SKIP;
+	if (req->fn(tb, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0),
+		    gh->cmd, req->arg) < 0) {
+		req->done = true;
+		return NL_STOP;
+	}
+	return NL_OK;
+}
+
+int npo_nl_listen(struct npo_nl *nl, npo_nl_handler fn, void *arg)
+{
+	struct request req = { .nl = nl, .fn = fn, .arg = arg };
+	int grp = genl_ctrl_resolve_grp(nl->sk, NPO_GENL_NAME,
+					NPO_GENL_MCGRP_EVENTS);
+
+	if (grp < 0 || nl_socket_add_membership(nl->sk, grp))
+		return -ENOENT;
+	nl_socket_disable_seq_check(nl->sk);
+	nl_socket_modify_cb(nl->sk, NL_CB_VALID, NL_CB_CUSTOM, on_event, &req);
+	while (!req.done)
+		if (nl_recvmsgs_default(nl->sk) < 0 && !req.done)
+			return -EIO;
+	return 0;
+}
+
+int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port)
+{
+	unsigned int d, p;
+	int n = 0;
+
+	if (!strncmp(s, "npo", 3))
+		s += 3;
+	if (sscanf(s, "%u/%u%n", &d, &p, &n) != 2 || s[n])
+		return -1;
+	*dev = d;
+	*port = p;
+	return 0;
+}
+
+const char *npo_port_state_str(uint32_t state)
+{
+	static const char *const names[] = {
+		"disabled", "detect", "polling", "config", "equalize",
+		"active", "recovery", "test", "loopback",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] :
+							  "unknown";
+}
+
+const char *npo_reason_str(uint32_t reason)
+{
+	static const char *const names[] = {
+		"none", "peer did not answer", "configuration timeout",
+		"no common lane rate", "lane 0 unusable", "loss of signal",
+		"peer port disabled",
+	};
+
+	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] :
+							   "unknown";
+}
+
+const char *npo_event_str(uint32_t event)
+{
+	static const char *const names[] = {
+		"unknown", "link-up", "link-down", "degraded", "recovered",
+		"retrain", "train-failed", "error-threshold", "test-done",
+	};
+
+	return event < sizeof(names) / sizeof(names[0]) ? names[event] :
+							  "unknown";
+}
+
+const char *npo_rate_str(uint32_t mbps)
+{
+	switch (mbps) {
+	case 53125:
+		return "53G";
+	case 106250:
+		return "106G";
+	case 212500:
+		return "212G";
+	}
+	return "-";
+}

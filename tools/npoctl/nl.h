@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * npoctl: talking to the npo generic netlink family through libnl-genl-3.
+ */
+#ifndef NPOCTL_NL_H
+#define NPOCTL_NL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <linux/npo_netlink.h>
+
+struct npo_nl {
+	struct nl_sock *sk;
+	int family;
+	char errmsg[256];	/* the kernel's extack message, if any */
+};
+
+/*
+ * tb: the message's attributes, parsed (the last of a repeated one);
+ * attrs/len: all of them, for repeated ones such as NPO_ATTR_LANE.
+ */
+typedef int (*npo_nl_handler)(struct nlattr **tb, struct nlattr *attrs,
+			      int len, uint8_t cmd, void *arg);
+
+/* 0, or an exit code after printing why (driver not loaded, ...). */
+int npo_nl_open(struct npo_nl *nl);
+void npo_nl_close(struct npo_nl *nl);
+
+struct nl_msg *npo_nl_msg(struct npo_nl *nl, uint8_t cmd, int flags);
+/* Send msg (freed), asking for an acknowledgement. */
+int npo_nl_send(struct npo_nl *nl, struct nl_msg *msg);
+/* Feed each reply to fn until the ack or dump end: 0 or a negative errno. */
+int npo_nl_receive(struct npo_nl *nl, npo_nl_handler fn, void *arg);
+/* Both: send msg (freed) and feed each reply to fn. */
+int npo_nl_request(struct npo_nl *nl, struct nl_msg *msg, npo_nl_handler fn,
+		   void *arg);
+/* Join the events group and feed each event to fn until fn returns < 0. */
+int npo_nl_listen(struct npo_nl *nl, npo_nl_handler fn, void *arg);
+
+/* Parse "npoN/P" or "N/P". */
+int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port);
+
+const char *npo_port_state_str(uint32_t state);
+const char *npo_reason_str(uint32_t reason);
+const char *npo_event_str(uint32_t event);
+/* "212G", "106G", "53G" or "-" for a lane rate in Mb/s. */
+const char *npo_rate_str(uint32_t mbps);
+
+#endif

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * NPO generic netlink family: link and lane diagnostics, link control and
+ * link events.  See Documentation/uapi.rst, "Generic netlink".
+ *
+ * Family NPO_GENL_NAME, version NPO_GENL_VERSION; multicast group
+ * NPO_GENL_MCGRP_EVENTS carries NPO_CMD_EVENT notifications.
+ *
+ * Every enum is append-only.  A counter the device does not implement is
+ * left out of a reply rather than reported as 0.
+ */
+#ifndef _UAPI_LINUX_NPO_NETLINK_H
+#define _UAPI_LINUX_NPO_NETLINK_H
+
+#include <linux/const.h>
+
+#define NPO_GENL_NAME		"npo"
+#define NPO_GENL_VERSION	1
+#define NPO_GENL_MCGRP_EVENTS	"events"
+
+/**
+ * enum npo_cmd - generic netlink commands
+ * @NPO_CMD_UNSPEC: unused.
+ * @NPO_CMD_PORT_GET: get one port (NPO_ATTR_DEV_INDEX, NPO_ATTR_PORT_INDEX)
+ *	or dump all ports, optionally of one device (NPO_ATTR_DEV_INDEX).
+ * @NPO_CMD_PORT_SET: change a port's administrative settings: any of
+ *	NPO_ATTR_PORT_ADMIN_UP, NPO_ATTR_PORT_TARGET_RATE,
+ *	NPO_ATTR_PORT_TARGET_WIDTH (0: no limit).  Needs CAP_NET_ADMIN.
+ * @NPO_CMD_PORT_RETRAIN: retrain a port now.  Needs CAP_NET_ADMIN.
+ * @NPO_CMD_PORT_CLEAR: zero a port's counters.  Needs CAP_NET_ADMIN.
+ * @NPO_CMD_LANE_GET: get the lanes of one port, as NPO_ATTR_LANE nests.
+ * @NPO_CMD_PORT_TEST: run a PRBS test for NPO_ATTR_TEST_DURATION_MS on a
+ *	port, taking its link out of service; the reply carries the measured
+ *	lanes.  Needs CAP_NET_ADMIN.
+ * @NPO_CMD_EVENT: notification on NPO_GENL_MCGRP_EVENTS: NPO_ATTR_EVENT,
+ *	the device and port, and the port's state after the event.
+ * @__NPO_CMD_MAX: one past the last command.
+ * @NPO_CMD_MAX: the last command.
+ */
+enum npo_cmd {
+	NPO_CMD_UNSPEC,
+	NPO_CMD_PORT_GET,
+	NPO_CMD_PORT_SET,
+	NPO_CMD_PORT_RETRAIN,
+	NPO_CMD_PORT_CLEAR,
+	NPO_CMD_LANE_GET,
+	NPO_CMD_PORT_TEST,
+	NPO_CMD_EVENT,
+
+	__NPO_CMD_MAX,
+	NPO_CMD_MAX = __NPO_CMD_MAX - 1
+};
+
+/**
+ * enum npo_port_state - link state of a port
+ * @NPO_PORT_DISABLED: administratively down, or no firmware.
+ * @NPO_PORT_DETECT: waiting for a peer.
+ * @NPO_PORT_POLLING: exchanging training sequences.
+ * @NPO_PORT_CONFIG: negotiating rate and width.
+ * @NPO_PORT_EQUALIZE: choosing transmitter presets.
+ * @NPO_PORT_ACTIVE: link up.
+ * @NPO_PORT_RECOVERY: retraining an active link.
+ * @NPO_PORT_TEST: PRBS test running.
+ * @NPO_PORT_LOOPBACK: looping back for the peer's test.
+ */
+enum npo_port_state {
+	NPO_PORT_DISABLED,
+	NPO_PORT_DETECT,
+	NPO_PORT_POLLING,
+	NPO_PORT_CONFIG,
+	NPO_PORT_EQUALIZE,
+	NPO_PORT_ACTIVE,
+	NPO_PORT_RECOVERY,
+	NPO_PORT_TEST,
+	NPO_PORT_LOOPBACK,
+};
+
+/**
+ * enum npo_link_reason - why training failed or the link went down
+ * @NPO_REASON_NONE: no failure.
+ * @NPO_REASON_POLLING_TIMEOUT: the peer is attached but did not answer.
+ * @NPO_REASON_CONFIG_TIMEOUT: negotiation did not finish.
+ * @NPO_REASON_NO_COMMON_RATE: the ends share no lane rate.
+ * @NPO_REASON_NO_USABLE_LANES: lane 0 does not work at any rate.
+ * @NPO_REASON_LOSS_OF_SIGNAL: the peer went silent.
+ * @NPO_REASON_PEER_DISABLED: the peer port was disabled.
+ */
+enum npo_link_reason {
+	NPO_REASON_NONE,
+	NPO_REASON_POLLING_TIMEOUT,
+	NPO_REASON_CONFIG_TIMEOUT,
+	NPO_REASON_NO_COMMON_RATE,
+	NPO_REASON_NO_USABLE_LANES,
+	NPO_REASON_LOSS_OF_SIGNAL,
+	NPO_REASON_PEER_DISABLED,
+};
+
+/**
+ * enum npo_event - kinds of NPO_CMD_EVENT
+ * @NPO_EVENT_UNSPEC: unused.
+ * @NPO_EVENT_LINK_UP: the link came up.
+ * @NPO_EVENT_LINK_DOWN: the link went down; NPO_ATTR_PORT_REASON says why.
+ * @NPO_EVENT_DEGRADED: the link came up below what both ends support.
+ * @NPO_EVENT_RECOVERED: the link is back after a recovery.
+ * @NPO_EVENT_RETRAIN: a recovery (retrain of an active link) started.
+ * @NPO_EVENT_TRAIN_FAILED: training failed; NPO_ATTR_PORT_REASON says why.
+ * @NPO_EVENT_ERR_THRESHOLD: a lane's pre-FEC BER crossed the warning
+ *	threshold.
+ * @NPO_EVENT_TEST_DONE: a PRBS test finished.
+ */
+enum npo_event {
+	NPO_EVENT_UNSPEC,
+	NPO_EVENT_LINK_UP,
+	NPO_EVENT_LINK_DOWN,
+	NPO_EVENT_DEGRADED,
+	NPO_EVENT_RECOVERED,
+	NPO_EVENT_RETRAIN,
+	NPO_EVENT_TRAIN_FAILED,
+	NPO_EVENT_ERR_THRESHOLD,
+	NPO_EVENT_TEST_DONE,
+};
+
+/* NPO_ATTR_PORT_FLAGS bits */
+#define NPO_PORT_FLAG_DEGRADED		_BITUL(0)
+#define NPO_PORT_FLAG_HIGH_BER		_BITUL(1)
+#define NPO_PORT_FLAG_PEER_PRESENT	_BITUL(2)
+#define NPO_PORT_FLAG_ADMIN_DOWN	_BITUL(3)
+#define NPO_PORT_FLAG_LISTEN		_BITUL(4)
+
+/* NPO_ATTR_LANE_FLAGS bits */
+#define NPO_LANE_FLAG_LOS		_BITUL(0)
+#define NPO_LANE_FLAG_CDR_LOCK		_BITUL(1)
+#define NPO_LANE_FLAG_ACTIVE		_BITUL(2)
+#define NPO_LANE_FLAG_TX_FAULT		_BITUL(3)
+
+/**
+ * enum npo_attr - generic netlink attributes
+ * @NPO_ATTR_UNSPEC: unused.
+ * @NPO_ATTR_PAD: padding for 64-bit attributes.
+ * @NPO_ATTR_DEV_INDEX: u32, N of /dev/npoN.
+ * @NPO_ATTR_DEV_NAME: string, "npoN".
+ * @NPO_ATTR_DEV_NODE_ID: u32, the device's fabric node id.
+ * @NPO_ATTR_PORT_INDEX: u32, port number.
+ * @NPO_ATTR_PORT_STATE: u32, &enum npo_port_state.
+ * @NPO_ATTR_PORT_RATE: u32, negotiated lane rate in Mb/s, 0 when down.
+ * @NPO_ATTR_PORT_WIDTH: u32, negotiated lanes, 0 when down.
+ * @NPO_ATTR_PORT_MAX_RATE: u32, highest lane rate both ends support, Mb/s
+ *	(this end's alone while the peer is unknown).
+ * @NPO_ATTR_PORT_MAX_WIDTH: u32, most lanes both ends have.
+ * @NPO_ATTR_PORT_FLAGS: u32, NPO_PORT_FLAG_*.
+ * @NPO_ATTR_PORT_PEER_NODE_ID: u32, the peer's node id, when known.
+ * @NPO_ATTR_PORT_PEER_PORT: u32, the peer's port, when known.
+ * @NPO_ATTR_PORT_REASON: u32, &enum npo_link_reason of the last failure.
+ * @NPO_ATTR_PORT_TIME_IN_STATE_MS: u64, time since the state last changed.
+ * @NPO_ATTR_PORT_FLAPS: u64, times the link went down since probe.
+ * @NPO_ATTR_PORT_ADMIN_UP: u8, 1 enabled, 0 administratively down.
+ * @NPO_ATTR_PORT_TARGET_RATE: u32, administrative lane rate limit, Mb/s,
+ *	0 for none.
+ * @NPO_ATTR_PORT_TARGET_WIDTH: u32, administrative width limit, 0 for none.
+ * @NPO_ATTR_PORT_COUNTERS: nest of NPO_ATTR_CNT_*; counters the device
+ *	does not implement are absent.
+ * @NPO_ATTR_CNT_CRC_ERRORS: u64, link-level CRC errors.
+ * @NPO_ATTR_CNT_REPLAYS: u64, units replayed by the link layer.
+ * @NPO_ATTR_CNT_RECOVERIES: u64, recoveries (retrains while up).
+ * @NPO_ATTR_CNT_LINK_DOWNS: u64, link downs counted by the device.
+ * @NPO_ATTR_CNT_TRAIN_FAILURES: u64, failed training attempts.
+ * @NPO_ATTR_CNT_FEC_CORRECTED: u64, FEC codewords corrected, all lanes.
+ * @NPO_ATTR_CNT_FEC_UNCORRECTABLE: u64, FEC codewords not correctable.
+ * @NPO_ATTR_CNT_SYMBOL_ERRORS: u64, FEC symbol errors, all lanes.
+ * @NPO_ATTR_LANE: nest of NPO_ATTR_LANE_*, one per lane.
+ * @NPO_ATTR_LANE_INDEX: u32, lane number.
+ * @NPO_ATTR_LANE_FLAGS: u32, NPO_LANE_FLAG_*.
+ * @NPO_ATTR_LANE_RX_POWER: s32, received optical power, 1/100 dBm.
+ * @NPO_ATTR_LANE_TX_POWER: s32, transmitted optical power, 1/100 dBm.
+ * @NPO_ATTR_LANE_BIAS: u32, laser bias current, 1/100 mA.
+ * @NPO_ATTR_LANE_TEMP: s32, module temperature, 1/100 degC.
+ * @NPO_ATTR_LANE_BER: u32, -log10(pre-FEC BER) x 100.
+ * @NPO_ATTR_LANE_EYE_HEIGHT: u32, eye height, mV.
+ * @NPO_ATTR_LANE_EYE_WIDTH: u32, eye width, milli-UI.
+ * @NPO_ATTR_LANE_PRESET: u32, transmitter equalization preset in use.
+ * @NPO_ATTR_LANE_FEC_CORRECTED: u64, FEC codewords corrected.
+ * @NPO_ATTR_LANE_FEC_UNCORRECTABLE: u64, FEC codewords not correctable.
+ * @NPO_ATTR_LANE_SYMBOL_ERRORS: u64, symbol errors; absent if the device
+ *	does not count them.
+ * @NPO_ATTR_LANE_PRBS_BITS: u64, bits checked by PRBS tests.
+ * @NPO_ATTR_LANE_PRBS_ERRORS: u64, bit errors seen by PRBS tests.
+ * @NPO_ATTR_TEST_DURATION_MS: u32, PRBS test length, 1..60000 ms.
+ * @NPO_ATTR_EVENT: u32, &enum npo_event.
+ * @__NPO_ATTR_MAX: one past the last attribute.
+ * @NPO_ATTR_MAX: the last attribute.
+ */
+enum npo_attr {
+	NPO_ATTR_UNSPEC,
+	NPO_ATTR_PAD,
+	NPO_ATTR_DEV_INDEX,
+	NPO_ATTR_DEV_NAME,
+	NPO_ATTR_DEV_NODE_ID,
+	NPO_ATTR_PORT_INDEX,
+	NPO_ATTR_PORT_STATE,
+	NPO_ATTR_PORT_RATE,
+	NPO_ATTR_PORT_WIDTH,
+	NPO_ATTR_PORT_MAX_RATE,
+	NPO_ATTR_PORT_MAX_WIDTH,
+	NPO_ATTR_PORT_FLAGS,
+	NPO_ATTR_PORT_PEER_NODE_ID,
+	NPO_ATTR_PORT_PEER_PORT,
+	NPO_ATTR_PORT_REASON,
+	NPO_ATTR_PORT_TIME_IN_STATE_MS,
+	NPO_ATTR_PORT_FLAPS,
+	NPO_ATTR_PORT_ADMIN_UP,
+	NPO_ATTR_PORT_TARGET_RATE,
+	NPO_ATTR_PORT_TARGET_WIDTH,
+	NPO_ATTR_PORT_COUNTERS,
+	NPO_ATTR_CNT_CRC_ERRORS,
+	NPO_ATTR_CNT_REPLAYS,
+	NPO_ATTR_CNT_RECOVERIES,
+	NPO_ATTR_CNT_LINK_DOWNS,
+	NPO_ATTR_CNT_TRAIN_FAILURES,
+	NPO_ATTR_CNT_FEC_CORRECTED,
+	NPO_ATTR_CNT_FEC_UNCORRECTABLE,
+	NPO_ATTR_CNT_SYMBOL_ERRORS,
+	NPO_ATTR_LANE,
+	NPO_ATTR_LANE_INDEX,
+	NPO_ATTR_LANE_FLAGS,
+	NPO_ATTR_LANE_RX_POWER,
+	NPO_ATTR_LANE_TX_POWER,
+	NPO_ATTR_LANE_BIAS,
+	NPO_ATTR_LANE_TEMP,
+	NPO_ATTR_LANE_BER,
+	NPO_ATTR_LANE_EYE_HEIGHT,
+	NPO_ATTR_LANE_EYE_WIDTH,
+	NPO_ATTR_LANE_PRESET,
+	NPO_ATTR_LANE_FEC_CORRECTED,
+	NPO_ATTR_LANE_FEC_UNCORRECTABLE,
+	NPO_ATTR_LANE_SYMBOL_ERRORS,
+	NPO_ATTR_LANE_PRBS_BITS,
+	NPO_ATTR_LANE_PRBS_ERRORS,
+	NPO_ATTR_TEST_DURATION_MS,
+	NPO_ATTR_EVENT,
+
+	__NPO_ATTR_MAX,
+	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1
+};
+
+#endif /* _UAPI_LINUX_NPO_NETLINK_H */
