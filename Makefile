@@ -212,8 +212,8 @@ check: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory all initramfs
-	@BUILD=$(BUILD) tools/vm/npo-vm --kernel 6.1 --devices 8 -- \
-		sh -c '/sbin/modprobe npo && npoctl dev'
+	@BUILD=$(BUILD) tools/vm/npo-vm --kernel 6.1 --devices 8 --topology ring -- \
+		sh -c '/sbin/modprobe npo && npoctl dev && sleep 1 && npoctl link && npoctl topo'
 
 bench: deps
 	@$(MAKE) --no-print-directory all initramfs

@@ -391,6 +391,81 @@ TEST_F_TIMEOUT(netlink, lanes_and_prbs_test, 120)
 	json_object_put(doc);
 }
 
+TEST_F_TIMEOUT(netlink, topology_is_the_ring, 60)
+{
+	struct json_object *doc, *l;
+	const char *edge;
+	int i, n;
+
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < self->ndev; i++) {
+		char port[16];
+
+		snprintf(port, sizeof(port), "npo%d/0", i);
+		doc = wait_active(self, port, 0);
+		ASSERT_NE(NULL, doc);
+		json_object_put(doc);
+	}
+	doc = npoctl_json(self, "topo");
+	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
+	n = json_object_array_length(doc);
+	/* A ring of N devices has N links, each listed once. */
+	EXPECT_EQ(self->ndev, n);
+	for (i = 0; i < n; i++) {
+		int a, b;
+
+		l = json_object_array_get_idx(doc, i);
+		a = jint(jget(l, "a"), "node_id");
+		b = jint(jget(l, "b"), "node_id");
+		EXPECT_TRUE(b == a % self->ndev + 1 || a == b % self->ndev + 1)
+			TH_LOG("link %d -- %d is not a ring link", a, b);
+		EXPECT_STREQ("active", json_object_get_string(jget(l, "state")));
+	}
+	json_object_put(doc);
+	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl topo --dot"));
+	EXPECT_EQ(0, strncmp(self->out, "graph npo {", 11));
+	n = 0;
+	for (edge = strstr(self->out, " -- "); edge; edge = strstr(edge + 4, " -- "))
+		n++;
+	EXPECT_EQ(self->ndev, n) TH_LOG("%s", self->out);
+}
+
+/* A few uncorrectable codewords are replayed; the link stays up. */
+TEST_F_TIMEOUT(netlink, errors_below_threshold_are_replayed, 60)
+{
+	struct json_object *doc, *c;
+	int tries;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root");
+	doc = wait_active(self, "npo7/0", 0);
+	ASSERT_NE(NULL, doc);
+	json_object_put(doc);
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl link clear npo7/0"));
+	ASSERT_EQ(0, npo_test_write_file("/sys/kernel/debug/npo/npo7/fault",
+					 "burst 0 2"));
+	for (tries = 0; tries < 100; tries++) {
+		doc = npoctl_json(self, "link show npo7/0");
+		ASSERT_NE(NULL, doc);
+		c = jget(json_object_array_get_idx(doc, 0), "counters");
+		if (jint(c, "crc_errors"))
+			break;
+		json_object_put(doc);
+		doc = NULL;
+		usleep(20000);
+	}
+	ASSERT_NE(NULL, doc);
+	EXPECT_EQ(2, jint(c, "crc_errors"));
+	EXPECT_EQ(2, jint(c, "replays"));
+	EXPECT_EQ(0, jint(c, "recoveries"));
+	EXPECT_EQ(0, jint(c, "link_downs"));
+	EXPECT_STREQ("active", json_object_get_string(
+		     jget(json_object_array_get_idx(doc, 0), "state")));
+	json_object_put(doc);
+}
+
 TEST_F(netlink, clear_zeroes_counters)
 {
 	struct json_object *doc, *c;

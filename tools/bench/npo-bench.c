@@ -6,6 +6,8 @@
  *   probe_s          modprobe npo, all devices probed and firmware running
  *   remove_s         modprobe -r npo
  *   ioctl_get_info_us, ioctl_get_param_us   mean ioctl round trip
+ *   link_up_time_s   modprobe to every port with a peer active (if any)
+ *   link_recover_time_s  a cut fibre restored to the link active again
  *
  * Usage: npo-bench [ITERATIONS]
  */
@@ -42,6 +44,59 @@ static double timed_run(const char *cmd)
 	return now() - t0;
 }
 
+/* How many ports are active, from npoctl's JSON. */
+static int count_active(void)
+{
+	struct json_object *doc, *p;
+	char buf[1 << 16];
+	size_t n, i;
+	FILE *f;
+
+	int active = 0;
+
+	f = popen("npoctl -j link 2>/dev/null", "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	pclose(f);
+	buf[n] = '\0';
+	doc = json_tokener_parse(buf);
+	if (!doc)
+		return 0;
+	for (i = 0; i < json_object_array_length(doc); i++) {
+		struct json_object *st;
+
+		p = json_object_array_get_idx(doc, i);
+		if (json_object_object_get_ex(p, "state", &st) &&
+		    !strcmp(json_object_get_string(st), "active"))
+			active++;
+	}
+	json_object_put(doc);
+	return active;
+}
+
+/* Seconds from t0 until expect ports are active, or -1. */
+static double wait_links(double t0, int expect)
+{
+	while (now() - t0 < 60) {
+		if (count_active() >= expect)
+			return now() - t0;
+		usleep(5000);
+	}
+	return -1;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fputs(s, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
 static double ioctl_us(int fd, unsigned long cmd, void *arg, size_t size,
 		       long iters)
 {
@@ -67,7 +122,7 @@ int main(int argc, char **argv)
 	struct npo_param_query q = { .param = NPO_PARAM_SERIAL };
 	struct npo_dev_info info = { 0 };
 	struct json_object *out = json_object_new_object();
-	int fd, devices = 0;
+	int fd, devices = 0, links;
 
 	if (iters <= 0) {
 		fprintf(stderr, "usage: npo-bench [ITERATIONS]\n");
@@ -86,6 +141,27 @@ int main(int argc, char **argv)
 		devices++;
 	}
 	json_object_object_add(out, "probe_devices", json_object_new_int(devices));
+	links = getenv("NPO_BENCH_LINKS") ? atoi(getenv("NPO_BENCH_LINKS")) : 0;
+	if (links > 0) {
+		double t0, up;
+
+		/* Reload, timing from modprobe to every link active. */
+		timed_run("/sbin/modprobe -r npo");
+		t0 = now();
+		timed_run("/sbin/modprobe npo");
+		up = wait_links(t0, links);
+		json_object_object_add(out, "link_up_time_s",
+				       json_object_new_double(up));
+		if (!write_str("/sys/kernel/debug/npo/npo0/fault", "cut 0 1")) {
+			double t1;
+
+			usleep(300000);
+			write_str("/sys/kernel/debug/npo/npo0/fault", "cut 0 0");
+			t1 = now();
+			json_object_object_add(out, "link_recover_time_s",
+					       json_object_new_double(wait_links(t1, links)));
+		}
+	}
 
 	fd = open("/dev/npo0", O_RDWR);
 	if (fd < 0) {

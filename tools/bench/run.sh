@@ -36,7 +36,9 @@ for k in 6.1 6.12; do
 	key=${k/./_}
 	merge "vm_boot_s_$key" "$boot"
 
-	json=$("$vm" --kernel "$k" --devices 8 -- /usr/lib/npo/bench/npo-bench 2>&1 |
+	# A ring of 8 has 16 links, i.e. 16 ports with a peer to bring up.
+	json=$("$vm" --kernel "$k" --devices 8 --topology ring -- \
+		env NPO_BENCH_LINKS=16 /usr/lib/npo/bench/npo-bench 2>&1 |
 		grep '^{' | tail -n1)
 	[ -n "$json" ] || { echo "bench: npo-bench failed on $k" >&2; exit 1; }
 	python3 - "$json" "$key" >"$out/vm-$key.args" <<'PY'

@@ -281,7 +281,9 @@ static int link_set(struct npo_nl *nl, int argc, char **argv)
 	return report(nl, npo_nl_request(nl, msg, NULL, NULL), argv[0]);
 }
 
-static int link_simple(struct npo_nl *nl, uint8_t cmd, const char *which)
+/* A request naming one port, its replies fed to fn (NULL: none expected). */
+static int port_request(struct npo_nl *nl, uint8_t cmd, const char *which,
+			npo_nl_handler fn)
 {
 	struct nl_msg *msg = npo_nl_msg(nl, cmd, 0);
 	int err;
@@ -293,7 +295,7 @@ static int link_simple(struct npo_nl *nl, uint8_t cmd, const char *which)
 		nlmsg_free(msg);
 		return err;
 	}
-	return report(nl, npo_nl_request(nl, msg, NULL, NULL), which);
+	return report(nl, npo_nl_request(nl, msg, fn, NULL), which);
 }
 
 static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
@@ -370,21 +372,6 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 	return 0;
 }
 
-static int lane_show(struct npo_nl *nl, const char *which)
-{
-	struct nl_msg *msg = npo_nl_msg(nl, NPO_CMD_LANE_GET, 0);
-	int err;
-
-	if (!msg)
-		return NPOCTL_EXIT_ERROR;
-	err = port_target(msg, which);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return report(nl, npo_nl_request(nl, msg, on_lanes, NULL), which);
-}
-
 /* The test's reply comes when it ends; show progress until then. */
 static int link_test(struct npo_nl *nl, const char *which, uint32_t ms)
 {
@@ -442,9 +429,9 @@ int cmd_link(int argc, char **argv)
 	else if (matches(argv[0], "set") && argc >= 3)
 		ret = link_set(&nl, argc - 1, argv + 1);
 	else if (matches(argv[0], "retrain") && argc == 2)
-		ret = link_simple(&nl, NPO_CMD_PORT_RETRAIN, argv[1]);
+		ret = port_request(&nl, NPO_CMD_PORT_RETRAIN, argv[1], NULL);
 	else if (matches(argv[0], "clear") && argc == 2)
-		ret = link_simple(&nl, NPO_CMD_PORT_CLEAR, argv[1]);
+		ret = port_request(&nl, NPO_CMD_PORT_CLEAR, argv[1], NULL);
 	else if (matches(argv[0], "test") && (argc == 2 ||
 		 (argc == 4 && !strcmp(argv[2], "time"))))
 		ret = link_test(&nl, argv[1], argc == 4 ? strtoul(argv[3], NULL, 10) : 1000);
@@ -469,7 +456,7 @@ int cmd_lane(int argc, char **argv)
 	ret = npo_nl_open(&nl);
 	if (ret)
 		return ret;
-	ret = lane_show(&nl, argv[0]);
+	ret = port_request(&nl, NPO_CMD_LANE_GET, argv[0], on_lanes);
 	npo_nl_close(&nl);
 	return ret;
 }

@@ -21,5 +21,6 @@ int cmd_dev(int argc, char **argv);
 int cmd_link(int argc, char **argv);
 int cmd_lane(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
+int cmd_topo(int argc, char **argv);
 
 #endif

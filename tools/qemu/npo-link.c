@@ -844,16 +844,27 @@ static uint32_t port_status(NpoPort *p)
     return v;
 }
 
-bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
+/* The port a register address belongs to, and the offset within it. */
+static NpoPort *port_of(NpoState *s, hwaddr addr, hwaddr *off)
 {
     unsigned int idx = (addr - R_PORT_BASE) / R_PORT_STRIDE;
-    NpoPort *p;
 
     if (addr < R_PORT_BASE || idx >= s->num_ports) {
+        return NULL;
+    }
+    *off = (addr - R_PORT_BASE) % R_PORT_STRIDE;
+    return &s->port[idx];
+}
+
+bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
+{
+    hwaddr off;
+    NpoPort *p = port_of(s, addr, &off);
+
+    if (!p) {
         return false;
     }
-    p = &s->port[idx];
-    switch ((addr - R_PORT_BASE) % R_PORT_STRIDE) {
+    switch (off) {
     case P_CONTROL:
         *val = p->control;
         return true;
@@ -885,14 +896,13 @@ bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
 
 bool npo_link_reg_write(NpoState *s, hwaddr addr, uint64_t val)
 {
-    unsigned int idx = (addr - R_PORT_BASE) / R_PORT_STRIDE;
-    NpoPort *p;
+    hwaddr off;
+    NpoPort *p = port_of(s, addr, &off);
 
-    if (addr < R_PORT_BASE || idx >= s->num_ports) {
+    if (!p) {
         return false;
     }
-    p = &s->port[idx];
-    switch ((addr - R_PORT_BASE) % R_PORT_STRIDE) {
+    switch (off) {
     case P_CONTROL:
         port_write_control(p, val);
         return true;

@@ -91,6 +91,26 @@ for k in "$@"; do
 		record "kernel $k: ${line#*selftests: npo: }" 1
 	done < <(grep -E '^not ok [0-9]+ selftests: npo: ' "$log" |
 		 grep -vE '# exit status 1$')
+	echo "== a device that cannot count symbol errors, kernel $k"
+	"$here/npo-vm" --kernel "$k" --devices 2 --topology ring \
+		--device-props symbol_errors=off -- sh -c '/sbin/modprobe npo &&
+		for i in $(seq 100); do npoctl link show npo0/0 | grep -q active && break; sleep 0.1; done;
+		npoctl link show npo0/0; npoctl -j lane npo0/0' >"$logs/unsupported-$k.log" 2>&1
+	rc2=$?
+	grep -q 'symbol errors *unsupported' "$logs/unsupported-$k.log" &&
+		grep -q '"symbol_errors":"unsupported"' "$logs/unsupported-$k.log" &&
+		grep -q 'FEC corrected *[0-9]' "$logs/unsupported-$k.log"
+	rc3=$?
+	[ $rc2 = 0 ] && [ $rc3 = 0 ] || grep -v '^\[' "$logs/unsupported-$k.log" | sed 's/^/  /'
+	record "kernel $k: an uncounted counter shows as unsupported, not 0" \
+		$((rc2 | rc3))
+
+	echo "== two VMs sharing a fabric, kernel $k"
+	"$here/two-vm-test.sh" "$k" >"$logs/two-vm-$k.log" 2>&1
+	rc2=$?
+	sed 's/^/  /' "$logs/two-vm-$k.log"
+	record "kernel $k: two QEMU processes link as peers" $rc2
+
 	case $rc in
 	0|1) ;;
 	99) record "kernel $k: guest kernel splat" 1 ;;

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npoctl topo: the fabric as the links discovered it.  Every port that
+ * learned a peer contributes an edge; a link seen from both of its ends
+ * (both devices on this host) is shown once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl.h"
+#include "npoctl.h"
+#include "print.h"
+
+#define MAX_EDGES 4096
+
+struct edge {
+	uint32_t node, port, peer_node, peer_port;
+	char dev[32];
+	uint32_t state, rate, width, flags;
+};
+
+struct topo {
+	struct edge e[MAX_EDGES];
+	int n;
+};
+
+static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
+		   UNUSED int len, UNUSED uint8_t cmd, void *arg)
+{
+	struct topo *t = arg;
+	struct edge *e;
+
+	if (!tb[NPO_ATTR_PORT_PEER_NODE_ID] || t->n == MAX_EDGES)
+		return 0;
+	e = &t->e[t->n++];
+	e->node = nla_get_u32(tb[NPO_ATTR_DEV_NODE_ID]);
+	e->port = nla_get_u32(tb[NPO_ATTR_PORT_INDEX]);
+	e->peer_node = nla_get_u32(tb[NPO_ATTR_PORT_PEER_NODE_ID]);
+	e->peer_port = nla_get_u32(tb[NPO_ATTR_PORT_PEER_PORT]);
+	snprintf(e->dev, sizeof(e->dev), "%s",
+		 nla_get_string(tb[NPO_ATTR_DEV_NAME]));
+	e->state = nla_get_u32(tb[NPO_ATTR_PORT_STATE]);
+	e->rate = nla_get_u32(tb[NPO_ATTR_PORT_RATE]);
+	e->width = nla_get_u32(tb[NPO_ATTR_PORT_WIDTH]);
+	e->flags = nla_get_u32(tb[NPO_ATTR_PORT_FLAGS]);
+	return 0;
+}
+
+/* The same link seen from its other end, earlier in the list? */
+static bool seen_from_other_end(struct topo *t, int i)
+{
+	struct edge *e = &t->e[i];
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (t->e[j].node == e->peer_node &&
+		    t->e[j].port == e->peer_port &&
+		    t->e[j].peer_node == e->node &&
+		    t->e[j].peer_port == e->port)
+			return true;
+	return false;
+}
+
+static const char *local_dev(struct topo *t, uint32_t node)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->e[i].node == node)
+			return t->e[i].dev;
+	return NULL;
+}
+
+static void print_dot(struct topo *t)
+{
+	int i;
+
+	printf("graph npo {\n\tnode [shape=box];\n");
+	for (i = 0; i < t->n; i++) {
+		struct edge *e = &t->e[i];
+		int j;
+
+		for (j = 0; j < i && t->e[j].node != e->node; j++)
+			;
+		if (j == i)
+			printf("\t\"%u\" [label=\"node %u\\n%s\"];\n", e->node,
+			       e->node, e->dev);
+		/* A peer on another host appears once, marked remote. */
+		for (j = 0; j < i && t->e[j].peer_node != e->peer_node; j++)
+			;
+		if (j == i && !local_dev(t, e->peer_node))
+			printf("\t\"%u\" [label=\"node %u\\nremote\", style=dashed];\n",
+			       e->peer_node, e->peer_node);
+	}
+	for (i = 0; i < t->n; i++) {
+		struct edge *e = &t->e[i];
+		const char *style = e->state != NPO_PORT_ACTIVE ? "dashed" :
+				    "solid";
+		const char *color = e->state != NPO_PORT_ACTIVE ? "red" :
+				    e->flags & (NPO_PORT_FLAG_DEGRADED |
+						NPO_PORT_FLAG_HIGH_BER) ?
+				    "orange" : "black";
+
+		if (seen_from_other_end(t, i))
+			continue;
+		printf("\t\"%u\" -- \"%u\" [taillabel=\"%u\", headlabel=\"%u\", "
+		       "label=\"%s x%u\", style=%s, color=%s];\n", e->node,
+		       e->peer_node, e->port, e->peer_port, npo_rate_str(e->rate),
+		       e->width, style, color);
+	}
+	printf("}\n");
+}
+
+static void print_topo(struct topo *t)
+{
+	char a[48], b[48], speed[32];
+	int i;
+
+	print_text("%-22s    %-22s  %-8s  %-9s  %s\n", "END", "END", "STATE",
+		   "SPEED", "FLAGS");
+	print_open_array(NULL);
+	for (i = 0; i < t->n; i++) {
+		struct edge *e = &t->e[i];
+		const char *peer_dev = local_dev(t, e->peer_node);
+
+		if (seen_from_other_end(t, i))
+			continue;
+		snprintf(a, sizeof(a), "node %u/%u (%s)", e->node, e->port,
+			 e->dev);
+		snprintf(b, sizeof(b), "node %u/%u (%s)", e->peer_node,
+			 e->peer_port, peer_dev ? peer_dev : "remote");
+		snprintf(speed, sizeof(speed), "%s x%u", npo_rate_str(e->rate),
+			 e->width);
+		print_open_object(NULL);
+		print_open_object("a");
+		print_text("%-22s -- ", a);
+		print_uint("node_id", "", e->node);
+		print_uint("port", "", e->port);
+		print_string("dev", "", e->dev);
+		print_close_object();
+		print_open_object("b");
+		print_text("%-22s  ", b);
+		print_uint("node_id", "", e->peer_node);
+		print_uint("port", "", e->peer_port);
+		if (peer_dev)
+			print_string("dev", "", peer_dev);
+		else
+			print_null("dev", "");
+		print_close_object();
+		print_string("state", "%-8s", npo_port_state_str(e->state));
+		print_uint("rate_mbps", "", e->rate);
+		print_uint("width", "", e->width);
+		print_text("  %-9s", e->rate ? speed : "-");
+		print_open_array("flags");
+		if (e->flags & NPO_PORT_FLAG_DEGRADED)
+			print_string(NULL, "  %s", "DEGRADED");
+		if (e->flags & NPO_PORT_FLAG_HIGH_BER)
+			print_string(NULL, "  %s", "HIGH-BER");
+		print_close_array();
+		print_text("\n");
+		print_close_object();
+	}
+	print_close_array();
+}
+
+int cmd_topo(int argc, char **argv)
+{
+	struct topo *t;
+	struct npo_nl nl;
+	struct nl_msg *msg;
+	bool dot = false;
+	int ret;
+
+	if (argc == 1 && matches(argv[0], "help")) {
+		printf("Usage: npoctl topo [ --dot ]\n");
+		return NPOCTL_EXIT_OK;
+	}
+	if (argc == 1 && !strcmp(argv[0], "--dot")) {
+		dot = true;
+	} else if (argc) {
+		npoctl_err("topo: bad arguments");
+		return NPOCTL_EXIT_USAGE;
+	}
+	ret = npo_nl_open(&nl);
+	if (ret)
+		return ret;
+	t = calloc(1, sizeof(*t));
+	msg = npo_nl_msg(&nl, NPO_CMD_PORT_GET, NLM_F_DUMP);
+	if (!t || !msg) {
+		npo_nl_close(&nl);
+		free(t);
+		return NPOCTL_EXIT_ERROR;
+	}
+	ret = npo_nl_request(&nl, msg, on_port, t);
+	npo_nl_close(&nl);
+	if (ret) {
+		npoctl_err("topo: %s", strerror(-ret));
+		free(t);
+		return NPOCTL_EXIT_ERROR;
+	}
+	if (dot)
+		print_dot(t);
+	else
+		print_topo(t);
+	free(t);
+	return NPOCTL_EXIT_OK;
+}
