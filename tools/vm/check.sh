@@ -105,6 +105,12 @@ for k in "$@"; do
 	record "kernel $k: an uncounted counter shows as unsupported, not 0" \
 		$((rc2 | rc3))
 
+	echo "== fault injection from the host through QMP, kernel $k"
+	"$here/qmp-fault-test.sh" "$k" >"$logs/qmp-fault-$k.log" 2>&1
+	rc2=$?
+	sed 's/^/  /' "$logs/qmp-fault-$k.log"
+	record "kernel $k: link cut and restored through QMP" $rc2
+
 	echo "== two VMs sharing a fabric, kernel $k"
 	"$here/two-vm-test.sh" "$k" >"$logs/two-vm-$k.log" 2>&1
 	rc2=$?

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Fault injection from the host, as an operator's tooling would do it: cut
+# a link through QMP (qom-set ... fault "cut 0 1") while the guest watches,
+# then restore it.  The guest must see the link go down naming the peer and
+# the reason, and come back.  Prints "ok"/"not ok" and exits 0/1.
+#
+# Usage: qmp-fault-test.sh KERNEL
+set -u
+here=$(dirname "$(realpath "$0")")
+kernel=${1:-6.1}
+work=$(mktemp -d)
+qmp=$work/qmp.sock
+vm=
+
+cleanup() {
+	[ -n "$vm" ] && kill "$vm" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+guest='/sbin/modprobe npo
+state() { npoctl -j link show npo0/0 | sed -n "s/.*\"state\":\"\([a-z]*\)\".*/\1/p"; }
+wait_for() { for i in $(seq 1 400); do [ "$(state)" = "$1" ] && return 0; sleep 0.05; done; return 1; }
+npoctl monitor > /tmp/events &
+wait_for active || { echo NEVER-UP; exit 1; }
+echo READY
+wait_for detect || { echo NEVER-DOWN; exit 1; }
+echo DOWN-SEEN
+wait_for active || { echo NEVER-BACK; exit 1; }
+echo UP-AGAIN
+sleep 0.3
+cat /tmp/events'
+
+"$here/npo-vm" --kernel "$kernel" --devices 2 --topology ring --timeout 300 \
+	--qemu-arg -qmp --qemu-arg "unix:$qmp,server=on,wait=off" \
+	-- sh -c "$guest" >"$work/vm.log" 2>&1 &
+vm=$!
+
+set_fault() {
+	/usr/bin/python3 "$here/qmp.py" "$qmp" "{\"execute\": \"qom-set\", \"arguments\": {\"path\": \"/machine/peripheral/npo0\", \"property\": \"fault\", \"value\": \"$1\"}}"
+}
+
+# wait_line PATTERN: until the guest prints it, or the VM ends.
+wait_line() {
+	local i
+	for i in $(seq 1 1200); do
+		grep -q "$1" "$work/vm.log" && return 0
+		kill -0 "$vm" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+ok=1
+if wait_line '^READY'; then
+	set_fault "cut 0 1" || ok=0
+	wait_line '^DOWN-SEEN' || ok=0
+	set_fault "cut 0 0" || ok=0
+	# A malformed fault is refused by QEMU with a clear error.
+	if set_fault "frobnicate" 2>"$work/qmp.err"; then ok=0; fi
+	grep -q "expected" "$work/qmp.err" || ok=0
+else
+	ok=0
+fi
+wait "$vm"
+rc=$?
+vm=
+if [ $ok = 1 ] && [ $rc = 0 ] && grep -q '^UP-AGAIN' "$work/vm.log" &&
+   grep -q 'npo0/0: link-down .*peer node 2/1 (loss of signal)' "$work/vm.log"; then
+	echo "ok - a link cut and restored through QMP goes down and comes back"
+	exit 0
+fi
+echo "not ok - a link cut and restored through QMP goes down and comes back"
+grep -v '^\[' "$work/vm.log" | tail -n 20 | sed 's/^/  /'
+exit 1
