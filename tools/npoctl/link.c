@@ -281,20 +281,32 @@ static int link_set(struct npo_nl *nl, int argc, char **argv)
 	return report(nl, npo_nl_request(nl, msg, NULL, NULL), argv[0]);
 }
 
+/* A message for cmd naming port which; NULL after saying why not. */
+static struct nl_msg *port_msg(struct npo_nl *nl, uint8_t cmd,
+			       const char *which, int *err)
+{
+	struct nl_msg *msg = npo_nl_msg(nl, cmd, 0);
+
+	*err = NPOCTL_EXIT_ERROR;
+	if (!msg)
+		return NULL;
+	*err = port_target(msg, which);
+	if (*err) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
 /* A request naming one port, its replies fed to fn (NULL: none expected). */
 static int port_request(struct npo_nl *nl, uint8_t cmd, const char *which,
 			npo_nl_handler fn)
 {
-	struct nl_msg *msg = npo_nl_msg(nl, cmd, 0);
 	int err;
+	struct nl_msg *msg = port_msg(nl, cmd, which, &err);
 
 	if (!msg)
-		return NPOCTL_EXIT_ERROR;
-	err = port_target(msg, which);
-	if (err) {
-		nlmsg_free(msg);
 		return err;
-	}
 	return report(nl, npo_nl_request(nl, msg, fn, NULL), which);
 }
 
@@ -375,17 +387,12 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 /* The test's reply comes when it ends; show progress until then. */
 static int link_test(struct npo_nl *nl, const char *which, uint32_t ms)
 {
-	struct nl_msg *msg = npo_nl_msg(nl, NPO_CMD_PORT_TEST, 0);
 	struct timespec t0, t;
 	int err;
+	struct nl_msg *msg = port_msg(nl, NPO_CMD_PORT_TEST, which, &err);
 
 	if (!msg)
-		return NPOCTL_EXIT_ERROR;
-	err = port_target(msg, which);
-	if (err) {
-		nlmsg_free(msg);
 		return err;
-	}
 	nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, ms);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!print_is_json() && isatty(STDERR_FILENO))

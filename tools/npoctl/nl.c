@@ -233,6 +233,10 @@ int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port)
 	return 0;
 }
 
+/* names[i], or "unknown" past the end of a UAPI enum's table. */
+#define NAME_OF(names, i) \
+	((i) < sizeof(names) / sizeof((names)[0]) ? (names)[i] : "unknown")
+
 const char *npo_port_state_str(uint32_t state)
 {
 	static const char *const names[] = {
@@ -240,8 +244,7 @@ const char *npo_port_state_str(uint32_t state)
 		"active", "recovery", "test", "loopback",
 	};
 
-	return state < sizeof(names) / sizeof(names[0]) ? names[state] :
-							  "unknown";
+	return NAME_OF(names, state);
 }
 
 const char *npo_reason_str(uint32_t reason)
@@ -252,8 +255,7 @@ const char *npo_reason_str(uint32_t reason)
 		"peer port disabled",
 	};
 
-	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] :
-							   "unknown";
+	return NAME_OF(names, reason);
 }
 
 const char *npo_event_str(uint32_t event)
@@ -263,8 +265,7 @@ const char *npo_event_str(uint32_t event)
 		"retrain", "train-failed", "error-threshold", "test-done",
 	};
 
-	return event < sizeof(names) / sizeof(names[0]) ? names[event] :
-							  "unknown";
+	return NAME_OF(names, event);
 }
 
 const char *npo_rate_str(uint32_t mbps)
