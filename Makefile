@@ -110,10 +110,11 @@ $(FWIMAGE): firmware/npo-fw.src $(FWTOOL)
 
 SELFTEST_SRCS := $(wildcard selftests/*_test.c)
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_SRCS))
-SELFTEST_LIB := selftests/npo_test_lib.c firmware/npo_fw_validate.c
+SELFTEST_LIB := selftests/npo_test_lib.c selftests/npo_nl_lib.c \
+	firmware/npo_fw_validate.c
 selftests: $(SELFTESTS) $(BUILD)/selftests/run_tests.sh
 $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
-		$(LIBNPO) $(BUILD)/.deps-stamp
+		selftests/npo_nl_lib.h $(LIBNPO) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Iruntime/include -Iselftests -Ifirmware -o $@ $< \

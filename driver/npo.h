@@ -58,6 +58,10 @@ struct npo_dev;
  * @peer_port: peer's port number.
  * @peer_rates: lane rates the peer supports, bit n = rate n + 1.
  * @peer_lanes: lanes of the peer's port.
+ * @fault_lanes: lanes that failed the last negotiation (interface 1.2).
+ * @ber_lanes: lanes above the BER warning threshold (interface 1.2).
+ * @down_reason: why the link last went down, latched by the device when it
+ *	happened (interface 1.2; before, the FAIL field of @status).
  * @flaps: times the link went down since probe.
  * @recoveries_seen: recoveries (retrains while up) since probe.
  * @backoff_ms: delay before the next retrain after a failure, 0 when up.
@@ -80,6 +84,9 @@ struct npo_port {
 	u8 peer_port;
 	u8 peer_rates;
 	u8 peer_lanes;
+	u32 fault_lanes;
+	u32 ber_lanes;
+	u8 down_reason;
 	u64 flaps;
 	u64 recoveries_seen;
 	unsigned int backoff_ms;
@@ -180,6 +187,15 @@ static inline void npo_wr32(struct npo_dev *ndev, u32 reg, u32 val)
 static inline enum npo_dev_state npo_state(struct npo_dev *ndev)
 {
 	return READ_ONCE(ndev->state);
+}
+
+/*
+ * Interface 1.2 names the lanes behind degraded links and BER alarms and
+ * latches why the link last went down.
+ */
+static inline bool npo_hw_blames_lanes(const struct npo_dev *ndev)
+{
+	return FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >= 2;
 }
 
 void npo_set_state(struct npo_dev *ndev, enum npo_dev_state state);

@@ -162,8 +162,11 @@ static int npo_put_lanes(struct sk_buff *msg, struct npo_dev *ndev,
 	return 0;
 }
 
-/* Device and port identity plus the port's state: every message has it. */
-static int npo_put_port(struct sk_buff *msg, struct npo_port *port)
+/*
+ * Device and port identity plus the port's state: every message has it.
+ * reason is the NPO_ATTR_PORT_REASON to report.
+ */
+static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 {
 	struct npo_dev *ndev = port->ndev;
 	u32 st = port->status, flags = 0, max_rate;
@@ -197,7 +200,7 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port)
 	    nla_put_u32(msg, NPO_ATTR_PORT_MAX_RATE, max_rate) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_MAX_WIDTH, max_width) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_FLAGS, flags) ||
-	    nla_put_u32(msg, NPO_ATTR_PORT_REASON, FIELD_GET(NPO_PST_FAIL, st)) ||
+	    nla_put_u32(msg, NPO_ATTR_PORT_REASON, reason) ||
 	    nla_put_u64_64bit(msg, NPO_ATTR_PORT_TIME_IN_STATE_MS,
 			      ktime_ms_delta(ktime_get(), port->state_since),
 			      NPO_ATTR_PAD) ||
@@ -211,6 +214,10 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port)
 	if (port->peer_valid &&
 	    (nla_put_u32(msg, NPO_ATTR_PORT_PEER_NODE_ID, port->peer_node) ||
 	     nla_put_u32(msg, NPO_ATTR_PORT_PEER_PORT, port->peer_port)))
+		return -EMSGSIZE;
+	if (npo_hw_blames_lanes(ndev) &&
+	    (nla_put_u32(msg, NPO_ATTR_PORT_FAULT_LANES, port->fault_lanes) ||
+	     nla_put_u32(msg, NPO_ATTR_PORT_BER_LANES, port->ber_lanes)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -238,7 +245,7 @@ static int npo_fill_port(struct sk_buff *msg, struct npo_port *port, u8 cmd,
 	mutex_lock(&ndev->link_lock);
 	if (ndev->link_running)
 		npo_port_refresh(port);
-	err = npo_put_port(msg, port);
+	err = npo_put_port(msg, port, FIELD_GET(NPO_PST_FAIL, port->status));
 	mutex_unlock(&ndev->link_lock);
 	if (!err)
 		err = npo_put_counters(msg, st);
@@ -596,7 +603,9 @@ void npo_genl_event(struct npo_port *port, u32 event)
 		return;
 	hdr = genlmsg_put(msg, 0, 0, &npo_genl_family, 0, NPO_CMD_EVENT);
 	if (!hdr || nla_put_u32(msg, NPO_ATTR_EVENT, event) ||
-	    npo_put_port(msg, port)) {
+	    npo_put_port(msg, port, event == NPO_EVENT_LINK_DOWN ?
+			 port->down_reason :
+			 FIELD_GET(NPO_PST_FAIL, port->status))) {
 		nlmsg_free(msg);
 		return;
 	}

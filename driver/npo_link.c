@@ -35,6 +35,10 @@ static const char * const npo_fail_names[] = {
 	[4] = "lane 0 unusable at every rate",
 	[5] = "loss of signal",
 	[6] = "peer port disabled",
+	[7] = "port disabled",
+	[8] = "PRBS test",
+	[9] = "looping back for the peer's PRBS test",
+	[10] = "firmware stopped",
 };
 
 static const char * const npo_rate_names[] = {
@@ -124,6 +128,13 @@ void npo_port_refresh(struct npo_port *port)
 		port->peer_rates = FIELD_GET(NPO_PPEER_RATES, peer);
 		port->peer_lanes = FIELD_GET(NPO_PPEER_LANES, peer);
 	}
+	if (npo_hw_blames_lanes(port->ndev)) {
+		port->fault_lanes = npo_port_rd(port, NPO_P_FAULT_LANES);
+		port->ber_lanes = npo_port_rd(port, NPO_P_BER_LANES);
+		port->down_reason = npo_port_rd(port, NPO_P_DOWN_REASON);
+	} else {
+		port->down_reason = FIELD_GET(NPO_PST_FAIL, status);
+	}
 }
 
 static void npo_port_retrain_work(struct work_struct *work)
@@ -189,7 +200,7 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 		port->flaps++;
 		npo_genl_event(port, NPO_EVENT_LINK_DOWN);
 		npo_warn(ndev, "port %u: link down: %s\n", port->index,
-			 npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
+			 npo_port_fail_name(port->down_reason));
 	}
 	if (ev & NPO_PEV_TRAIN_FAIL) {
 		/*
@@ -223,18 +234,28 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 						      NPO_EVENT_RECOVERED);
 	}
 	if ((ev & NPO_PEV_DEGRADED) && (st & NPO_PST_DEGRADED)) {
+		unsigned long lanes = port->fault_lanes;
+		char why[48] = "";
+
+		/* An administrative limit degrades a link with no lane at fault. */
+		if (lanes)
+			scnprintf(why, sizeof(why), "; failing lanes %*pbl",
+				  NPO_MAX_LANES, &lanes);
 		npo_genl_event(port, NPO_EVENT_DEGRADED);
-		npo_warn(ndev, "port %u: link degraded: %s x%lu, capable of %s x%u\n",
+		npo_warn(ndev, "port %u: link degraded: %s x%lu, capable of %s x%u%s\n",
 			 port->index,
 			 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
 			 FIELD_GET(NPO_PST_WIDTH, st),
 			 npo_port_rate_name(fls(ndev->port_rates & port->peer_rates)),
-			 min_t(unsigned int, ndev->lanes_per_port, port->peer_lanes));
+			 min_t(unsigned int, ndev->lanes_per_port, port->peer_lanes),
+			 why);
 	}
 	if (ev & NPO_PEV_ERR_THRESHOLD) {
+		unsigned long lanes = port->ber_lanes;
+
 		npo_genl_event(port, NPO_EVENT_ERR_THRESHOLD);
-		npo_warn(ndev, "port %u: pre-FEC bit error rate above the warning threshold\n",
-			 port->index);
+		npo_warn(ndev, "port %u: pre-FEC bit error rate above the warning threshold on lanes %*pbl\n",
+			 port->index, NPO_MAX_LANES, &lanes);
 	}
 	if (ev & NPO_PEV_PRBS_DONE) {
 		npo_genl_event(port, NPO_EVENT_TEST_DONE);

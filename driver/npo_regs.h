@@ -136,8 +136,13 @@ enum npo_mbox_result {
 #define   NPO_PRBS_DURATION_MS		GENMASK(15, 0)
 #define   NPO_PRBS_START		BIT(31)
 #define NPO_P_ACTIVE_LANES		0x1c
+/* Interface 1.2 and later */
+#define NPO_P_FAULT_LANES		0x20
+#define NPO_P_BER_LANES			0x24
+#define NPO_P_DOWN_REASON		0x28
 
 #define NPO_NUM_RATES			3
+#define NPO_MAX_LANES			16
 
 /* Port statistics block written by NPO_MBOX_OP_PORT_STATS. */
 enum npo_hw_port_counter {

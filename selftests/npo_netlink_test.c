@@ -14,76 +14,10 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
-#include <linux/netlink.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/msg.h>
-#include <linux/npo_netlink.h>
 
 #include "kselftest_harness.h"
+#include "npo_nl_lib.h"
 #include "npo_test_lib.h"
-
-static int family_id(struct nl_sock *sk)
-{
-	return genl_ctrl_resolve(sk, NPO_GENL_NAME);
-}
-
-static struct nl_sock *open_sock(void)
-{
-	struct nl_sock *sk = nl_socket_alloc();
-
-	if (sk && genl_connect(sk)) {
-		nl_socket_free(sk);
-		return NULL;
-	}
-	return sk;
-}
-
-static int on_err(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
-{
-	*(int *)arg = e->error;
-	return NL_STOP;
-}
-
-static int on_ack(struct nl_msg *m, void *arg)
-{
-	*(int *)arg = 0;
-	return NL_STOP;
-}
-
-static int on_reply(struct nl_msg *m, void *arg)
-{
-	return NL_OK;
-}
-
-/* Send a request and return the kernel's errno for it (0 on success). */
-static int transact(struct nl_sock *sk, struct nl_msg *msg)
-{
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int err = 1;
-
-	nl_cb_err(cb, NL_CB_CUSTOM, on_err, &err);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &err);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_reply, NULL);
-	nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
-	if (nl_send_auto(sk, msg) < 0)
-		err = -EIO;
-	nlmsg_free(msg);
-	while (err == 1)
-		if (nl_recvmsgs(sk, cb) < 0 && err == 1)
-			err = -EIO;
-	nl_cb_put(cb);
-	return err;
-}
-
-static struct nl_msg *request(int family, uint8_t cmd, int flags)
-{
-	struct nl_msg *msg = nlmsg_alloc();
-
-	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags, cmd,
-		    NPO_GENL_VERSION);
-	return msg;
-}
 
 FIXTURE(netlink) {
 	struct nl_sock *sk;
@@ -102,9 +36,9 @@ FIXTURE_SETUP(netlink)
 		SKIP(return, "needs at least 2 NPO devices");
 	if (!topo || strcmp(topo, "ring"))
 		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
-	self->sk = open_sock();
+	self->sk = npo_nl_connect();
 	ASSERT_NE(NULL, self->sk);
-	self->family = family_id(self->sk);
+	self->family = npo_nl_family(self->sk);
 	ASSERT_GT(self->family, 0) TH_LOG("npo family not registered");
 }
 
@@ -192,20 +126,20 @@ TEST_F(netlink, get_names_missing_device_and_port)
 	struct nl_msg *msg;
 
 	NPO_TEST_SETUP_DONE();
-	msg = request(self->family, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_request(self->family, NPO_CMD_PORT_GET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 200);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
-	EXPECT_EQ(-ENODEV, (transact(self->sk, msg)));
+	EXPECT_EQ(-ENODEV, (npo_nl_transact(self->sk, msg)));
 
-	msg = request(self->family, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_request(self->family, NPO_CMD_PORT_GET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 99);
-	EXPECT_EQ(-ENODEV, (transact(self->sk, msg)));
+	EXPECT_EQ(-ENODEV, (npo_nl_transact(self->sk, msg)));
 
 	/* Missing port attribute. */
-	msg = request(self->family, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_request(self->family, NPO_CMD_PORT_GET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
-	EXPECT_EQ(-EINVAL, (transact(self->sk, msg)));
+	EXPECT_EQ(-EINVAL, (npo_nl_transact(self->sk, msg)));
 
 	ASSERT_EQ(1, npo_test_run(self->out, sizeof(self->out),
 				  "npoctl link show npo0/99 2>&1"));
@@ -218,34 +152,34 @@ TEST_F(netlink, malformed_attributes_rejected)
 
 	NPO_TEST_SETUP_DONE();
 	/* u8 where a u32 belongs. */
-	msg = request(self->family, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_request(self->family, NPO_CMD_PORT_GET, 0);
 	nla_put_u8(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
-	EXPECT_NE(0, transact(self->sk, msg));
+	EXPECT_NE(0, npo_nl_transact(self->sk, msg));
 
 	/* Out of the policy's range. */
-	msg = request(self->family, NPO_CMD_PORT_SET, 0);
+	msg = npo_nl_request(self->family, NPO_CMD_PORT_SET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 	nla_put_u8(msg, NPO_ATTR_PORT_ADMIN_UP, 7);
-	EXPECT_NE(0, transact(self->sk, msg));
+	EXPECT_NE(0, npo_nl_transact(self->sk, msg));
 
-	msg = request(self->family, NPO_CMD_PORT_TEST, 0);
+	msg = npo_nl_request(self->family, NPO_CMD_PORT_TEST, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, 0);
-	EXPECT_NE(0, transact(self->sk, msg));
+	EXPECT_NE(0, npo_nl_transact(self->sk, msg));
 
 	/* An attribute number the family does not have. */
-	msg = request(self->family, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_request(self->family, NPO_CMD_PORT_GET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_MAX + 5, 1);
-	EXPECT_NE(0, transact(self->sk, msg));
+	EXPECT_NE(0, npo_nl_transact(self->sk, msg));
 
 	/* An unknown command. */
-	msg = request(self->family, NPO_CMD_MAX + 3, 0);
-	EXPECT_NE(0, transact(self->sk, msg));
+	msg = npo_nl_request(self->family, NPO_CMD_MAX + 3, 0);
+	EXPECT_NE(0, npo_nl_transact(self->sk, msg));
 
 	/* The extack message reaches npoctl. */
 	ASSERT_EQ(1, npo_test_run(self->out, sizeof(self->out),
@@ -277,25 +211,25 @@ TEST_F(netlink, unprivileged_changes_get_eperm)
 
 		if (setgid(65534) || setuid(65534))
 			_exit(10);
-		sk = open_sock();
-		if (!sk || (fam = family_id(sk)) < 0)
+		sk = npo_nl_connect();
+		if (!sk || (fam = npo_nl_family(sk)) < 0)
 			_exit(11);
 		for (i = 0; i < sizeof(cmds); i++) {
-			struct nl_msg *msg = request(fam, cmds[i], 0);
+			struct nl_msg *msg = npo_nl_request(fam, cmds[i], 0);
 
 			nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 			nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 			nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, 10);
-			if ((transact(sk, msg)) != -EPERM)
+			if ((npo_nl_transact(sk, msg)) != -EPERM)
 				bad |= 1 << i;
 		}
 		/* Reading is allowed. */
 		{
-			struct nl_msg *msg = request(fam, NPO_CMD_PORT_GET, 0);
+			struct nl_msg *msg = npo_nl_request(fam, NPO_CMD_PORT_GET, 0);
 
 			nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 			nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
-			if (transact(sk, msg))
+			if (npo_nl_transact(sk, msg))
 				bad |= 0x80;
 		}
 		_exit(bad);

@@ -71,6 +71,35 @@ static void print_flags(uint32_t flags, bool admin_up)
 	print_close_array();
 }
 
+/* A lane mask as "0-3,7" in text, as an array of lane numbers in JSON. */
+static void print_lanes(const char *key, const char *fmt, uint32_t mask)
+{
+	char text[64] = "";
+	size_t len = 0;
+	unsigned int i, end;
+
+	if (print_is_json()) {
+		print_open_array(key);
+		for (i = 0; i < 32; i++)
+			if (mask & (1u << i))
+				print_uint(NULL, "", i);
+		print_close_array();
+		return;
+	}
+	for (i = 0; i < 32; i = end + 1) {
+		end = i;
+		if (!(mask & (1u << i)))
+			continue;
+		while (end < 31 && (mask & (1u << (end + 1))))
+			end++;
+		len += snprintf(text + len, sizeof(text) - len,
+				end > i ? "%s%u-%u" : "%s%u", len ? "," : "", i, end);
+		if (len >= sizeof(text))
+			break;
+	}
+	print_text(fmt, text);
+}
+
 static void print_counters(struct nlattr *nest, bool detail)
 {
 	static const struct { int attr; const char *key; const char *label; } c[] = {
@@ -167,6 +196,16 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 			     npo_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
 	print_bool("admin_up", ctx->detail ? "  admin up             %s\n" : "",
 		   admin_up);
+	if (get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0) ||
+	    (print_is_json() && tb[NPO_ATTR_PORT_FAULT_LANES]))
+		print_lanes("failing_lanes",
+			    ctx->detail ? "  failing lanes        %s\n" : "",
+			    get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0));
+	if (get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0) ||
+	    (print_is_json() && tb[NPO_ATTR_PORT_BER_LANES]))
+		print_lanes("high_ber_lanes",
+			    ctx->detail ? "  high-BER lanes       %s\n" : "",
+			    get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0));
 	if (ctx->detail)
 		print_text("  flags               ");
 	print_flags(flags, admin_up);
@@ -498,6 +537,15 @@ static int on_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	if (ev == NPO_EVENT_LINK_DOWN || ev == NPO_EVENT_TRAIN_FAILED)
 		print_string("reason", " (%s)",
 			     npo_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
+	/* The lanes to blame, where the event has any. */
+	if ((ev == NPO_EVENT_DEGRADED || ev == NPO_EVENT_TRAIN_FAILED) &&
+	    get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0))
+		print_lanes("lanes", " lanes %s",
+			    get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0));
+	if (ev == NPO_EVENT_ERR_THRESHOLD &&
+	    get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0))
+		print_lanes("lanes", " lanes %s",
+			    get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0));
 	print_flags(get_u32(tb, NPO_ATTR_PORT_FLAGS, 0), true);
 	print_text("\n");
 	print_close_object();

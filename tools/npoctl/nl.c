@@ -252,7 +252,8 @@ const char *npo_reason_str(uint32_t reason)
 	static const char *const names[] = {
 		"none", "peer did not answer", "configuration timeout",
 		"no common lane rate", "lane 0 unusable", "loss of signal",
-		"peer port disabled",
+		"peer port disabled", "port disabled", "PRBS test",
+		"looping back for the peer's PRBS test", "firmware stopped",
 	};
 
 	return NAME_OF(names, reason);

@@ -218,12 +218,20 @@ static uint8_t port_negotiate(NpoPort *p, unsigned int *rate,
                                      (p->control >> PCTL_MAX_WIDTH_SHIFT) & 0x1f),
                                p->peer_max_width);
     uint8_t common = s->rates & p->peer_rates;
+    uint8_t allowed = common & ((1 << max_rate) - 1);
+    uint16_t all = (1 << max_w) - 1;
     double best_bw = 0;
     unsigned int r, w;
 
     *rate = *width = 0;
+    p->fault_lanes = 0;
     if (!common) {
         return FAIL_NO_COMMON_RATE;
+    }
+    /* Lanes to blame: those that fail at the best rate both ends allow. */
+    if (allowed) {
+        r = 32 - clz32(allowed);
+        p->fault_lanes = all & ~(p->local_rx_ok[r - 1] & p->peer_rx_ok[r - 1]);
     }
     for (r = 1; r <= max_rate; r++) {
         uint16_t ok;
@@ -308,10 +316,11 @@ static void port_link_down(NpoPort *p, uint8_t reason)
 
     p->rate = p->width = 0;
     p->high_ber = false;
+    p->ber_lanes = 0;
     p->was_active = false;
     if (was_up) {
         p->counter[NPO_STAT_LINK_DOWNS]++;
-        p->fail_reason = reason;
+        p->fail_reason = p->down_reason = reason;
         port_event(p, PEV_DOWN);
     }
 }
@@ -464,6 +473,7 @@ static void port_tick(NpoPort *p)
     double thr = ber_threshold(s), warn = thr / 100;
     uint64_t uncorrectable = p->pending_burst;
     bool high = false, lane_failed = false;
+    uint16_t ber_lanes = 0;
     unsigned int i;
 
     p->last_tick = now;
@@ -481,12 +491,16 @@ static void port_tick(NpoPort *p)
         l->fec_corrected += poisson(s->rand, cw * MAX(p_any - p_unc, 0));
         l->symbol_errors += poisson(s->rand, cw * KP4_SYMBOLS * ps);
         uncorrectable += unc;
-        high |= ber > warn;
+        if (ber > warn) {
+            high = true;
+            ber_lanes |= 1 << i;
+        }
         lane_failed |= ber >= thr;
     }
     /* Every uncorrectable codeword fails its CRC and is replayed. */
     p->counter[NPO_STAT_CRC_ERRORS] += uncorrectable;
     p->counter[NPO_STAT_REPLAYS] += uncorrectable;
+    p->ber_lanes = ber_lanes;
     if (high && !p->high_ber) {
         port_event(p, PEV_ERR_THRESHOLD);
     }
@@ -680,7 +694,7 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
         }
         break;
     case WIRE_LOOPBACK:
-        port_link_down(p, FAIL_NONE);
+        port_link_down(p, FAIL_PEER_TEST);
         port_set_state(p, PORT_LOOPBACK, 5 * NANOSECONDS_PER_SECOND);
         port_arm(p, 5 * NANOSECONDS_PER_SECOND);
         break;
@@ -760,7 +774,8 @@ static void port_chr_event(void *opaque, QEMUChrEvent event)
 static void port_disable(NpoPort *p)
 {
     if (p->state != PORT_DISABLED) {
-        port_link_down(p, FAIL_NONE);
+        port_link_down(p, p->control & PCTL_ENABLE ? FAIL_NO_FIRMWARE
+                                                   : FAIL_ADMIN_DISABLED);
         port_send(p, WIRE_DOWN, NULL, 0);
         port_set_state(p, PORT_DISABLED, 0);
     }
@@ -816,7 +831,7 @@ static void port_start_prbs(NpoPort *p, uint32_t val)
         return;
     }
     p->prbs_ctl = ms;
-    port_link_down(p, FAIL_NONE);
+    port_link_down(p, FAIL_TEST);
     port_send(p, WIRE_LOOPBACK, NULL, 0);
     port_set_state(p, PORT_TEST, (int64_t)ms * SCALE_MS);
     port_arm(p, (int64_t)ms * SCALE_MS);
@@ -889,6 +904,15 @@ bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
         return true;
     case P_ACTIVE_LANES:
         *val = p->width ? (1 << p->width) - 1 : 0;
+        return true;
+    case P_FAULT_LANES:
+        *val = p->fault_lanes;
+        return true;
+    case P_BER_LANES:
+        *val = p->ber_lanes;
+        return true;
+    case P_DOWN_REASON:
+        *val = p->down_reason;
         return true;
     }
     return false;
@@ -1199,8 +1223,9 @@ void npo_link_reset(NpoState *s)
         p->state = PORT_DISABLED;
         p->events = 0;
         p->rate = p->width = 0;
-        p->fail_reason = FAIL_NONE;
+        p->fail_reason = p->down_reason = FAIL_NONE;
         p->high_ber = p->was_active = false;
+        p->ber_lanes = p->fault_lanes = 0;
         p->prbs_ctl = 0;
         port_clear_counters(p);
     }

@@ -30,7 +30,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
 #define NPO_NUM_RATES           3
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
-#define NPO_IF_VERSION          ((1 << 16) | 1)
+#define NPO_IF_VERSION          ((1 << 16) | 2)
 
 /* Identity, control, status */
 #define R_MAGIC                 0x000
@@ -131,6 +131,9 @@ enum {
 #define P_PRBS                  0x18
 #define   PRBS_START            BIT(31)
 #define P_ACTIVE_LANES          0x1c
+#define P_FAULT_LANES           0x20
+#define P_BER_LANES             0x24
+#define P_DOWN_REASON           0x28
 
 enum npo_port_state {
     PORT_DISABLED = 0,
@@ -152,6 +155,10 @@ enum npo_train_fail {
     FAIL_NO_USABLE_LANES = 4,   /* lane 0 unusable at every rate */
     FAIL_LOSS_OF_SIGNAL = 5,    /* link lost while active */
     FAIL_PEER_DISABLED = 6,
+    FAIL_ADMIN_DISABLED = 7,   /* this port was disabled */
+    FAIL_TEST = 8,              /* taken out of service for a PRBS test */
+    FAIL_PEER_TEST = 9,         /* looping back for the peer's PRBS test */
+    FAIL_NO_FIRMWARE = 10,      /* firmware stopped under an enabled port */
 };
 
 enum npo_fault_kind {
@@ -240,6 +247,7 @@ typedef struct NpoPort {
     bool listen;                /* DETECT waits for the peer to start */
     bool cut;
     uint8_t fail_reason;
+    uint8_t down_reason;        /* why the link last went down, latched */
     uint32_t events;
     uint32_t prbs_ctl;
     int64_t state_deadline;     /* virtual ns when this state times out */
@@ -247,6 +255,8 @@ typedef struct NpoPort {
     int64_t last_tick;
     bool was_active;            /* for RECOVERED vs UP */
     bool high_ber;
+    uint16_t ber_lanes;         /* lanes above the BER warning threshold */
+    uint16_t fault_lanes;       /* lanes that failed the last negotiation */
     uint32_t pending_burst;
 
     /* negotiated */

@@ -84,6 +84,10 @@ enum npo_port_state {
  * @NPO_REASON_NO_USABLE_LANES: lane 0 does not work at any rate.
  * @NPO_REASON_LOSS_OF_SIGNAL: the peer went silent.
  * @NPO_REASON_PEER_DISABLED: the peer port was disabled.
+ * @NPO_REASON_ADMIN_DISABLED: this port was disabled.
+ * @NPO_REASON_TEST: this port was taken out of service for a PRBS test.
+ * @NPO_REASON_PEER_TEST: this port loops back for the peer's PRBS test.
+ * @NPO_REASON_NO_FIRMWARE: the firmware stopped under an enabled port.
  */
 enum npo_link_reason {
 	NPO_REASON_NONE,
@@ -93,6 +97,10 @@ enum npo_link_reason {
 	NPO_REASON_NO_USABLE_LANES,
 	NPO_REASON_LOSS_OF_SIGNAL,
 	NPO_REASON_PEER_DISABLED,
+	NPO_REASON_ADMIN_DISABLED,
+	NPO_REASON_TEST,
+	NPO_REASON_PEER_TEST,
+	NPO_REASON_NO_FIRMWARE,
 };
 
 /**
@@ -150,7 +158,8 @@ enum npo_event {
  * @NPO_ATTR_PORT_FLAGS: u32, NPO_PORT_FLAG_*.
  * @NPO_ATTR_PORT_PEER_NODE_ID: u32, the peer's node id, when known.
  * @NPO_ATTR_PORT_PEER_PORT: u32, the peer's port, when known.
- * @NPO_ATTR_PORT_REASON: u32, &enum npo_link_reason of the last failure.
+ * @NPO_ATTR_PORT_REASON: u32, &enum npo_link_reason of the last failure; in
+ *	an NPO_EVENT_LINK_DOWN, why that link went down.
  * @NPO_ATTR_PORT_TIME_IN_STATE_MS: u64, time since the state last changed.
  * @NPO_ATTR_PORT_FLAPS: u64, times the link went down since probe.
  * @NPO_ATTR_PORT_ADMIN_UP: u8, 1 enabled, 0 administratively down.
@@ -186,6 +195,12 @@ enum npo_event {
  * @NPO_ATTR_LANE_PRBS_ERRORS: u64, bit errors seen by PRBS tests.
  * @NPO_ATTR_TEST_DURATION_MS: u32, PRBS test length, 1..60000 ms.
  * @NPO_ATTR_EVENT: u32, &enum npo_event.
+ * @NPO_ATTR_PORT_FAULT_LANES: u32, bit n: lane n failed the last
+ *	negotiation, at the best rate both ends allow; names the lanes behind a
+ *	NPO_EVENT_DEGRADED.  Absent if the device does not report it.
+ * @NPO_ATTR_PORT_BER_LANES: u32, bit n: lane n's pre-FEC BER is above the
+ *	warning threshold; names the lanes behind a NPO_EVENT_ERR_THRESHOLD.
+ *	Absent if the device does not report it.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -237,6 +252,8 @@ enum npo_attr {
 	NPO_ATTR_LANE_PRBS_ERRORS,
 	NPO_ATTR_TEST_DURATION_MS,
 	NPO_ATTR_EVENT,
+	NPO_ATTR_PORT_FAULT_LANES,
+	NPO_ATTR_PORT_BER_LANES,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Link events: every injected fault gives the right state, counter and
+ * multicast event, attributed to the right device, port, lane and peer,
+ * and the link comes back when the fault is cleared.
+ *
+ * Listens on the npo generic netlink "events" group as any monitoring
+ * agent would; faults go in through the debugfs test interface.  Needs
+ * npo-vm --topology ring (device i port 0 to device i+1 port 1; device i
+ * is node i + 1), so each test works on a link of its own.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "kselftest_harness.h"
+#include "npo_nl_lib.h"
+#include "npo_test_lib.h"
+
+#define CNT(name)	NPO_ATTR_CNT_##name
+
+FIXTURE(event) {
+	struct nl_sock *sk;
+	struct npo_nl_events *ev;
+	int family;
+	int ndev;
+	int lanes;
+};
+
+FIXTURE_SETUP(event)
+{
+	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
+	char v[32];
+
+	self->sk = NULL;
+	self->ev = NULL;
+	if (!npo_test_is_root())
+		SKIP(return, "needs root for fault injection");
+	self->ndev = npo_test_count_devices();
+	if (self->ndev < 8)
+		SKIP(return, "needs a ring of 8 NPO devices");
+	if (!topo || strcmp(topo, "ring"))
+		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	if (access("/sys/kernel/debug/npo/npo0/fault", W_OK))
+		SKIP(return, "device has no fault injection");
+	ASSERT_EQ(0, npo_test_read_attr("npo0", "lanes_per_port", v, sizeof(v)));
+	self->lanes = atoi(v);
+	self->sk = npo_nl_connect();
+	ASSERT_NE(NULL, self->sk);
+	self->family = npo_nl_family(self->sk);
+	ASSERT_GT(self->family, 0);
+	self->ev = npo_nl_events_open();
+	ASSERT_NE(NULL, self->ev) TH_LOG("cannot join the events group");
+}
+
+static int fault(int dev, const char *cmd)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
+	return npo_test_write_file(path, cmd);
+}
+
+FIXTURE_TEARDOWN(event)
+{
+	int i;
+
+	if (self->ev)
+		for (i = 0; i < self->ndev; i++)
+			fault(i, "clear");
+	npo_nl_events_close(self->ev);
+	if (self->sk)
+		nl_socket_free(self->sk);
+}
+
+/* Poll DEV/PORT until it is active at width (0: any). */
+static bool wait_active(FIXTURE_DATA(event) *self, int dev, int port,
+			int width, struct npo_nl_port *p)
+{
+	int tries;
+
+	for (tries = 0; tries < 300; tries++) {
+		if (!npo_nl_get_port(self->sk, self->family, dev, port, p) &&
+		    p->state == NPO_PORT_ACTIVE && (!width || p->width == width))
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+static int retrain(FIXTURE_DATA(event) *self, int dev, int port)
+{
+	return npo_nl_transact(self->sk,
+			       npo_nl_port_request(self->family,
+						   NPO_CMD_PORT_RETRAIN, dev, port));
+}
+
+static int set_admin(FIXTURE_DATA(event) *self, int dev, int port, bool up)
+{
+	struct nl_msg *msg = npo_nl_port_request(self->family, NPO_CMD_PORT_SET,
+						 dev, port);
+
+	nla_put_u8(msg, NPO_ATTR_PORT_ADMIN_UP, up);
+	return npo_nl_transact(self->sk, msg);
+}
+
+#define EXPECT_PEER(e, node, port_)				\
+	do {							\
+		EXPECT_EQ(node, (e).peer_node);			\
+		EXPECT_EQ(port_, (e).peer_port);		\
+	} while (0)
+
+TEST_F_TIMEOUT(event, dead_lane_degrades_naming_the_lane, 120)
+{
+	struct npo_nl_port before, e, p;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 0, 0, self->lanes, &before));
+	ASSERT_TRUE(before.has_lanes) TH_LOG("device reports no fault lanes");
+	ASSERT_EQ(0, fault(0, "dead 0 7 1"));
+
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_RETRAIN, 0, 0, 5000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	EXPECT_PEER(e, 2, 1);
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_DEGRADED, 0, 0, 10000, &e));
+	EXPECT_EQ(NPO_PORT_ACTIVE, e.state);
+	EXPECT_EQ(self->lanes / 2, e.width);
+	EXPECT_TRUE(e.flags & NPO_PORT_FLAG_DEGRADED);
+	EXPECT_EQ(1u << 7, e.fault_lanes);
+	EXPECT_PEER(e, 2, 1);
+	/* The other end blames the same lane. */
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_DEGRADED, 1, 1, 5000, &e));
+	EXPECT_EQ(1u << 7, e.fault_lanes);
+	EXPECT_PEER(e, 1, 0);
+	/* A recovery, not a link down. */
+	EXPECT_FALSE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 0, 0, 0, NULL));
+	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 0, 0, &p));
+	EXPECT_GT(p.counter[CNT(RECOVERIES)], before.counter[CNT(RECOVERIES)]);
+	EXPECT_EQ(before.flaps, p.flaps);
+
+	/* The lane is back: a retrain restores the full width. */
+	ASSERT_EQ(0, fault(0, "dead 0 7 0"));
+	ASSERT_EQ(0, retrain(self, 0, 0));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_RECOVERED, 0, 0, 10000, &e));
+	ASSERT_TRUE(wait_active(self, 0, 0, self->lanes, &p));
+	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_DEGRADED);
+	EXPECT_EQ(0, p.fault_lanes);
+}
+
+TEST_F_TIMEOUT(event, high_ber_crosses_threshold_naming_the_lane, 120)
+{
+	struct npo_nl_port before, e, p;
+	int tries;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 2, 0, 0, &before));
+	/* 2.8e-6: trains, but above the 1e-6 warning threshold. */
+	ASSERT_EQ(0, fault(2, "ber 0 3 550"));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_ERR_THRESHOLD, 2, 0,
+				      5000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	EXPECT_EQ(NPO_PORT_ACTIVE, e.state);
+	EXPECT_TRUE(e.flags & NPO_PORT_FLAG_HIGH_BER);
+	EXPECT_EQ(1u << 3, e.ber_lanes);
+	EXPECT_PEER(e, 4, 1);
+	usleep(200000);
+	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 2, 0, &p));
+	EXPECT_GT(p.counter[CNT(FEC_CORRECTED)], before.counter[CNT(FEC_CORRECTED)]);
+	EXPECT_GT(p.counter[CNT(SYMBOL_ERRORS)], before.counter[CNT(SYMBOL_ERRORS)]);
+
+	/* Cleared: the flag and the lane mask go, the link never dropped. */
+	ASSERT_EQ(0, fault(2, "ber 0 3 0"));
+	for (tries = 0; tries < 100; tries++) {
+		ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 2, 0, &p));
+		if (!(p.flags & NPO_PORT_FLAG_HIGH_BER))
+			break;
+		usleep(50000);
+	}
+	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_HIGH_BER);
+	EXPECT_EQ(0, p.ber_lanes);
+	EXPECT_EQ(NPO_PORT_ACTIVE, p.state);
+	EXPECT_EQ(before.flaps, p.flaps);
+	EXPECT_FALSE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 2, 0, 0, NULL));
+}
+
+static double lane_rx_dbm(struct json_object *lanes, int i)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(json_object_array_get_idx(lanes, i),
+				  "rx_power_dbm", &v);
+	return json_object_get_double(v);
+}
+
+TEST_F_TIMEOUT(event, rx_power_drop_fails_the_lane, 120)
+{
+	struct npo_nl_port before, e, p;
+	struct json_object *lanes;
+	char out[1 << 14];
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 3, 0, self->lanes, &before));
+	/* 10 dB more loss on lane 5: well below sensitivity at any rate. */
+	ASSERT_EQ(0, fault(3, "rxdrop 0 5 1000"));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_DEGRADED, 3, 0, 10000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	EXPECT_EQ(1u << 5, e.fault_lanes);
+	EXPECT_PEER(e, 5, 1);
+	EXPECT_LT(e.width * e.rate_mbps, self->lanes * before.rate_mbps);
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_DEGRADED, 4, 1, 5000, &e));
+	EXPECT_EQ(1u << 5, e.fault_lanes);
+
+	/* The lane table shows where the light went. */
+	ASSERT_EQ(0, npo_test_run(out, sizeof(out), "npoctl -j lane npo3/0"));
+	lanes = json_tokener_parse(out);
+	ASSERT_NE(NULL, lanes) TH_LOG("%s", out);
+	for (i = 0; i < self->lanes; i++)
+		if (i != 5)
+			EXPECT_LT(lane_rx_dbm(lanes, 5), lane_rx_dbm(lanes, i) - 9.0)
+				TH_LOG("lane 5 %.2f dBm, lane %d %.2f dBm",
+				       lane_rx_dbm(lanes, 5), i, lane_rx_dbm(lanes, i));
+	json_object_put(lanes);
+
+	ASSERT_EQ(0, fault(3, "rxdrop 0 5 0"));
+	ASSERT_EQ(0, retrain(self, 3, 0));
+	ASSERT_TRUE(wait_active(self, 3, 0, self->lanes, &p));
+	EXPECT_EQ(before.rate_mbps, p.rate_mbps);
+	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_DEGRADED);
+}
+
+TEST_F_TIMEOUT(event, cut_takes_both_ends_down_and_back, 120)
+{
+	struct npo_nl_port before, e, p;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 5, 0, 0, &before));
+	ASSERT_EQ(0, fault(5, "cut 0 1"));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 5, 0, 5000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	EXPECT_EQ(NPO_REASON_LOSS_OF_SIGNAL, e.reason);
+	EXPECT_PEER(e, 7, 1);
+	/* The far end notices the silence on its own. */
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 6, 1, 5000, &e));
+	EXPECT_EQ(NPO_REASON_LOSS_OF_SIGNAL, e.reason);
+	EXPECT_PEER(e, 6, 0);
+	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 5, 0, &p));
+	EXPECT_EQ(before.flaps + 1, p.flaps);
+	EXPECT_EQ(before.counter[CNT(LINK_DOWNS)] + 1, p.counter[CNT(LINK_DOWNS)]);
+	EXPECT_NE(NPO_PORT_ACTIVE, p.state);
+
+	ASSERT_EQ(0, fault(5, "cut 0 0"));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_UP, 5, 0, 15000, &e));
+	EXPECT_EQ(self->lanes, e.width);
+	EXPECT_PEER(e, 7, 1);
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_UP, 6, 1, 15000, &e));
+	EXPECT_PEER(e, 6, 0);
+}
+
+TEST_F_TIMEOUT(event, burst_forces_a_recovery_without_loss, 60)
+{
+	struct npo_nl_port before, e, p;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 6, 0, 0, &before));
+	ASSERT_EQ(0, fault(6, "burst 0 50"));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_RETRAIN, 6, 0, 5000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	EXPECT_PEER(e, 8, 1);
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_RECOVERED, 6, 0, 10000, &e));
+	EXPECT_EQ(NPO_PORT_ACTIVE, e.state);
+	EXPECT_FALSE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 6, 0, 0, NULL));
+	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 6, 0, &p));
+	EXPECT_GE(p.counter[CNT(CRC_ERRORS)], before.counter[CNT(CRC_ERRORS)] + 50);
+	/* Every codeword that failed its CRC was replayed. */
+	EXPECT_EQ(p.counter[CNT(CRC_ERRORS)] - before.counter[CNT(CRC_ERRORS)],
+		  p.counter[CNT(REPLAYS)] - before.counter[CNT(REPLAYS)]);
+	EXPECT_EQ(before.counter[CNT(RECOVERIES)] + 1, p.counter[CNT(RECOVERIES)]);
+	EXPECT_EQ(before.flaps, p.flaps);
+}
+
+TEST_F_TIMEOUT(event, prbs_test_says_why_the_link_went_down, 60)
+{
+	struct nl_msg *msg;
+	struct npo_nl_port e;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 7, 0, 0, &e));
+	msg = npo_nl_port_request(self->family, NPO_CMD_PORT_TEST, 7, 0);
+	nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, 100);
+	ASSERT_EQ(0, npo_nl_transact(self->sk, msg));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 7, 0, 5000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	EXPECT_EQ(NPO_REASON_TEST, e.reason);
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 0, 1, 5000, &e));
+	EXPECT_EQ(NPO_REASON_PEER_TEST, e.reason);
+	EXPECT_PEER(e, 8, 0);
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_TEST_DONE, 7, 0, 5000, NULL));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_UP, 7, 0, 15000, &e));
+	EXPECT_PEER(e, 1, 1);
+}
+
+TEST_F_TIMEOUT(event, admin_down_names_both_reasons, 60)
+{
+	struct npo_nl_port e;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 4, 0, 0, &e));
+	ASSERT_EQ(0, set_admin(self, 4, 0, false));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 4, 0, 5000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	EXPECT_EQ(NPO_REASON_ADMIN_DISABLED, e.reason);
+	EXPECT_TRUE(e.flags & NPO_PORT_FLAG_ADMIN_DOWN);
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 5, 1, 5000, &e));
+	EXPECT_EQ(NPO_REASON_PEER_DISABLED, e.reason);
+	EXPECT_PEER(e, 5, 0);
+	ASSERT_EQ(0, set_admin(self, 4, 0, true));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_UP, 4, 0, 15000, &e));
+	EXPECT_PEER(e, 6, 1);
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_UP, 5, 1, 15000, NULL));
+}
+
+TEST_HARNESS_MAIN
