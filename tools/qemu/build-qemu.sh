@@ -16,12 +16,13 @@ top=$(realpath "$here/../..")
 
 link() { ln -sfn "$1" "$2"; }
 
-for f in npo.c npo.h npo-link.c; do
+for f in npo.c npo.h npo-link.c npo-dma.c; do
 	link "$here/$f" "$src/hw/misc/$f"
 done
 link "$top/firmware/npo_fw_validate.c" "$src/hw/misc/npo_fw_validate.c"
 link "$top/firmware/npo_fw_validate.h" "$src/hw/misc/npo_fw_validate.h"
 link "$top/uapi/linux/npo_fw.h" "$src/linux-headers/linux/npo_fw.h"
+link "$top/uapi/linux/npo_queue.h" "$src/linux-headers/linux/npo_queue.h"
 
 # Hook the model into QEMU's Kconfig, meson and trace-events: our block
 # sits at the end of each file and is rewritten when it changes.
@@ -44,7 +45,7 @@ config NPO
 KCONFIG
 hook "$src/hw/misc/meson.build" <<MESON
 softmmu_ss.add(when: 'CONFIG_NPO',
-               if_true: [files('npo.c', 'npo-link.c', 'npo_fw_validate.c'), zlib])
+               if_true: [files('npo.c', 'npo-link.c', 'npo-dma.c', 'npo_fw_validate.c'), zlib])
 MESON
 grep -v '^#' "$here/trace-events" | hook "$src/hw/misc/trace-events"
 

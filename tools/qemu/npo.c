@@ -69,10 +69,10 @@ static void npo_reset_state(NpoState *s)
     memset(s->mbox_ret, 0, sizeof(s->mbox_ret));
     s->irq_status = 0;
     s->irq_mask = 0;
-    memset(s->db_value, 0, s->num_queues * sizeof(*s->db_value));
     memset(&s->fw_link, 0, sizeof(s->fw_link));
     s->fw_num_presets = 0;
     npo_link_reset(s);
+    npo_dma_reset(s);
 }
 
 static void npo_reset_done(void *opaque)
@@ -170,6 +170,9 @@ static void npo_mbox_complete(void *opaque)
     default:
         result = npo_link_mbox(s, s->mbox_cmd);
         if (result == MBOX_ERR_OPCODE) {
+            result = npo_dma_mbox(s, s->mbox_cmd);
+        }
+        if (result == MBOX_ERR_OPCODE) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: unknown mailbox opcode 0x%x\n",
                           s->node_id, s->mbox_cmd);
@@ -221,7 +224,7 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         val = NPO_IF_VERSION;
         break;
     case R_CAPS:
-        val = CAPS_FW_MAILBOX | CAPS_AER | CAPS_LINK |
+        val = CAPS_FW_MAILBOX | CAPS_AER | CAPS_LINK | CAPS_QUEUES |
               (s->test_mode ? CAPS_FAULT_INJECT : 0);
         break;
     case R_GEOMETRY:
@@ -235,6 +238,9 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case R_NODE_ID:
         val = s->node_id;
+        break;
+    case R_MEM_REGIONS:
+        val = s->num_mrs;
         break;
     case R_SERIAL_LO:
         val = (uint32_t)s->serial;
@@ -353,16 +359,14 @@ static const MemoryRegionOps npo_regs_ops = {
     },
 };
 
+/* Doorbells are write-only: a read tells nothing about the queue. */
 static uint64_t npo_db_read(void *opaque, hwaddr addr, unsigned size)
 {
     NpoState *s = opaque;
 
-    if (addr & ((1 << NPO_DB_STRIDE_SHIFT) - 1)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell read at 0x%"
-                      HWADDR_PRIx " is not a doorbell\n", s->node_id, addr);
-        return 0;
-    }
-    return s->db_value[addr >> NPO_DB_STRIDE_SHIFT];
+    qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell read at 0x%"
+                  HWADDR_PRIx "\n", s->node_id, addr);
+    return 0;
 }
 
 static void npo_db_write(void *opaque, hwaddr addr, uint64_t val,
@@ -371,18 +375,13 @@ static void npo_db_write(void *opaque, hwaddr addr, uint64_t val,
     NpoState *s = opaque;
     unsigned int q = addr >> NPO_DB_STRIDE_SHIFT;
 
-    if (addr & ((1 << NPO_DB_STRIDE_SHIFT) - 1)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell write at 0x%"
-                      HWADDR_PRIx " is not a doorbell\n", s->node_id, addr);
-        return;
-    }
+    trace_npo_doorbell(s->node_id, q, val);
     if (!npo_fw_running(s)) {
         qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell %u rung with no "
                       "firmware running, ignored\n", s->node_id, q);
         return;
     }
-    s->db_value[q] = val;
-    trace_npo_doorbell(s->node_id, q, val);
+    npo_dma_doorbell(s, q, addr & ((1 << NPO_DB_STRIDE_SHIFT) - 1), val);
 }
 
 static const MemoryRegionOps npo_db_ops = {
@@ -424,6 +423,10 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "npo: queues must be 1..%d", NPO_MAX_QUEUES);
         return;
     }
+    if (s->num_mrs < 2 || s->num_mrs > NPO_MAX_MRS) {
+        error_setg(errp, "npo: mrs must be 2..%d", NPO_MAX_MRS);
+        return;
+    }
     if (!s->serial) {
         s->serial = 0x4e50000000000000ULL | s->node_id;
     }
@@ -440,7 +443,6 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, NPO_BAR_DOORBELL,
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->doorbells);
-    s->db_value = g_new0(uint32_t, s->num_queues);
 
     nvec = 1 + s->num_queues;
     if (msix_init_exclusive_bar(pdev, nvec, NPO_BAR_MSIX, errp)) {
@@ -464,6 +466,7 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
     s->reset_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_reset_done, s);
     s->mbox_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_mbox_complete, s);
     npo_link_realize(s, errp);
+    npo_dma_realize(s, errp);
     return;
 
 err_pcie:
@@ -482,7 +485,7 @@ static void npo_exit(PCIDevice *pdev)
     pcie_aer_exit(pdev);
     pcie_cap_exit(pdev);
     msix_uninit_exclusive_bar(pdev);
-    g_free(s->db_value);
+    npo_dma_exit(s);
 }
 
 /* Power-on or bus reset: the device is ready at once, with no firmware. */
@@ -505,6 +508,7 @@ static Property npo_properties[] = {
     DEFINE_PROP_UINT8("ports", NpoState, num_ports, 4),
     DEFINE_PROP_UINT8("lanes", NpoState, lanes_per_port, 8),
     DEFINE_PROP_UINT16("queues", NpoState, num_queues, 16),
+    DEFINE_PROP_UINT32("mrs", NpoState, num_mrs, 4096),
     DEFINE_PROP_UINT8("rates", NpoState, rates, 0x7),
     DEFINE_PROP_UINT32("link_loss_cdb", NpoState, link_loss_cdb, 250),
     DEFINE_PROP_BOOL("test_mode", NpoState, test_mode, false),

@@ -14,6 +14,7 @@
 #include "qom/object.h"
 
 #include "npo_fw_validate.h"
+#include <linux/npo_queue.h>
 
 #define TYPE_NPO "npo"
 OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
@@ -30,7 +31,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
 #define NPO_NUM_RATES           3
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
-#define NPO_IF_VERSION          ((1 << 16) | 2)
+#define NPO_IF_VERSION          ((1 << 16) | 3)
 
 /* Identity, control, status */
 #define R_MAGIC                 0x000
@@ -40,10 +41,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
 #define   CAPS_AER              BIT(1)
 #define   CAPS_LINK             BIT(2)
 #define   CAPS_FAULT_INJECT     BIT(3)
+#define   CAPS_QUEUES           BIT(4)
 #define R_GEOMETRY              0x00c
 #define R_QUEUES                0x010
 #define R_DB_LAYOUT             0x014
 #define R_NODE_ID               0x018
+#define R_MEM_REGIONS           0x01c
 #define R_SERIAL_LO             0x020
 #define R_SERIAL_HI             0x024
 #define R_SCRATCH               0x030
@@ -72,6 +75,11 @@ enum {
     MBOX_OP_PORT_STATS = 0x10,
     MBOX_OP_CLEAR_COUNTERS = 0x11,
     MBOX_OP_FAULT = 0x20,
+    MBOX_OP_QUEUE_CREATE = 0x30,
+    MBOX_OP_QUEUE_DESTROY = 0x31,
+    MBOX_OP_MR_CREATE = 0x32,
+    MBOX_OP_MR_PAGES = 0x33,
+    MBOX_OP_MR_DESTROY = 0x34,
 };
 
 enum {
@@ -88,6 +96,9 @@ enum {
     MBOX_ERR_STATE = 10,
     MBOX_ERR_ARG = 11,
     MBOX_ERR_PERM = 12,
+    MBOX_ERR_EXISTS = 13,
+    MBOX_ERR_NOENT = 14,
+    MBOX_ERR_NOMEM = 15,
 };
 
 /* Interrupts */
@@ -281,6 +292,61 @@ typedef struct NpoPort {
     NpoLane lane[NPO_MAX_LANES];
 } NpoPort;
 
+/* Memory table and queues */
+#define NPO_MR_INDEX_MASK       0xffff      /* key = tag << 16 | index */
+#define NPO_MAX_MRS             65536
+#define NPO_MAX_MR_PAGES        (1u << 24)
+#define NPO_MAX_RING_LOG2       15
+
+/* MR_CREATE command block, little endian. */
+typedef struct QEMU_PACKED NpoHwMrCreate {
+    uint32_t key;
+    uint32_t pd;
+    uint32_t access;
+    uint32_t page_shift;
+    uint64_t iova;
+    uint64_t length;
+} NpoHwMrCreate;
+
+/* MR_PAGES command block: this header, then count 64-bit page addresses. */
+typedef struct QEMU_PACKED NpoHwMrPages {
+    uint32_t key;
+    uint32_t count;
+    uint64_t first;
+} NpoHwMrPages;
+
+#define NPO_MR_PAGES_PER_CMD    510
+
+typedef struct NpoMr {
+    uint32_t key;
+    uint32_t pd;
+    uint32_t access;
+    uint32_t page_shift;
+    uint64_t iova;
+    uint64_t length;
+    uint64_t npages;
+    uint64_t pages_set;         /* usable once all pages are known */
+    uint64_t *pages;            /* bus address of each page */
+} NpoMr;
+
+typedef struct NpoQueue {
+    bool live;
+    bool error;                 /* the rest of the ring is flushed */
+    bool stalled;               /* no CQ room; resumes on a doorbell */
+    bool armed;                 /* interrupt once cq_tail != arm_head */
+    uint16_t id;
+    uint32_t pd;
+    dma_addr_t ring;
+    uint32_t sq_entries;
+    uint32_t cq_entries;
+    uint32_t sq_head;
+    uint32_t sq_tail;
+    uint32_t cq_tail;
+    uint32_t cq_head;           /* last value read from the ring header */
+    uint32_t arm_head;
+    uint64_t progress;          /* bytes of the head descriptor done */
+} NpoQueue;
+
 struct NpoState {
     PCIDevice parent_obj;
 
@@ -299,6 +365,7 @@ struct NpoState {
     bool test_mode;             /* fault injection registers present */
     bool count_symbol_errors;   /* the symbol error counter exists */
     uint32_t link_loss_cdb;     /* fibre and connector loss, 1/100 dB */
+    uint32_t num_mrs;           /* memory table entries */
 
     /* registers */
     uint32_t scratch;
@@ -311,7 +378,6 @@ struct NpoState {
     uint32_t mbox_ret[2];
     uint32_t irq_status;
     uint32_t irq_mask;
-    uint32_t *db_value;
 
     /* what the running firmware configured */
     struct npo_fw_link_params fw_link;
@@ -320,9 +386,21 @@ struct NpoState {
 
     GRand *rand;
     NpoPort port[NPO_MAX_PORTS];
+
+    NpoQueue *queue;
+    NpoMr **mr;
+    QEMUBH *dma_bh;
+    unsigned int dma_next;      /* queue the next engine run starts at */
 };
 
 void npo_irq_update(NpoState *s, uint32_t raised);
+
+/* npo-dma.c */
+void npo_dma_realize(NpoState *s, Error **errp);
+void npo_dma_exit(NpoState *s);
+void npo_dma_reset(NpoState *s);
+void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val);
+uint32_t npo_dma_mbox(NpoState *s, uint32_t op);
 
 /* npo-link.c */
 void npo_link_realize(NpoState *s, Error **errp);

@@ -1,0 +1,669 @@
+/*
+ * NPO supernode interconnect: DMA queues and the memory table.
+ *
+ * Queues live in guest memory (a header, a submission ring and a
+ * completion ring, Documentation/hardware.rst "DMA queues"); the driver
+ * creates them and registers memory regions through the mailbox.  Every
+ * descriptor is checked against the memory table (key, bounds, access,
+ * protection domain) before a byte moves; a violation fails that
+ * descriptor and puts only its queue in error.
+ *
+ * Descriptors run in a bottom half, outside the vCPU that rang the
+ * doorbell, in slices of at most NPO_DMA_BUDGET bytes so that a large
+ * transfer never holds up the VM or the other queues for its whole length.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/units.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pci.h"
+#include "sysemu/dma.h"
+#include "trace.h"
+
+#include "npo.h"
+
+/* Bytes moved per bottom-half run, over all queues. */
+#define NPO_DMA_BUDGET          (4 * MiB)
+
+static dma_addr_t q_ring(NpoQueue *q, uint32_t off)
+{
+    return q->ring + off;
+}
+
+static void q_write32(NpoState *s, NpoQueue *q, uint32_t off, uint32_t v)
+{
+    stl_le_pci_dma(PCI_DEVICE(s), q_ring(q, off), v, MEMTXATTRS_UNSPECIFIED);
+}
+
+static uint32_t q_read32(NpoState *s, NpoQueue *q, uint32_t off)
+{
+    uint32_t v = 0;
+
+    ldl_le_pci_dma(PCI_DEVICE(s), q_ring(q, off), &v, MEMTXATTRS_UNSPECIFIED);
+    return v;
+}
+
+static NpoQueue *queue_get(NpoState *s, unsigned int qid)
+{
+    return qid < s->num_queues && s->queue[qid].live ? &s->queue[qid] : NULL;
+}
+
+static void queue_irq(NpoState *s, NpoQueue *q)
+{
+    if (q->armed && q->cq_tail != q->arm_head) {
+        q->armed = false;
+        if (msix_enabled(PCI_DEVICE(s))) {
+            trace_npo_queue_irq(s->node_id, q->id);
+            msix_notify(PCI_DEVICE(s), 1 + q->id);
+        }
+    }
+}
+
+/* Room in the completion ring, re-reading the host's head when it looks full. */
+static bool cq_has_room(NpoState *s, NpoQueue *q)
+{
+    if (q->cq_tail - q->cq_head < q->cq_entries) {
+        return true;
+    }
+    q->cq_head = q_read32(s, q, NPO_RING_CQ_HEAD);
+    return q->cq_tail - q->cq_head < q->cq_entries;
+}
+
+static void cq_post(NpoState *s, NpoQueue *q, const struct npo_cqe *cqe)
+{
+    dma_addr_t slot = q_ring(q, NPO_RING_HEADER_SIZE) +
+                      (dma_addr_t)q->sq_entries * sizeof(struct npo_sqe) +
+                      (dma_addr_t)(q->cq_tail & (q->cq_entries - 1)) *
+                      sizeof(*cqe);
+
+    pci_dma_write(PCI_DEVICE(s), slot, cqe, sizeof(*cqe));
+    /* The entry is in memory before the tail that publishes it. */
+    smp_wmb();
+    q->cq_tail++;
+    q_write32(s, q, NPO_RING_CQ_TAIL, q->cq_tail);
+    queue_irq(s, q);
+}
+
+/* --- memory table ------------------------------------------------------- */
+
+static NpoMr *mr_get(NpoState *s, uint32_t key)
+{
+    uint32_t idx = key & NPO_MR_INDEX_MASK;
+    NpoMr *mr = idx < s->num_mrs ? s->mr[idx] : NULL;
+
+    return mr && mr->key == key && mr->pages_set == mr->npages ? mr : NULL;
+}
+
+/*
+ * Check [addr, addr + len) against a region; 0 or the status to report.
+ * need: NPO_ACCESS_* bits the operation requires.
+ */
+static uint32_t mr_check(NpoState *s, NpoMr **out, uint32_t key,
+                         uint64_t addr, uint64_t len, uint32_t need,
+                         uint32_t pd, bool local)
+{
+    NpoMr *mr = mr_get(s, key);
+
+    if (!mr || (local && mr->pd != pd)) {
+        return local ? NPO_STATUS_LOCAL_KEY : NPO_STATUS_REMOTE_KEY;
+    }
+    if (addr < mr->iova || len > mr->length ||
+        addr - mr->iova > mr->length - len || (mr->access & need) != need) {
+        return local ? NPO_STATUS_LOCAL_ACCESS : NPO_STATUS_REMOTE_ACCESS;
+    }
+    *out = mr;
+    return NPO_STATUS_OK;
+}
+
+/* The bus address of addr in mr, and how many bytes run on contiguously. */
+static dma_addr_t mr_translate(NpoMr *mr, uint64_t addr, uint64_t *run)
+{
+    uint64_t psize = 1ULL << mr->page_shift;
+    uint64_t off = addr - (mr->iova & ~(psize - 1));
+    uint64_t i = off >> mr->page_shift;
+    dma_addr_t base = mr->pages[i] + (off & (psize - 1));
+
+    *run = psize - (off & (psize - 1));
+    while (i + 1 < mr->npages && mr->pages[i + 1] == mr->pages[i] + psize &&
+           *run < NPO_DMA_BUDGET) {
+        *run += psize;
+        i++;
+    }
+    return base;
+}
+
+/* Copy len bytes between two regions; false on a host memory fault. */
+static bool mr_copy(NpoState *s, NpoMr *dst, uint64_t daddr, NpoMr *src,
+                    uint64_t saddr, uint64_t len)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    while (len) {
+        uint64_t srun, drun;
+        dma_addr_t sa = mr_translate(src, saddr, &srun);
+        dma_addr_t da = mr_translate(dst, daddr, &drun);
+        dma_addr_t n = MIN(len, MIN(srun, drun)), sl = n, dl = n;
+        void *sp = pci_dma_map(pdev, sa, &sl, DMA_DIRECTION_TO_DEVICE);
+        void *dp = pci_dma_map(pdev, da, &dl, DMA_DIRECTION_FROM_DEVICE);
+
+        if (!sp || !dp) {
+            if (sp) {
+                pci_dma_unmap(pdev, sp, sl, DMA_DIRECTION_TO_DEVICE, 0);
+            }
+            if (dp) {
+                pci_dma_unmap(pdev, dp, dl, DMA_DIRECTION_FROM_DEVICE, 0);
+            }
+            return false;
+        }
+        n = MIN(n, MIN(sl, dl));
+        memmove(dp, sp, n);
+        pci_dma_unmap(pdev, sp, sl, DMA_DIRECTION_TO_DEVICE, n);
+        pci_dma_unmap(pdev, dp, dl, DMA_DIRECTION_FROM_DEVICE, n);
+        len -= n;
+        saddr += n;
+        daddr += n;
+    }
+    return true;
+}
+
+static bool mr_rw64(NpoState *s, NpoMr *mr, uint64_t addr, uint64_t *val,
+                    bool write)
+{
+    uint64_t run;
+    dma_addr_t a = mr_translate(mr, addr, &run);
+    uint64_t le = cpu_to_le64(*val);
+
+    if (write) {
+        return pci_dma_write(PCI_DEVICE(s), a, &le, 8) == MEMTX_OK;
+    }
+    if (pci_dma_read(PCI_DEVICE(s), a, &le, 8) != MEMTX_OK) {
+        return false;
+    }
+    *val = le64_to_cpu(le);
+    return true;
+}
+
+/* --- descriptors --------------------------------------------------------- */
+
+/*
+ * Run (part of) the descriptor at the head of q.  Returns the bytes moved
+ * and sets *done with the status once the descriptor is finished.
+ */
+static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
+                        uint64_t budget, bool *done, uint32_t *status)
+{
+    uint32_t len = le32_to_cpu(d->length);
+    uint64_t laddr = le64_to_cpu(d->local_addr);
+    uint64_t raddr = le64_to_cpu(d->remote_addr);
+    uint32_t lkey = le32_to_cpu(d->local_key);
+    uint32_t rkey = le32_to_cpu(d->remote_key);
+    bool atomic = d->opcode == NPO_OP_FETCH_ADD || d->opcode == NPO_OP_CMP_SWAP;
+    uint32_t lneed = 0, rneed = 0, st;
+    NpoMr *lmr = NULL, *rmr = NULL;
+    uint64_t n = 0;
+
+    *done = true;
+    if (d->flags & ~NPO_SQE_FENCE) {
+        *status = NPO_STATUS_BAD_DESCRIPTOR;
+        return 0;
+    }
+    switch (d->opcode) {
+    case NPO_OP_NOP:
+        *status = NPO_STATUS_OK;
+        return 0;
+    case NPO_OP_WRITE:
+    case NPO_OP_WRITE_IMM:
+        rneed = NPO_ACCESS_REMOTE_WRITE;
+        break;
+    case NPO_OP_READ:
+        lneed = NPO_ACCESS_LOCAL_WRITE;
+        rneed = NPO_ACCESS_REMOTE_READ;
+        break;
+    case NPO_OP_FETCH_ADD:
+    case NPO_OP_CMP_SWAP:
+        lneed = NPO_ACCESS_LOCAL_WRITE;
+        rneed = NPO_ACCESS_REMOTE_ATOMIC;
+        if (len != 8 || (raddr & 7)) {
+            *status = NPO_STATUS_BAD_DESCRIPTOR;
+            return 0;
+        }
+        break;
+    default:
+        *status = NPO_STATUS_BAD_DESCRIPTOR;
+        return 0;
+    }
+    if (le32_to_cpu(d->dest_node) != s->node_id) {
+        /* Only loopback moves data so far; links carry it later. */
+        *status = NPO_STATUS_UNREACHABLE;
+        return 0;
+    }
+    if (d->opcode == NPO_OP_WRITE_IMM &&
+        (!queue_get(s, le16_to_cpu(d->dest_queue)) ||
+         queue_get(s, le16_to_cpu(d->dest_queue))->error)) {
+        *status = NPO_STATUS_REMOTE_QUEUE;
+        return 0;
+    }
+    /* A zero-length transfer touches no memory, so no key is checked. */
+    if (len) {
+        st = mr_check(s, &lmr, lkey, laddr, len, lneed, q->pd, true);
+        if (!st) {
+            st = mr_check(s, &rmr, rkey, raddr, len, rneed, 0, false);
+        }
+        if (st) {
+            *status = st;
+            return 0;
+        }
+    }
+    *status = NPO_STATUS_OK;
+    if (atomic) {
+        uint64_t old, val;
+
+        if (!mr_rw64(s, rmr, raddr, &old, false)) {
+            *status = NPO_STATUS_DMA_ERROR;
+            return 0;
+        }
+        if (d->opcode == NPO_OP_FETCH_ADD) {
+            val = old + le64_to_cpu(d->compare_add);
+        } else {
+            val = old == le64_to_cpu(d->compare_add) ?
+                  le64_to_cpu(d->swap) : old;
+        }
+        if (!mr_rw64(s, rmr, raddr, &val, true) ||
+            !mr_rw64(s, lmr, laddr, &old, true)) {
+            *status = NPO_STATUS_DMA_ERROR;
+        }
+        return 8;
+    }
+    if (len) {
+        n = MIN((uint64_t)len - q->progress, budget);
+        if (d->opcode == NPO_OP_READ ?
+            !mr_copy(s, lmr, laddr + q->progress, rmr, raddr + q->progress, n) :
+            !mr_copy(s, rmr, raddr + q->progress, lmr, laddr + q->progress, n)) {
+            *status = NPO_STATUS_DMA_ERROR;
+            q->progress = 0;
+            return n;
+        }
+        q->progress += n;
+        if (q->progress < len) {
+            *done = false;
+            return n;
+        }
+        q->progress = 0;
+    }
+    return n;
+}
+
+static void deliver_imm(NpoState *s, NpoQueue *src, const struct npo_sqe *d)
+{
+    NpoQueue *dq = queue_get(s, le16_to_cpu(d->dest_queue));
+    struct npo_cqe c = {
+        .status = cpu_to_le32(NPO_STATUS_OK),
+        .length = d->length,
+        .imm = d->imm,
+        .opcode = NPO_OP_RECV_IMM,
+        .src_node = cpu_to_le32(s->node_id),
+        .src_queue = cpu_to_le16(src->id),
+    };
+
+    /*
+     * The receiver was checked before the data moved; if it broke or its
+     * completion ring filled since, it goes to error rather than lose the
+     * completion silently, as a CQ overrun does in RDMA.
+     */
+    if (!dq || dq->error) {
+        return;
+    }
+    if (!cq_has_room(s, dq)) {
+        dq->error = true;
+        q_write32(s, dq, NPO_RING_STATUS, NPO_QSTAT_ERROR);
+        trace_npo_queue_error(s->node_id, dq->id, NPO_STATUS_REMOTE_QUEUE);
+        return;
+    }
+    cq_post(s, dq, &c);
+}
+
+/* Work one queue within budget; returns bytes moved, *idle if caught up. */
+static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
+                           bool *idle)
+{
+    uint64_t moved = 0;
+
+    *idle = false;
+    while (q->sq_head != q->sq_tail) {
+        struct npo_sqe d;
+        struct npo_cqe c = { 0 };
+        dma_addr_t slot = q_ring(q, NPO_RING_HEADER_SIZE) +
+                          (dma_addr_t)(q->sq_head & (q->sq_entries - 1)) *
+                          sizeof(d);
+        uint32_t status;
+        bool done;
+
+        if (!cq_has_room(s, q)) {
+            q->stalled = true;
+            q_write32(s, q, NPO_RING_STATUS, NPO_QSTAT_CQ_FULL);
+            return moved;
+        }
+        if (q->stalled) {
+            q->stalled = false;
+            q_write32(s, q, NPO_RING_STATUS, 0);
+        }
+        if (budget <= moved) {
+            return moved;
+        }
+        if (pci_dma_read(PCI_DEVICE(s), slot, &d, sizeof(d)) != MEMTX_OK) {
+            memset(&d, 0, sizeof(d));
+            d.opcode = 0xff;
+        }
+        if (q->error) {
+            status = NPO_STATUS_FLUSHED;
+        } else {
+            moved += sqe_run(s, q, &d, budget - moved, &done, &status);
+            if (!done) {
+                return moved;
+            }
+        }
+        c.wr_id = d.wr_id;
+        c.status = cpu_to_le32(status);
+        c.length = status ? 0 : d.length;
+        c.opcode = d.opcode;
+        trace_npo_sqe(s->node_id, q->id, d.opcode, le32_to_cpu(d.length),
+                      status);
+        if (status && !q->error) {
+            q->error = true;
+            q_write32(s, q, NPO_RING_STATUS, NPO_QSTAT_ERROR);
+            trace_npo_queue_error(s->node_id, q->id, status);
+        }
+        q->sq_head++;
+        q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
+        cq_post(s, q, &c);
+        if (!status && d.opcode == NPO_OP_WRITE_IMM) {
+            deliver_imm(s, q, &d);
+        }
+    }
+    *idle = true;
+    return moved;
+}
+
+static void npo_dma_bh(void *opaque)
+{
+    NpoState *s = opaque;
+    uint64_t budget = NPO_DMA_BUDGET;
+    bool more = false;
+    unsigned int i;
+
+    /* Round robin from where the last run stopped, so no queue starves. */
+    for (i = 0; i < s->num_queues && budget; i++) {
+        unsigned int qid = (s->dma_next + i) % s->num_queues;
+        NpoQueue *q = &s->queue[qid];
+        bool idle;
+
+        if (!q->live || q->stalled || q->sq_head == q->sq_tail) {
+            continue;
+        }
+        budget -= MIN(budget, queue_work(s, q, budget, &idle));
+        if (!idle && !q->stalled) {
+            more = true;
+            s->dma_next = qid;
+        }
+    }
+    if (more) {
+        qemu_bh_schedule(s->dma_bh);
+    }
+}
+
+/* --- doorbells ----------------------------------------------------------- */
+
+void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
+{
+    NpoQueue *q = queue_get(s, qid);
+
+    if (!q) {
+        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell of queue %u, which "
+                      "does not exist\n", s->node_id, qid);
+        return;
+    }
+    switch (off) {
+    case NPO_DB_SQ_TAIL:
+        if (val - q->sq_head > q->sq_entries) {
+            /* More posted than the ring holds: the poster is broken. */
+            qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: SQ tail %u is "
+                          "beyond head %u + %u entries\n", s->node_id, qid,
+                          val, q->sq_head, q->sq_entries);
+            if (!q->error) {
+                q->error = true;
+                q_write32(s, q, NPO_RING_STATUS, NPO_QSTAT_ERROR);
+            }
+            return;
+        }
+        q->sq_tail = val;
+        q->stalled = false;
+        break;
+    case NPO_DB_CQ_ARM:
+        q->armed = true;
+        q->arm_head = val;
+        queue_irq(s, q);
+        q->stalled = false;
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: no doorbell at "
+                      "offset 0x%" HWADDR_PRIx "\n", s->node_id, qid, off);
+        return;
+    }
+    qemu_bh_schedule(s->dma_bh);
+}
+
+/* --- mailbox ------------------------------------------------------------- */
+
+static void queue_destroy(NpoState *s, NpoQueue *q)
+{
+    memset(q, 0, sizeof(*q));
+}
+
+static void mr_free(NpoState *s, uint32_t idx)
+{
+    if (s->mr[idx]) {
+        g_free(s->mr[idx]->pages);
+        g_free(s->mr[idx]);
+        s->mr[idx] = NULL;
+    }
+}
+
+static uint32_t mbox_queue_create(NpoState *s)
+{
+    unsigned int qid = s->mbox_arg[0] & 0xffff;
+    unsigned int sq_log2 = (s->mbox_arg[0] >> 16) & 0xff;
+    unsigned int cq_log2 = s->mbox_arg[0] >> 24;
+    dma_addr_t ring = ((uint64_t)s->mbox_arg[3] << 32) | s->mbox_arg[2];
+    NpoQueue *q;
+
+    if (qid >= s->num_queues || sq_log2 > NPO_MAX_RING_LOG2 ||
+        cq_log2 > NPO_MAX_RING_LOG2 || (ring & (NPO_RING_HEADER_SIZE - 1))) {
+        return MBOX_ERR_ARG;
+    }
+    q = &s->queue[qid];
+    if (q->live) {
+        return MBOX_ERR_EXISTS;
+    }
+    queue_destroy(s, q);
+    q->id = qid;
+    q->pd = s->mbox_arg[1];
+    q->ring = ring;
+    q->sq_entries = 1u << sq_log2;
+    q->cq_entries = 1u << cq_log2;
+    q->live = true;
+    q_write32(s, q, NPO_RING_SQ_HEAD, 0);
+    q_write32(s, q, NPO_RING_CQ_TAIL, 0);
+    q_write32(s, q, NPO_RING_STATUS, 0);
+    trace_npo_queue_create(s->node_id, qid, q->pd, q->sq_entries,
+                           q->cq_entries);
+    return MBOX_OK;
+}
+
+/*
+ * Once this returns, the device never touches the queue's rings again:
+ * a slice in progress is abandoned with the queue.
+ */
+static uint32_t mbox_queue_destroy(NpoState *s)
+{
+    NpoQueue *q = queue_get(s, s->mbox_arg[0]);
+
+    if (!q) {
+        return MBOX_ERR_NOENT;
+    }
+    trace_npo_queue_destroy(s->node_id, q->id);
+    queue_destroy(s, q);
+    return MBOX_OK;
+}
+
+static uint32_t mbox_mr_create(NpoState *s)
+{
+    dma_addr_t a = ((uint64_t)s->mbox_arg[1] << 32) | s->mbox_arg[0];
+    NpoHwMrCreate c;
+    uint32_t key, idx, shift;
+    uint64_t iova, len, npages;
+    NpoMr *mr;
+
+    if (pci_dma_read(PCI_DEVICE(s), a, &c, sizeof(c)) != MEMTX_OK) {
+        return MBOX_ERR_DMA;
+    }
+    key = le32_to_cpu(c.key);
+    idx = key & NPO_MR_INDEX_MASK;
+    shift = le32_to_cpu(c.page_shift);
+    iova = le64_to_cpu(c.iova);
+    len = le64_to_cpu(c.length);
+    if (!idx || idx >= s->num_mrs || shift < 12 || shift > 30 || !len ||
+        iova + len < iova || (le32_to_cpu(c.access) & ~NPO_ACCESS_ALL)) {
+        return MBOX_ERR_ARG;
+    }
+    if (s->mr[idx]) {
+        return MBOX_ERR_EXISTS;
+    }
+    npages = ((iova + len - 1) >> shift) - (iova >> shift) + 1;
+    if (npages > NPO_MAX_MR_PAGES) {
+        return MBOX_ERR_NOMEM;
+    }
+    mr = g_new0(NpoMr, 1);
+    mr->pages = g_try_new0(uint64_t, npages);
+    if (!mr->pages) {
+        g_free(mr);
+        return MBOX_ERR_NOMEM;
+    }
+    mr->key = key;
+    mr->pd = le32_to_cpu(c.pd);
+    mr->access = le32_to_cpu(c.access);
+    mr->page_shift = shift;
+    mr->iova = iova;
+    mr->length = len;
+    mr->npages = npages;
+    s->mr[idx] = mr;
+    trace_npo_mr_create(s->node_id, key, mr->pd, len, mr->access);
+    return MBOX_OK;
+}
+
+/* Page addresses for a region being created; it is usable once complete. */
+static uint32_t mbox_mr_pages(NpoState *s)
+{
+    dma_addr_t a = ((uint64_t)s->mbox_arg[1] << 32) | s->mbox_arg[0];
+    NpoHwMrPages h;
+    uint32_t key, idx, count;
+    uint64_t first;
+    NpoMr *mr;
+
+    if (pci_dma_read(PCI_DEVICE(s), a, &h, sizeof(h)) != MEMTX_OK) {
+        return MBOX_ERR_DMA;
+    }
+    key = le32_to_cpu(h.key);
+    idx = key & NPO_MR_INDEX_MASK;
+    count = le32_to_cpu(h.count);
+    first = le64_to_cpu(h.first);
+    mr = idx < s->num_mrs ? s->mr[idx] : NULL;
+    if (!mr || mr->key != key) {
+        return MBOX_ERR_NOENT;
+    }
+    if (!count || count > NPO_MR_PAGES_PER_CMD || first != mr->pages_set ||
+        count > mr->npages - first) {
+        return MBOX_ERR_ARG;
+    }
+    if (pci_dma_read(PCI_DEVICE(s), a + sizeof(h), mr->pages + first,
+                     count * sizeof(uint64_t)) != MEMTX_OK) {
+        return MBOX_ERR_DMA;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        mr->pages[first + i] = le64_to_cpu(mr->pages[first + i]);
+        if (mr->pages[first + i] & ((1ULL << mr->page_shift) - 1)) {
+            return MBOX_ERR_ARG;
+        }
+    }
+    mr->pages_set += count;
+    return MBOX_OK;
+}
+
+/* Once this returns, no descriptor reaches the region's pages again. */
+static uint32_t mbox_mr_destroy(NpoState *s)
+{
+    uint32_t key = s->mbox_arg[0], idx = key & NPO_MR_INDEX_MASK;
+
+    if (idx >= s->num_mrs || !s->mr[idx] || s->mr[idx]->key != key) {
+        return MBOX_ERR_NOENT;
+    }
+    trace_npo_mr_destroy(s->node_id, key);
+    mr_free(s, idx);
+    return MBOX_OK;
+}
+
+uint32_t npo_dma_mbox(NpoState *s, uint32_t op)
+{
+    if (op < MBOX_OP_QUEUE_CREATE || op > MBOX_OP_MR_DESTROY) {
+        return MBOX_ERR_OPCODE;
+    }
+    /* The tables belong to the firmware: none without it. */
+    if (!(s->status & STATUS_FW_RUNNING)) {
+        return MBOX_ERR_STATE;
+    }
+    switch (op) {
+    case MBOX_OP_QUEUE_CREATE:
+        return mbox_queue_create(s);
+    case MBOX_OP_QUEUE_DESTROY:
+        return mbox_queue_destroy(s);
+    case MBOX_OP_MR_CREATE:
+        return mbox_mr_create(s);
+    case MBOX_OP_MR_PAGES:
+        return mbox_mr_pages(s);
+    case MBOX_OP_MR_DESTROY:
+        return mbox_mr_destroy(s);
+    }
+    return MBOX_ERR_OPCODE;
+}
+
+/* --- life cycle ---------------------------------------------------------- */
+
+void npo_dma_reset(NpoState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < s->num_queues; i++) {
+        queue_destroy(s, &s->queue[i]);
+    }
+    for (i = 0; i < s->num_mrs; i++) {
+        mr_free(s, i);
+    }
+    s->dma_next = 0;
+}
+
+void npo_dma_realize(NpoState *s, Error **errp)
+{
+    s->queue = g_new0(NpoQueue, s->num_queues);
+    s->mr = g_new0(NpoMr *, s->num_mrs);
+    s->dma_bh = qemu_bh_new(npo_dma_bh, s);
+}
+
+void npo_dma_exit(NpoState *s)
+{
+    npo_dma_reset(s);
+    qemu_bh_delete(s->dma_bh);
+    g_free(s->queue);
+    g_free(s->mr);
+}

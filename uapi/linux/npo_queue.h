@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * NPO DMA queues: the formats a process shares with the device through
+ * the rings it maps (Documentation/hardware.rst, "DMA queues").  The
+ * device model, the driver and libnpo all use these definitions.
+ * Everything is little endian.
+ */
+#ifndef _UAPI_LINUX_NPO_QUEUE_H
+#define _UAPI_LINUX_NPO_QUEUE_H
+
+#include <linux/const.h>
+#include <linux/types.h>
+
+/**
+ * enum npo_op - descriptor opcodes
+ * @NPO_OP_NOP: completes without moving data.
+ * @NPO_OP_WRITE: copy @length bytes from local memory to the destination's
+ *	registered memory.
+ * @NPO_OP_READ: copy @length bytes from the destination's registered
+ *	memory to local memory.
+ * @NPO_OP_WRITE_IMM: as WRITE, then deliver @imm in a completion on the
+ *	destination queue.
+ * @NPO_OP_FETCH_ADD: atomically add @compare_add to the 64-bit word at
+ *	remote_addr; the old value lands at local_addr.
+ * @NPO_OP_CMP_SWAP: atomically replace the 64-bit word at remote_addr by
+ *	@swap if it equals @compare_add; the old value lands at local_addr.
+ * @NPO_OP_RECV_IMM: completion only: immediate data arrived.
+ */
+enum npo_op {
+	NPO_OP_NOP = 0,
+	NPO_OP_WRITE = 1,
+	NPO_OP_READ = 2,
+	NPO_OP_WRITE_IMM = 3,
+	NPO_OP_FETCH_ADD = 4,
+	NPO_OP_CMP_SWAP = 5,
+	NPO_OP_RECV_IMM = 0x80,
+};
+
+/* npo_sqe.flags */
+#define NPO_SQE_FENCE		_BITUL(0)	/* start after all earlier ones completed */
+
+/**
+ * struct npo_sqe - submission queue entry, 64 bytes
+ * @opcode: &enum npo_op.
+ * @flags: NPO_SQE_*; unknown bits fail the descriptor.
+ * @dest_queue: queue on the destination device that receives a
+ *	WRITE_IMM's completion.
+ * @length: bytes to move; 8 for atomics.
+ * @wr_id: returned unchanged in the completion.
+ * @local_key: key of the local memory region.
+ * @remote_key: key of the destination's memory region.
+ * @local_addr: address in the local region.
+ * @remote_addr: address in the destination's region.
+ * @dest_node: fabric node id of the destination; this device's own node id
+ *	for a loopback operation.
+ * @imm: immediate data of a WRITE_IMM.
+ * @compare_add: value to add (FETCH_ADD) or to compare (CMP_SWAP).
+ * @swap: value to store (CMP_SWAP).
+ */
+struct npo_sqe {
+	__u8 opcode;
+	__u8 flags;
+	__u16 dest_queue;
+	__u32 length;
+	__u64 wr_id;
+	__u32 local_key;
+	__u32 remote_key;
+	__u64 local_addr;
+	__u64 remote_addr;
+	__u32 dest_node;
+	__u32 imm;
+	__u64 compare_add;
+	__u64 swap;
+};
+
+/**
+ * enum npo_status - completion status
+ * @NPO_STATUS_OK: done.
+ * @NPO_STATUS_BAD_DESCRIPTOR: unknown opcode or flags, or a length or
+ *	alignment the opcode does not allow.
+ * @NPO_STATUS_LOCAL_KEY: the local key names no region of this queue's
+ *	protection domain.
+ * @NPO_STATUS_LOCAL_ACCESS: the local range is outside the region or the
+ *	region lacks the access the operation needs.
+ * @NPO_STATUS_REMOTE_KEY: the remote key names no region.
+ * @NPO_STATUS_REMOTE_ACCESS: the remote range is outside the region or the
+ *	region lacks the remote access the operation needs.
+ * @NPO_STATUS_REMOTE_QUEUE: the destination queue does not exist or is in
+ *	error.
+ * @NPO_STATUS_UNREACHABLE: no active link leads to the destination node.
+ * @NPO_STATUS_DMA_ERROR: host memory could not be read or written.
+ * @NPO_STATUS_FLUSHED: not executed: the queue was already in error.
+ */
+enum npo_status {
+	NPO_STATUS_OK = 0,
+	NPO_STATUS_BAD_DESCRIPTOR = 1,
+	NPO_STATUS_LOCAL_KEY = 2,
+	NPO_STATUS_LOCAL_ACCESS = 3,
+	NPO_STATUS_REMOTE_KEY = 4,
+	NPO_STATUS_REMOTE_ACCESS = 5,
+	NPO_STATUS_REMOTE_QUEUE = 6,
+	NPO_STATUS_UNREACHABLE = 7,
+	NPO_STATUS_DMA_ERROR = 8,
+	NPO_STATUS_FLUSHED = 9,
+};
+
+/**
+ * struct npo_cqe - completion queue entry, 32 bytes
+ * @wr_id: the descriptor's wr_id; 0 for RECV_IMM.
+ * @status: &enum npo_status.
+ * @length: bytes moved; for RECV_IMM, the WRITE_IMM's length.
+ * @imm: immediate data of a RECV_IMM.
+ * @opcode: the descriptor's &enum npo_op, or NPO_OP_RECV_IMM.
+ * @rsvd: zero.
+ * @src_node: for RECV_IMM, the node that sent it.
+ * @src_queue: for RECV_IMM, the queue that sent it.
+ * @rsvd2: zero.
+ */
+struct npo_cqe {
+	__u64 wr_id;
+	__u32 status;
+	__u32 length;
+	__u32 imm;
+	__u8 opcode;
+	__u8 rsvd[3];
+	__u32 src_node;
+	__u16 src_queue;
+	__u16 rsvd2;
+};
+
+/*
+ * Ring memory of a queue: a 4 KiB header, then the submission ring, then
+ * the completion ring.  Each index counts entries modulo 2^32; the ring
+ * slot is index & (entries - 1).
+ */
+#define NPO_RING_SQ_HEAD	0x00	/* u32, device writes: SQEs consumed */
+#define NPO_RING_CQ_TAIL	0x40	/* u32, device writes: CQEs produced */
+#define NPO_RING_CQ_HEAD	0x80	/* u32, host writes: CQEs consumed */
+#define NPO_RING_STATUS		0xc0	/* u32, device writes: NPO_QSTAT_* */
+#define NPO_RING_HEADER_SIZE	4096
+
+/* NPO_RING_STATUS bits */
+#define NPO_QSTAT_ERROR		_BITUL(0)	/* in error: the rest is flushed */
+#define NPO_QSTAT_CQ_FULL	_BITUL(1)	/* waiting for CQ room; ring again */
+
+/* Doorbell page of a queue: offsets of its 32-bit registers. */
+#define NPO_DB_SQ_TAIL		0x0	/* SQEs posted */
+#define NPO_DB_CQ_ARM		0x4	/* interrupt once CQ_TAIL differs from this */
+
+/* Access rights of a memory region. */
+#define NPO_ACCESS_LOCAL_WRITE		_BITUL(0)
+#define NPO_ACCESS_REMOTE_READ		_BITUL(1)
+#define NPO_ACCESS_REMOTE_WRITE		_BITUL(2)
+#define NPO_ACCESS_REMOTE_ATOMIC	_BITUL(3)
+#define NPO_ACCESS_ALL			0xf
+
+#endif /* _UAPI_LINUX_NPO_QUEUE_H */
