@@ -16,7 +16,9 @@
 #include <linux/rwsem.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <uapi/linux/npo.h>
+#include <uapi/linux/npo_queue.h>
 
 #include "npo_regs.h"
 
@@ -30,6 +32,7 @@
 #define NPO_DBG_IRQ		BIT(3)
 #define NPO_DBG_IOCTL		BIT(4)
 #define NPO_DBG_LINK		BIT(5)
+#define NPO_DBG_DMA		BIT(6)
 
 extern unsigned int npo_dbg_mask;
 
@@ -129,6 +132,15 @@ struct npo_port {
  * @link_lock: protects @ports' fields, @link_running and port registers.
  * @link_running: ports are enabled and supervised.
  * @link_work: handles port events in process context.
+ * @num_mrs: memory table entries; keys index 1..@num_mrs - 1.
+ * @pd_ida: protection domain numbers, one per open file.
+ * @queue_ida: queue numbers in use.
+ * @mr_ida: memory table indexes in use.
+ * @files_lock: protects @files.
+ * @files: open files, for revoking their queues and regions on removal.
+ * @cmd_buf: one page the device reads command blocks from.
+ * @cmd_dma: its bus address.
+ * @cmd_lock: one command block at a time.
  */
 struct npo_dev {
 	struct pci_dev *pdev;
@@ -164,14 +176,38 @@ struct npo_dev {
 	struct mutex link_lock; /* ports, link_running, port registers */
 	bool link_running;
 	struct work_struct link_work;
+
+	u32 num_mrs;
+	struct ida pd_ida;
+	struct ida queue_ida;
+	struct ida mr_ida;
+	struct mutex files_lock; /* files */
+	struct list_head files;
+	void *cmd_buf;
+	dma_addr_t cmd_dma;
+	struct mutex cmd_lock; /* cmd_buf */
 };
 
 /**
- * struct npo_file - per-open state of /dev/npoN
+ * struct npo_file - per-open state of /dev/npoN: a protection domain
  * @ndev: the device, referenced for as long as the file is open.
+ * @mapping: the file's address space, to revoke mappings of its queues.
+ * @pd: protection domain number; the file's queues and regions carry it.
+ * @lock: protects @queues, @mrs and @detached.
+ * @queues: queues the file created, by queue number.
+ * @mrs: regions the file registered, by memory table index.
+ * @node: entry in &npo_dev.files.
+ * @detached: the device went away and took the file's resources with it.
  */
 struct npo_file {
 	struct npo_dev *ndev;
+	struct address_space *mapping;
+	u32 pd;
+	struct mutex lock; /* queues, mrs, detached */
+	struct xarray queues;
+	struct xarray mrs;
+	struct list_head node;
+	bool detached;
 };
 
 static inline u32 npo_rd32(struct npo_dev *ndev, u32 reg)
@@ -231,6 +267,19 @@ int npo_cdev_add(struct npo_dev *ndev);
 void npo_cdev_del(struct npo_dev *ndev);
 void npo_fill_info(struct npo_dev *ndev, struct npo_dev_info *info);
 struct npo_dev *npo_dev_get(unsigned long index);
+
+void npo_files_release_dma(struct npo_dev *ndev, bool detach);
+
+/* npo_queue.c */
+int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc);
+int npo_queue_destroy(struct npo_file *nfile, u32 qid);
+void npo_queue_release_all(struct npo_file *nfile, bool hw_alive);
+int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma);
+
+/* npo_mr.c */
+int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg);
+int npo_mr_deregister(struct npo_file *nfile, u32 key);
+void npo_mr_release_all(struct npo_file *nfile, bool hw_alive);
 
 /* npo_genl.c */
 int npo_genl_init(void);

@@ -44,6 +44,9 @@ static void npo_dev_release(struct device *dev)
 
 	if (ndev->minor >= 0)
 		ida_free(&npo_minor_ida, ndev->minor);
+	ida_destroy(&ndev->pd_ida);
+	ida_destroy(&ndev->queue_ida);
+	ida_destroy(&ndev->mr_ida);
 	kfree(ndev);
 }
 
@@ -79,6 +82,8 @@ void npo_fill_info(struct npo_dev *ndev, struct npo_dev_info *info)
 		info->caps |= NPO_CAP_FW_MAILBOX;
 	if (ndev->caps & NPO_CAPS_AER)
 		info->caps |= NPO_CAP_AER;
+	if (ndev->caps & NPO_CAPS_QUEUES)
+		info->caps |= NPO_CAP_QUEUES;
 	info->serial = ndev->serial;
 	info->node_id = ndev->node_id;
 	info->state = npo_state(ndev);
@@ -161,6 +166,57 @@ static int npo_ioctl_get_param(struct npo_file *nfile, void *data)
 	return npo_get_param(nfile->ndev, q->param, &q->value);
 }
 
+/* Queues and regions need running firmware: it owns the device's tables. */
+static int npo_dma_ready(struct npo_dev *ndev)
+{
+	return npo_state(ndev) == NPO_DEV_STATE_READY ? 0 : -EIO;
+}
+
+static int npo_ioctl_create_queue(struct npo_file *nfile, void *data)
+{
+	int err = npo_dma_ready(nfile->ndev);
+
+	if (err)
+		return err;
+	mutex_lock(&nfile->lock);
+	err = npo_queue_create(nfile, data);
+	mutex_unlock(&nfile->lock);
+	return err;
+}
+
+static int npo_ioctl_destroy_queue(struct npo_file *nfile, void *data)
+{
+	struct npo_queue_destroy *qd = data;
+	int err;
+
+	if (qd->flags)
+		return -EINVAL;
+	mutex_lock(&nfile->lock);
+	err = npo_queue_destroy(nfile, qd->queue_id);
+	mutex_unlock(&nfile->lock);
+	return err;
+}
+
+static int npo_ioctl_reg_mr(struct npo_file *nfile, void *data)
+{
+	int err = npo_dma_ready(nfile->ndev);
+
+	return err ? err : npo_mr_register(nfile, data);
+}
+
+static int npo_ioctl_dereg_mr(struct npo_file *nfile, void *data)
+{
+	struct npo_mr_dereg *md = data;
+	int err;
+
+	if (md->flags)
+		return -EINVAL;
+	mutex_lock(&nfile->lock);
+	err = npo_mr_deregister(nfile, md->key);
+	mutex_unlock(&nfile->lock);
+	return err;
+}
+
 /**
  * struct npo_ioctl_desc - how to run one ioctl
  * @cmd: the command as defined in the UAPI header, with today's size.
@@ -184,11 +240,35 @@ static const struct npo_ioctl_desc npo_ioctls[] = {
 		.min_size = sizeof(struct npo_param_query),
 		.fn = npo_ioctl_get_param,
 	},
+	[_IOC_NR(NPO_IOCTL_CREATE_QUEUE)] = {
+		.cmd = NPO_IOCTL_CREATE_QUEUE,
+		.min_size = sizeof(struct npo_queue_create),
+		.fn = npo_ioctl_create_queue,
+	},
+	[_IOC_NR(NPO_IOCTL_DESTROY_QUEUE)] = {
+		.cmd = NPO_IOCTL_DESTROY_QUEUE,
+		.min_size = sizeof(struct npo_queue_destroy),
+		.fn = npo_ioctl_destroy_queue,
+	},
+	[_IOC_NR(NPO_IOCTL_REG_MR)] = {
+		.cmd = NPO_IOCTL_REG_MR,
+		.min_size = sizeof(struct npo_mr_reg),
+		.fn = npo_ioctl_reg_mr,
+	},
+	[_IOC_NR(NPO_IOCTL_DEREG_MR)] = {
+		.cmd = NPO_IOCTL_DEREG_MR,
+		.min_size = sizeof(struct npo_mr_dereg),
+		.fn = npo_ioctl_dereg_mr,
+	},
 };
 
 union npo_ioctl_arg {
 	struct npo_dev_info info;
 	struct npo_param_query param;
+	struct npo_queue_create queue_create;
+	struct npo_queue_destroy queue_destroy;
+	struct npo_mr_reg mr_reg;
+	struct npo_mr_dereg mr_dereg;
 };
 
 static long npo_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -232,27 +312,109 @@ out:
 	return err;
 }
 
+/*
+ * Without the remove_lock: mmap() runs under the mmap lock, which pinning
+ * memory takes under the remove_lock.  Removal detaches the file first.
+ */
+static int npo_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct npo_file *nfile = filp->private_data;
+	int err;
+
+	mutex_lock(&nfile->lock);
+	err = nfile->detached ? -ENODEV : npo_queue_mmap(nfile, vma);
+	mutex_unlock(&nfile->lock);
+	return err;
+}
+
 static int npo_open(struct inode *inode, struct file *filp)
 {
 	struct npo_dev *ndev = container_of(inode->i_cdev, struct npo_dev, cdev);
 	struct npo_file *nfile;
+	int pd;
 
 	nfile = kzalloc(sizeof(*nfile), GFP_KERNEL);
 	if (!nfile)
 		return -ENOMEM;
+	pd = ida_alloc_min(&ndev->pd_ida, 1, GFP_KERNEL);
+	if (pd < 0) {
+		kfree(nfile);
+		return pd;
+	}
 	get_device(&ndev->dev);
 	nfile->ndev = ndev;
+	nfile->pd = pd;
+	nfile->mapping = filp->f_mapping;
+	mutex_init(&nfile->lock);
+	xa_init(&nfile->queues);
+	xa_init(&nfile->mrs);
+	mutex_lock(&ndev->files_lock);
+	list_add(&nfile->node, &ndev->files);
+	mutex_unlock(&ndev->files_lock);
 	filp->private_data = nfile;
 	return nonseekable_open(inode, filp);
 }
 
+/* Queues first: they stop using the regions before those are unpinned. */
+static void npo_file_release_dma(struct npo_file *nfile, bool hw_alive)
+{
+	npo_queue_release_all(nfile, hw_alive);
+	npo_mr_release_all(nfile, hw_alive);
+}
+
+/*
+ * Closing, or the process being killed, ends everything the file owns,
+ * with the device told first so that no DMA is in flight when pages go.
+ */
 static int npo_release(struct inode *inode, struct file *filp)
 {
 	struct npo_file *nfile = filp->private_data;
+	struct npo_dev *ndev = nfile->ndev;
 
-	put_device(&nfile->ndev->dev);
+	down_read(&ndev->remove_lock);
+	mutex_lock(&nfile->lock);
+	if (!nfile->detached)
+		npo_file_release_dma(nfile, npo_state(ndev) == NPO_DEV_STATE_READY);
+	mutex_unlock(&nfile->lock);
+	up_read(&ndev->remove_lock);
+
+	mutex_lock(&ndev->files_lock);
+	list_del(&nfile->node);
+	mutex_unlock(&ndev->files_lock);
+	ida_free(&ndev->pd_ida, nfile->pd);
+	xa_destroy(&nfile->queues);
+	xa_destroy(&nfile->mrs);
+	mutex_destroy(&nfile->lock);
+	put_device(&ndev->dev);
 	kfree(nfile);
 	return 0;
+}
+
+/**
+ * npo_files_release_dma() - end every open file's queues and regions
+ * @ndev: the device, just reset or stopped: its tables are gone and it
+ *	does no DMA, so the memory can go without telling it.
+ * @detach: the device is being removed; the files stay open but can no
+ *	longer map anything.
+ *
+ * Mappings of the rings and doorbells are revoked; a process touching them
+ * gets SIGBUS, and its ioctls report the device's state.
+ *
+ * Context: under &npo_dev.remove_lock (write) or during error recovery.
+ */
+void npo_files_release_dma(struct npo_dev *ndev, bool detach)
+{
+	struct npo_file *nfile;
+
+	mutex_lock(&ndev->files_lock);
+	list_for_each_entry(nfile, &ndev->files, node) {
+		mutex_lock(&nfile->lock);
+		npo_file_release_dma(nfile, false);
+		if (detach)
+			nfile->detached = true;
+		mutex_unlock(&nfile->lock);
+	}
+	mutex_unlock(&ndev->files_lock);
 }
 
 static const struct file_operations npo_fops = {
@@ -261,6 +423,7 @@ static const struct file_operations npo_fops = {
 	.release = npo_release,
 	.unlocked_ioctl = npo_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = npo_mmap,
 };
 
 /**

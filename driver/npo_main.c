@@ -152,6 +152,12 @@ static int npo_read_identity(struct npo_dev *ndev)
 	ndev->db_stride = 1U << FIELD_GET(NPO_DB_LAYOUT_STRIDE_SHIFT,
 					  npo_rd32(ndev, NPO_REG_DB_LAYOUT));
 	ndev->node_id = npo_rd32(ndev, NPO_REG_NODE_ID);
+	/* Queues are usable from interface 1.3, which sizes the memory table. */
+	if (minor >= 3 && (ndev->caps & NPO_CAPS_QUEUES))
+		ndev->num_mrs = min_t(u32, npo_rd32(ndev, NPO_REG_MEM_REGIONS),
+				      FIELD_MAX(NPO_MR_KEY_INDEX) + 1);
+	if (ndev->num_mrs < 2)
+		ndev->caps &= ~NPO_CAPS_QUEUES;
 	ndev->serial = (u64)npo_rd32(ndev, NPO_REG_SERIAL_HI) << 32 |
 		       npo_rd32(ndev, NPO_REG_SERIAL_LO);
 
@@ -181,6 +187,12 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&ndev->state_lock);
 	mutex_init(&ndev->mbox_lock);
 	init_completion(&ndev->mbox_done);
+	ida_init(&ndev->pd_ida);
+	ida_init(&ndev->queue_ida);
+	ida_init(&ndev->mr_ida);
+	mutex_init(&ndev->files_lock);
+	INIT_LIST_HEAD(&ndev->files);
+	mutex_init(&ndev->cmd_lock);
 	npo_link_early_init(ndev);
 	pci_set_drvdata(pdev, ndev);
 
@@ -218,6 +230,12 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_free;
 	}
 	pci_set_master(pdev);
+	ndev->cmd_buf = dmam_alloc_coherent(&pdev->dev, PAGE_SIZE,
+					    &ndev->cmd_dma, GFP_KERNEL);
+	if (!ndev->cmd_buf) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 
 	/* Vector 0 is the admin vector; queue vectors come with queues. */
 	err = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX);
@@ -273,6 +291,8 @@ static void npo_remove(struct pci_dev *pdev)
 	/* Wait for ioctls in progress; later ones see no device. */
 	down_write(&ndev->remove_lock);
 	npo_hw_stop(ndev);
+	/* The device does no more DMA: end what open files still hold. */
+	npo_files_release_dma(ndev, true);
 	free_irq(pci_irq_vector(pdev, NPO_IRQ_VECTOR_ADMIN), ndev);
 	pci_free_irq_vectors(pdev);
 	npo_link_fini(ndev);
@@ -335,7 +355,11 @@ static void npo_resume(struct pci_dev *pdev)
 {
 	struct npo_dev *ndev = pci_get_drvdata(pdev);
 
-	/* The device lost its firmware in the reset: start it again. */
+	/*
+	 * The reset took the device's queues and memory table with it: end
+	 * the files' copies, then start the firmware again.
+	 */
+	npo_files_release_dma(ndev, false);
 	if (!npo_hw_start(ndev))
 		npo_info(ndev, "recovered from PCIe error, %s\n",
 			 npo_state_name(npo_state(ndev)));

@@ -32,6 +32,7 @@
 #define   NPO_CAPS_AER			BIT(1)
 #define   NPO_CAPS_LINK			BIT(2)
 #define   NPO_CAPS_FAULT_INJECT		BIT(3)
+#define   NPO_CAPS_QUEUES		BIT(4)
 #define NPO_REG_GEOMETRY		0x00c
 #define   NPO_GEOMETRY_PORTS		GENMASK(7, 0)
 #define   NPO_GEOMETRY_LANES		GENMASK(15, 8)
@@ -40,6 +41,7 @@
 #define NPO_REG_DB_LAYOUT		0x014
 #define   NPO_DB_LAYOUT_STRIDE_SHIFT	GENMASK(7, 0)
 #define NPO_REG_NODE_ID			0x018
+#define NPO_REG_MEM_REGIONS		0x01c	/* interface 1.3 */
 #define NPO_REG_SERIAL_LO		0x020
 #define NPO_REG_SERIAL_HI		0x024
 #define NPO_REG_SCRATCH			0x030
@@ -69,6 +71,11 @@ enum npo_mbox_opcode {
 	NPO_MBOX_OP_PORT_STATS = 0x10,
 	NPO_MBOX_OP_CLEAR_COUNTERS = 0x11,
 	NPO_MBOX_OP_FAULT = 0x20,
+	NPO_MBOX_OP_QUEUE_CREATE = 0x30,
+	NPO_MBOX_OP_QUEUE_DESTROY = 0x31,
+	NPO_MBOX_OP_MR_CREATE = 0x32,
+	NPO_MBOX_OP_MR_PAGES = 0x33,
+	NPO_MBOX_OP_MR_DESTROY = 0x34,
 };
 
 /* Mailbox results; FW_LOAD rejections are also latched in NPO_REG_FW_ERROR. */
@@ -86,6 +93,9 @@ enum npo_mbox_result {
 	NPO_MBOX_ERR_STATE = 10,
 	NPO_MBOX_ERR_ARG = 11,
 	NPO_MBOX_ERR_PERM = 12,
+	NPO_MBOX_ERR_EXISTS = 13,
+	NPO_MBOX_ERR_NOENT = 14,
+	NPO_MBOX_ERR_NOMEM = 15,
 };
 
 /* Interrupts: MSI-X vector 0 carries every source below. */
@@ -231,5 +241,48 @@ enum npo_hw_port_state {
 /* Timings the driver may rely on (Documentation/hardware.rst). */
 #define NPO_RESET_TIMEOUT_MS		100
 #define NPO_MBOX_TIMEOUT_MS		2000
+
+/* QUEUE_CREATE ARG0 fields; ARG1 protection domain, ARG2/3 ring address. */
+#define NPO_QC_QUEUE			GENMASK(15, 0)
+#define NPO_QC_SQ_LOG2			GENMASK(23, 16)
+#define NPO_QC_CQ_LOG2			GENMASK(31, 24)
+
+/* Memory region keys: a random tag above the memory table index. */
+#define NPO_MR_KEY_INDEX		GENMASK(15, 0)
+#define NPO_MR_KEY_TAG			GENMASK(31, 16)
+#define NPO_MR_MAX_PAGES		BIT(24)
+
+/**
+ * struct npo_hw_mr_create - MR_CREATE command block
+ * @key: the region's key.
+ * @pd: protection domain that may use it as a local key.
+ * @access: NPO_ACCESS_* rights.
+ * @page_shift: log2 of the page size of the page list.
+ * @iova: address descriptors use for the region's first byte.
+ * @length: bytes.
+ */
+struct npo_hw_mr_create {
+	__le32 key;
+	__le32 pd;
+	__le32 access;
+	__le32 page_shift;
+	__le64 iova;
+	__le64 length;
+} __packed;
+
+/**
+ * struct npo_hw_mr_pages - MR_PAGES command block, followed by @count
+ *	little-endian 64-bit page bus addresses
+ * @key: the region being created.
+ * @count: addresses that follow, 1..NPO_MR_PAGES_PER_CMD.
+ * @first: index of the first page they describe.
+ */
+struct npo_hw_mr_pages {
+	__le32 key;
+	__le32 count;
+	__le64 first;
+} __packed;
+
+#define NPO_MR_PAGES_PER_CMD		510
 
 #endif /* _NPO_REGS_H */

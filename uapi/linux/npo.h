@@ -21,7 +21,7 @@
 #include <linux/types.h>
 
 /** NPO_UAPI_VERSION - version of this interface, major << 16 | minor. */
-#define NPO_UAPI_VERSION	((1 << 16) | 0)
+#define NPO_UAPI_VERSION	((1 << 16) | 1)
 
 #define NPO_IOCTL_MAGIC		0xB6
 
@@ -46,6 +46,7 @@ enum npo_dev_state {
 /* Device capabilities, reported in &npo_dev_info.caps and NPO_PARAM_CAPS. */
 #define NPO_CAP_FW_MAILBOX	_BITULL(0)	/* firmware loaded via mailbox */
 #define NPO_CAP_AER		_BITULL(1)	/* PCIe AER reporting */
+#define NPO_CAP_QUEUES		_BITULL(2)	/* DMA queues and memory regions */
 
 /**
  * struct npo_dev_info - NPO_IOCTL_GET_INFO argument
@@ -136,9 +137,104 @@ struct npo_param_query {
 	__u64 value;
 };
 
+/* Ring sizes: powers of two, at most NPO_MAX_RING_ENTRIES entries. */
+#define NPO_MAX_RING_ENTRIES	32768
+
+/**
+ * struct npo_queue_create - NPO_IOCTL_CREATE_QUEUE argument
+ * @flags: In. Must be 0.
+ * @sq_entries: In. Submission ring entries, a power of two.
+ * @cq_entries: In. Completion ring entries, a power of two no smaller than
+ *	@sq_entries.
+ * @queue_id: Out. Queue number on the device: the dest_queue other queues
+ *	name to reach this one.
+ * @ring_offset: Out. mmap() offset of the ring memory (header, SQ, CQ).
+ * @ring_size: Out. Bytes to map at @ring_offset.
+ * @doorbell_offset: Out. mmap() offset of the queue's doorbell page.
+ * @doorbell_size: Out. Bytes to map at @doorbell_offset.
+ * @sq_offset: Out. Offset of the submission ring in the ring memory.
+ * @cq_offset: Out. Offset of the completion ring in the ring memory.
+ * @node_id: Out. Fabric node id of the device: the dest_node of loopback.
+ *
+ * The ring header layout, the entry formats and the doorbell registers are
+ * in <linux/npo_queue.h>.  The queue belongs to the open file's protection
+ * domain and goes away with the file.
+ */
+struct npo_queue_create {
+	__u32 flags;
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 queue_id;
+	__u64 ring_offset;
+	__u64 ring_size;
+	__u64 doorbell_offset;
+	__u32 doorbell_size;
+	__u32 sq_offset;
+	__u32 cq_offset;
+	__u32 node_id;
+};
+
+/**
+ * struct npo_queue_destroy - NPO_IOCTL_DESTROY_QUEUE argument
+ * @queue_id: In. A queue this file created.
+ * @flags: In. Must be 0.
+ *
+ * The device stops the queue before the ioctl returns; mappings of its
+ * rings and doorbell are revoked (a later access raises SIGBUS).
+ */
+struct npo_queue_destroy {
+	__u32 queue_id;
+	__u32 flags;
+};
+
+/**
+ * struct npo_mr_reg - NPO_IOCTL_REG_MR argument
+ * @flags: In. Must be 0.
+ * @access: In. NPO_ACCESS_* rights (<linux/npo_queue.h>); local read is
+ *	always allowed.
+ * @addr: In. Start of the memory in the caller's address space; also the
+ *	address descriptors use for it.
+ * @length: In. Bytes, at least 1.
+ * @key: Out. Key that names the region in descriptors, locally and, when
+ *	@access grants remote rights, to other queues.
+ * @pad: Out. Zero.
+ *
+ * The pages are pinned and count against RLIMIT_MEMLOCK (unless the caller
+ * has CAP_IPC_LOCK).  Memory that is not mapped, or not writable when
+ * @access includes a write or atomic right, fails with EFAULT.
+ */
+struct npo_mr_reg {
+	__u32 flags;
+	__u32 access;
+	__u64 addr;
+	__u64 length;
+	__u32 key;
+	__u32 pad;
+};
+
+/**
+ * struct npo_mr_dereg - NPO_IOCTL_DEREG_MR argument
+ * @key: In. A key this file registered.
+ * @flags: In. Must be 0.
+ *
+ * Once the ioctl returns, the device no longer reaches the memory.
+ */
+struct npo_mr_dereg {
+	__u32 key;
+	__u32 flags;
+};
+
 /** NPO_IOCTL_GET_INFO - describe the device, see &struct npo_dev_info. */
 #define NPO_IOCTL_GET_INFO	_IOWR(NPO_IOCTL_MAGIC, 0x00, struct npo_dev_info)
 /** NPO_IOCTL_GET_PARAM - query one fact, see &enum npo_param. */
 #define NPO_IOCTL_GET_PARAM	_IOWR(NPO_IOCTL_MAGIC, 0x01, struct npo_param_query)
+/** NPO_IOCTL_CREATE_QUEUE - create a queue pair, see &struct npo_queue_create. */
+#define NPO_IOCTL_CREATE_QUEUE	_IOWR(NPO_IOCTL_MAGIC, 0x10, struct npo_queue_create)
+/** NPO_IOCTL_DESTROY_QUEUE - destroy a queue, see &struct npo_queue_destroy. */
+#define NPO_IOCTL_DESTROY_QUEUE	_IOW(NPO_IOCTL_MAGIC, 0x11, struct npo_queue_destroy)
+/** NPO_IOCTL_REG_MR - register memory, see &struct npo_mr_reg. */
+#define NPO_IOCTL_REG_MR	_IOWR(NPO_IOCTL_MAGIC, 0x12, struct npo_mr_reg)
+/** NPO_IOCTL_DEREG_MR - deregister memory, see &struct npo_mr_dereg. */
+#define NPO_IOCTL_DEREG_MR	_IOW(NPO_IOCTL_MAGIC, 0x13, struct npo_mr_dereg)
 
 #endif /* _UAPI_LINUX_NPO_H */

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO memory regions: user memory pinned, DMA-mapped and entered in the
+ * device's memory table, so that descriptors can name it by key.
+ *
+ * Metadata is a page pointer and a bus address per page (16 bytes per
+ * 4 KiB, 0.4%); the device keeps its own copy of the page list, sent in
+ * NPO_MR_PAGES_PER_CMD chunks through the command buffer.
+ */
+#include <linux/capability.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "npo.h"
+
+/**
+ * struct npo_mr - a registered memory region
+ * @key: the key descriptors name it by.
+ * @access: NPO_ACCESS_* rights.
+ * @addr: user address of the first byte, also its device address.
+ * @length: bytes.
+ * @npages: pinned pages.
+ * @pages: the pinned pages.
+ * @dma: bus address of each page.
+ * @mm: the address space whose RLIMIT_MEMLOCK the pages count against.
+ * @writable: pinned for write, so dirtied on release.
+ */
+struct npo_mr {
+	u32 key;
+	u32 access;
+	u64 addr;
+	u64 length;
+	unsigned long npages;
+	struct page **pages;
+	dma_addr_t *dma;
+	struct mm_struct *mm;
+	bool writable;
+};
+
+static int npo_mr_account(struct mm_struct *mm, unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned = atomic64_add_return(npages, &mm->pinned_vm);
+
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void npo_mr_unpin(struct npo_dev *ndev, struct npo_mr *mr,
+			 unsigned long mapped, unsigned long pinned)
+{
+	unsigned long i;
+
+	for (i = 0; i < mapped; i++)
+		dma_unmap_page(&ndev->pdev->dev, mr->dma[i], PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+	unpin_user_pages_dirty_lock(mr->pages, pinned, mr->writable);
+}
+
+static void npo_mr_free(struct npo_mr *mr)
+{
+	if (mr->mm) {
+		atomic64_sub(mr->npages, &mr->mm->pinned_vm);
+		mmdrop(mr->mm);
+	}
+	kvfree(mr->pages);
+	kvfree(mr->dma);
+	kfree(mr);
+}
+
+/* Pin and map every page; on failure nothing stays pinned or mapped. */
+static int npo_mr_pin(struct npo_dev *ndev, struct npo_mr *mr)
+{
+	unsigned int gup = FOLL_LONGTERM | (mr->writable ? FOLL_WRITE : 0);
+	unsigned long start = mr->addr & PAGE_MASK, pinned = 0, mapped;
+	int n, err = 0;
+
+	while (pinned < mr->npages) {
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
+		n = pin_user_pages_fast(start + pinned * PAGE_SIZE,
+					min_t(unsigned long, mr->npages - pinned,
+					      PAGE_SIZE / sizeof(struct page *)),
+					gup, mr->pages + pinned);
+		if (n <= 0) {
+			err = n ? n : -EFAULT;
+			break;
+		}
+		pinned += n;
+	}
+	for (mapped = 0; !err && mapped < pinned; mapped++) {
+		mr->dma[mapped] = dma_map_page(&ndev->pdev->dev,
+					       mr->pages[mapped], 0, PAGE_SIZE,
+					       DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(&ndev->pdev->dev, mr->dma[mapped]))
+			err = -ENOMEM;
+	}
+	if (err) {
+		npo_mr_unpin(ndev, mr, mapped ? mapped - 1 : 0, pinned);
+		return err;
+	}
+	return 0;
+}
+
+/* Enter the region in the device's memory table. */
+static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr, u32 pd)
+{
+	struct npo_hw_mr_create *c = ndev->cmd_buf;
+	struct npo_hw_mr_pages *h = ndev->cmd_buf;
+	__le64 *list = (__le64 *)(h + 1);
+	u32 args[2] = { lower_32_bits(ndev->cmd_dma),
+			upper_32_bits(ndev->cmd_dma) };
+	unsigned long first, i, count;
+	int err;
+
+	mutex_lock(&ndev->cmd_lock);
+	c->key = cpu_to_le32(mr->key);
+	c->pd = cpu_to_le32(pd);
+	c->access = cpu_to_le32(mr->access);
+	c->page_shift = cpu_to_le32(PAGE_SHIFT);
+	c->iova = cpu_to_le64(mr->addr);
+	c->length = cpu_to_le64(mr->length);
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_CREATE, args, 2, NULL, 0);
+	for (first = 0; !err && first < mr->npages; first += count) {
+		count = min_t(unsigned long, mr->npages - first,
+			      NPO_MR_PAGES_PER_CMD);
+		h->key = cpu_to_le32(mr->key);
+		h->count = cpu_to_le32(count);
+		h->first = cpu_to_le64(first);
+		for (i = 0; i < count; i++)
+			list[i] = cpu_to_le64(mr->dma[first + i]);
+		err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_PAGES, args, 2, NULL, 0);
+	}
+	mutex_unlock(&ndev->cmd_lock);
+	if (err && first) {
+		u32 key = mr->key;
+
+		npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &key, 1, NULL, 0);
+	}
+	return err;
+}
+
+/**
+ * npo_mr_register() - pin, map and register user memory
+ * @nfile: the registering file; the region joins its protection domain.
+ * @reg: the ioctl argument; @reg->key is filled in.
+ *
+ * Pins without @nfile->lock, which mmap() takes under the mmap lock that
+ * pinning takes too.
+ *
+ * Context: process context, under the device's remove_lock (read).
+ * Return: 0 or a negative errno.
+ */
+int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg)
+{
+	struct npo_dev *ndev = nfile->ndev;
+	struct npo_mr *mr;
+	u64 end;
+	int idx, err;
+
+	if (reg->flags || reg->pad || !reg->length ||
+	    (reg->access & ~NPO_ACCESS_ALL) ||
+	    check_add_overflow(reg->addr, reg->length - 1, &end) ||
+	    end >= TASK_SIZE)
+		return -EINVAL;
+	if ((end >> PAGE_SHIFT) - (reg->addr >> PAGE_SHIFT) + 1 > NPO_MR_MAX_PAGES)
+		return -E2BIG;
+	if (!(ndev->caps & NPO_CAPS_QUEUES))
+		return -EOPNOTSUPP;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return -ENOMEM;
+	mr->access = reg->access;
+	mr->addr = reg->addr;
+	mr->length = reg->length;
+	mr->npages = (end >> PAGE_SHIFT) - (reg->addr >> PAGE_SHIFT) + 1;
+	mr->writable = reg->access & (NPO_ACCESS_LOCAL_WRITE |
+				      NPO_ACCESS_REMOTE_WRITE |
+				      NPO_ACCESS_REMOTE_ATOMIC);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->dma = kvmalloc_array(mr->npages, sizeof(*mr->dma), GFP_KERNEL);
+	if (!mr->pages || !mr->dma) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	err = npo_mr_account(current->mm, mr->npages);
+	if (err)
+		goto err_free;
+	mr->mm = current->mm;
+	mmgrab(mr->mm);
+
+	err = npo_mr_pin(ndev, mr);
+	if (err)
+		goto err_free;
+
+	idx = ida_alloc_range(&ndev->mr_ida, 1, ndev->num_mrs - 1, GFP_KERNEL);
+	if (idx < 0) {
+		err = idx;
+		goto err_unpin;
+	}
+	/* The tag makes a key of freed or foreign memory hard to guess. */
+	mr->key = FIELD_PREP(NPO_MR_KEY_TAG, get_random_u32() & 0xffff) | idx;
+	mutex_lock(&nfile->lock);
+	err = npo_mr_load(ndev, mr, nfile->pd);
+	if (err)
+		goto err_ida;
+	err = xa_insert(&nfile->mrs, idx, mr, GFP_KERNEL);
+	if (err)
+		goto err_hw;
+	mutex_unlock(&nfile->lock);
+	reg->key = mr->key;
+	npo_dbg(ndev, DMA, "pd %u: region 0x%08x, %llu bytes, access 0x%x\n",
+		nfile->pd, mr->key, mr->length, mr->access);
+	return 0;
+
+err_hw:
+	npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &mr->key, 1, NULL, 0);
+err_ida:
+	mutex_unlock(&nfile->lock);
+	ida_free(&ndev->mr_ida, idx);
+err_unpin:
+	npo_mr_unpin(ndev, mr, mr->npages, mr->npages);
+err_free:
+	npo_mr_free(mr);
+	return err;
+}
+
+/* Device first, so that no DMA reaches the pages once they are unpinned. */
+static void npo_mr_release(struct npo_file *nfile, struct npo_mr *mr,
+			   bool hw_alive)
+{
+	struct npo_dev *ndev = nfile->ndev;
+
+	if (hw_alive)
+		npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &mr->key, 1, NULL, 0);
+	ida_free(&ndev->mr_ida, FIELD_GET(NPO_MR_KEY_INDEX, mr->key));
+	npo_mr_unpin(ndev, mr, mr->npages, mr->npages);
+	npo_mr_free(mr);
+}
+
+/**
+ * npo_mr_deregister() - remove a region this file registered
+ * @nfile: the file.
+ * @key: the region's key.
+ *
+ * Context: under @nfile->lock and the device's remove_lock (read).
+ * Return: 0, or -ENOENT if @nfile has no region with @key.
+ */
+int npo_mr_deregister(struct npo_file *nfile, u32 key)
+{
+	struct npo_mr *mr = xa_load(&nfile->mrs, FIELD_GET(NPO_MR_KEY_INDEX, key));
+
+	if (!mr || mr->key != key)
+		return -ENOENT;
+	xa_erase(&nfile->mrs, FIELD_GET(NPO_MR_KEY_INDEX, key));
+	npo_mr_release(nfile, mr, true);
+	return 0;
+}
+
+/**
+ * npo_mr_release_all() - remove every region of a file
+ * @nfile: the file.
+ * @hw_alive: the device can still be told; false once it was reset or
+ *	removed, when its memory table is gone already.
+ *
+ * Context: under @nfile->lock, after the file's queues are destroyed.
+ */
+void npo_mr_release_all(struct npo_file *nfile, bool hw_alive)
+{
+	struct npo_mr *mr;
+	unsigned long idx;
+
+	xa_for_each(&nfile->mrs, idx, mr) {
+		xa_erase(&nfile->mrs, idx);
+		npo_mr_release(nfile, mr, hw_alive);
+	}
+}

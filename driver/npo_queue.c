@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO DMA queues: ring memory the driver allocates and the device and one
+ * process share, the queue's doorbell page, and their mmap().
+ *
+ * A queue costs its rings and nothing per operation: descriptors go from
+ * the process to the device without the kernel.  Destroying a queue stops
+ * it in the device first, then revokes every mapping of it, then frees it.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "npo.h"
+
+/*
+ * mmap() offsets, in pages: the kind, then the queue number, then room for
+ * the largest ring, so that the ranges of two objects never overlap and
+ * revoking one never touches another.
+ */
+#define NPO_MMAP_QUEUE_SHIFT	12
+#define NPO_MMAP_KIND_SHIFT	28
+#define NPO_MMAP_RING		1
+#define NPO_MMAP_DOORBELL	2
+
+static_assert(NPO_RING_HEADER_SIZE + NPO_MAX_RING_ENTRIES *
+	      (sizeof(struct npo_sqe) + sizeof(struct npo_cqe)) <=
+	      BIT(NPO_MMAP_QUEUE_SHIFT) * PAGE_SIZE);
+
+/**
+ * struct npo_queue - a queue pair a file created
+ * @id: queue number on the device.
+ * @sq_entries: submission ring entries.
+ * @cq_entries: completion ring entries.
+ * @ring: ring memory: header, submission ring, completion ring.
+ * @ring_dma: its bus address.
+ * @ring_size: its size, a whole number of pages.
+ */
+struct npo_queue {
+	u32 id;
+	u32 sq_entries;
+	u32 cq_entries;
+	void *ring;
+	dma_addr_t ring_dma;
+	size_t ring_size;
+};
+
+static u64 npo_mmap_offset(unsigned int kind, u32 qid)
+{
+	return ((u64)kind << NPO_MMAP_KIND_SHIFT |
+		(u64)qid << NPO_MMAP_QUEUE_SHIFT) << PAGE_SHIFT;
+}
+
+static size_t npo_ring_size(u32 sq_entries, u32 cq_entries)
+{
+	return PAGE_ALIGN(NPO_RING_HEADER_SIZE +
+			  (size_t)sq_entries * sizeof(struct npo_sqe) +
+			  (size_t)cq_entries * sizeof(struct npo_cqe));
+}
+
+static void npo_queue_free(struct npo_dev *ndev, struct npo_queue *q)
+{
+	dma_free_coherent(&ndev->pdev->dev, q->ring_size, q->ring, q->ring_dma);
+	ida_free(&ndev->queue_ida, q->id);
+	kfree(q);
+}
+
+/**
+ * npo_queue_create() - create a queue pair in a file's protection domain
+ * @nfile: the file.
+ * @qc: the ioctl argument; its Out fields are filled in.
+ *
+ * Context: under @nfile->lock and the device's remove_lock (read).
+ * Return: 0 or a negative errno.
+ */
+int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
+{
+	struct npo_dev *ndev = nfile->ndev;
+	struct npo_queue *q;
+	u32 args[4];
+	int id, err;
+
+	if (qc->flags || !is_power_of_2(qc->sq_entries) ||
+	    !is_power_of_2(qc->cq_entries) ||
+	    qc->sq_entries > NPO_MAX_RING_ENTRIES ||
+	    qc->cq_entries > NPO_MAX_RING_ENTRIES ||
+	    qc->cq_entries < qc->sq_entries)
+		return -EINVAL;
+	if (!(ndev->caps & NPO_CAPS_QUEUES))
+		return -EOPNOTSUPP;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	id = ida_alloc_max(&ndev->queue_ida, ndev->num_queues - 1, GFP_KERNEL);
+	if (id < 0) {
+		kfree(q);
+		return id == -ENOSPC ? -EBUSY : id;
+	}
+	q->id = id;
+	q->sq_entries = qc->sq_entries;
+	q->cq_entries = qc->cq_entries;
+	q->ring_size = npo_ring_size(q->sq_entries, q->cq_entries);
+	q->ring = dma_alloc_coherent(&ndev->pdev->dev, q->ring_size,
+				     &q->ring_dma, GFP_KERNEL);
+	if (!q->ring) {
+		ida_free(&ndev->queue_ida, id);
+		kfree(q);
+		return -ENOMEM;
+	}
+
+	args[0] = FIELD_PREP(NPO_QC_QUEUE, id) |
+		  FIELD_PREP(NPO_QC_SQ_LOG2, ilog2(q->sq_entries)) |
+		  FIELD_PREP(NPO_QC_CQ_LOG2, ilog2(q->cq_entries));
+	args[1] = nfile->pd;
+	args[2] = lower_32_bits(q->ring_dma);
+	args[3] = upper_32_bits(q->ring_dma);
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_CREATE, args, 4, NULL, 0);
+	if (err)
+		goto err_free;
+	err = xa_insert(&nfile->queues, id, q, GFP_KERNEL);
+	if (err)
+		goto err_hw;
+
+	qc->queue_id = id;
+	qc->ring_offset = npo_mmap_offset(NPO_MMAP_RING, id);
+	qc->ring_size = q->ring_size;
+	qc->doorbell_offset = npo_mmap_offset(NPO_MMAP_DOORBELL, id);
+	qc->doorbell_size = PAGE_SIZE;
+	qc->sq_offset = NPO_RING_HEADER_SIZE;
+	qc->cq_offset = NPO_RING_HEADER_SIZE +
+			q->sq_entries * sizeof(struct npo_sqe);
+	qc->node_id = ndev->node_id;
+	npo_dbg(ndev, DMA, "pd %u: queue %u, %u/%u entries\n", nfile->pd, id,
+		q->sq_entries, q->cq_entries);
+	return 0;
+
+err_hw:
+	npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_DESTROY, args, 1, NULL, 0);
+err_free:
+	npo_queue_free(ndev, q);
+	return err;
+}
+
+/* Stop it in the device, revoke its mappings, free it. */
+static void npo_queue_release(struct npo_file *nfile, struct npo_queue *q,
+			      bool hw_alive)
+{
+	struct npo_dev *ndev = nfile->ndev;
+	u32 id = q->id;
+
+	if (hw_alive)
+		npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_DESTROY, &id, 1, NULL, 0);
+	unmap_mapping_range(nfile->mapping,
+			    npo_mmap_offset(NPO_MMAP_RING, id), q->ring_size, 1);
+	unmap_mapping_range(nfile->mapping,
+			    npo_mmap_offset(NPO_MMAP_DOORBELL, id), PAGE_SIZE, 1);
+	npo_queue_free(ndev, q);
+}
+
+/**
+ * npo_queue_destroy() - destroy a queue this file created
+ * @nfile: the file.
+ * @qid: the queue number.
+ *
+ * Context: under @nfile->lock and the device's remove_lock (read).
+ * Return: 0, or -ENOENT if @nfile has no such queue.
+ */
+int npo_queue_destroy(struct npo_file *nfile, u32 qid)
+{
+	struct npo_queue *q = xa_erase(&nfile->queues, qid);
+
+	if (!q)
+		return -ENOENT;
+	npo_queue_release(nfile, q, true);
+	return 0;
+}
+
+/**
+ * npo_queue_release_all() - destroy every queue of a file
+ * @nfile: the file.
+ * @hw_alive: false once the device was reset or is going away.
+ *
+ * Context: under @nfile->lock.
+ */
+void npo_queue_release_all(struct npo_file *nfile, bool hw_alive)
+{
+	struct npo_queue *q;
+	unsigned long id;
+
+	xa_for_each(&nfile->queues, id, q) {
+		xa_erase(&nfile->queues, id);
+		npo_queue_release(nfile, q, hw_alive);
+	}
+}
+
+/*
+ * A revoked mapping has no pages; with no .fault, touching it raises
+ * SIGBUS instead of mapping anonymous memory.
+ */
+static const struct vm_operations_struct npo_vm_ops = {};
+
+/**
+ * npo_queue_mmap() - map a queue's rings or doorbell page
+ * @nfile: the file that owns the queue.
+ * @vma: the mapping; its offset names the queue and what to map.
+ *
+ * Only the owner of a queue can map it, only shared, and only whole: a
+ * process never reaches another queue's doorbell.
+ *
+ * Context: under @nfile->lock and the device's remove_lock (read).
+ * Return: 0 or a negative errno.
+ */
+int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma)
+{
+	struct npo_dev *ndev = nfile->ndev;
+	unsigned long kind = vma->vm_pgoff >> NPO_MMAP_KIND_SHIFT;
+	unsigned long qid = (vma->vm_pgoff >> NPO_MMAP_QUEUE_SHIFT) &
+			    (BIT(NPO_MMAP_KIND_SHIFT - NPO_MMAP_QUEUE_SHIFT) - 1);
+	unsigned long size = vma->vm_end - vma->vm_start;
+	struct npo_queue *q = xa_load(&nfile->queues, qid);
+	unsigned long pgoff;
+	phys_addr_t db;
+	int err;
+
+	if (!q)
+		return -ENOENT;
+	if (vma->vm_pgoff & (BIT(NPO_MMAP_QUEUE_SHIFT) - 1))
+		return -EINVAL;
+	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
+		return -EINVAL;
+	vma->vm_ops = &npo_vm_ops;
+	switch (kind) {
+	case NPO_MMAP_RING:
+		if (size != q->ring_size)
+			return -EINVAL;
+		/* dma_mmap_coherent() reads vm_pgoff as an offset in the ring. */
+		pgoff = vma->vm_pgoff;
+		vma->vm_pgoff = 0;
+		err = dma_mmap_coherent(&ndev->pdev->dev, vma, q->ring,
+					q->ring_dma, size);
+		vma->vm_pgoff = pgoff;
+		return err;
+	case NPO_MMAP_DOORBELL:
+		if (size != PAGE_SIZE || ndev->db_stride != PAGE_SIZE)
+			return -EINVAL;
+		db = pci_resource_start(ndev->pdev, NPO_BAR_DOORBELL) +
+		     (phys_addr_t)qid * ndev->db_stride;
+		vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
+		return io_remap_pfn_range(vma, vma->vm_start, PHYS_PFN(db),
+					  PAGE_SIZE, vma->vm_page_prot);
+	}
+	return -EINVAL;
+}
