@@ -71,7 +71,8 @@ sparse: $(foreach k,$(KERNELS),sparse-$(k))
 
 # --- userspace ----------------------------------------------------------------
 RUNTIME_SRCS := $(wildcard runtime/*.c)
-RUNTIME_HDRS := $(wildcard runtime/*.h runtime/include/*.h) uapi/linux/npo.h
+RUNTIME_HDRS := $(wildcard runtime/*.h runtime/include/*.h) uapi/linux/npo.h \
+	uapi/linux/npo_queue.h
 LIBNPO := $(BUILD)/lib/libnpo.so.1.0.0
 NPOCTL := $(BUILD)/bin/npoctl
 FWTOOL := $(BUILD)/bin/npo-fwtool
@@ -183,7 +184,10 @@ install: userspace
 	ln -sf libnpo.so.1 $(DESTDIR)/usr/lib/libnpo.so
 	install -D -m 0644 $(BUILD)/lib/libnpo.pc $(DESTDIR)/usr/lib/pkgconfig/libnpo.pc
 	install -D -m 0644 runtime/include/npo.h $(DESTDIR)/usr/include/npo.h
+	install -D -m 0644 runtime/include/npo_datapath.h \
+		$(DESTDIR)/usr/include/npo_datapath.h
 	install -D -m 0644 uapi/linux/npo.h $(DESTDIR)/usr/include/linux/npo.h
+	install -D -m 0644 uapi/linux/npo_queue.h $(DESTDIR)/usr/include/linux/npo_queue.h
 	install -D -m 0644 uapi/linux/npo_fw.h $(DESTDIR)/usr/include/linux/npo_fw.h
 	install -D -m 0644 $(FWIMAGE) $(DESTDIR)/lib/firmware/npo/npo-fw.bin
 	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man8 man/*.8

@@ -84,4 +84,6 @@ const char *npo_state_str(enum npo_dev_state state);
 }
 #endif
 
+#include "npo_datapath.h"
+
 #endif /* LIBNPO_NPO_H */

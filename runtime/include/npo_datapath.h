@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libnpo data path: queues, memory regions, posting and completions.
+ *
+ * Included by <npo.h>.  Setup, registration and waiting are library calls;
+ * posting a descriptor, ringing the doorbell and reaping completions are
+ * the static inline functions below, which touch only the rings the
+ * process mapped, as liburing does for io_uring.
+ *
+ * Thread safety: a queue belongs to one thread at a time (or is guarded
+ * by the caller); different queues and regions may be used from different
+ * threads freely.  Registration calls are thread-safe.
+ */
+#ifndef LIBNPO_NPO_DATAPATH_H
+#define LIBNPO_NPO_DATAPATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <linux/npo_queue.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct npo_device;
+struct npo_mr;
+
+/*
+ * A queue pair mapped into this process.  Read-only for the caller except
+ * through the functions here.
+ */
+struct npo_queue {
+	struct npo_sqe *sqes;
+	struct npo_cqe *cqes;
+	const uint32_t *sq_head;	/* device: SQEs consumed */
+	const uint32_t *cq_tail;	/* device: CQEs produced */
+	uint32_t *cq_head;		/* us: CQEs consumed */
+	const uint32_t *status;		/* device: NPO_QSTAT_* */
+	uint32_t *doorbell;		/* the queue's doorbell page */
+	uint32_t sq_tail;		/* SQEs handed out by npo_get_sqe() */
+	uint32_t sq_rung;		/* SQ tail the device was last told */
+	uint32_t cq_head_local;
+	uint32_t sq_mask;
+	uint32_t cq_mask;
+	uint32_t id;			/* queue number on the device */
+	uint32_t node_id;		/* the device's node: loopback dest_node */
+	struct npo_device *dev;
+	void *ring;
+	size_t ring_size;
+	size_t doorbell_size;
+};
+
+struct npo_queue_attr {
+	uint32_t sq_entries;		/* power of two */
+	uint32_t cq_entries;		/* power of two, >= sq_entries; 0: same */
+};
+
+/* 0 or a negative errno. */
+int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
+		     struct npo_queue **queue);
+int npo_destroy_queue(struct npo_queue *queue);
+
+/* access: NPO_ACCESS_* bits.  0 or a negative errno. */
+int npo_reg_mr(struct npo_device *dev, void *addr, size_t length,
+	       uint32_t access, struct npo_mr **mr);
+int npo_dereg_mr(struct npo_mr *mr);
+uint32_t npo_mr_key(const struct npo_mr *mr);
+
+/*
+ * Wait up to timeout_ms (-1: forever) for a completion; 0 with *cqe set,
+ * -ETIMEDOUT, or another negative errno.
+ */
+int npo_wait_cqe(struct npo_queue *queue, struct npo_cqe **cqe, int timeout_ms);
+
+/* Name of an NPO_STATUS_* code: never NULL. */
+const char *npo_status_str(uint32_t status);
+
+/*
+ * Barriers.  The device reads an SQE only after it sees the doorbell, and
+ * writes a CQE before the tail that publishes it: release on our side of
+ * each hand-over, acquire on the device's.
+ */
+#define npo_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define npo_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* The next free submission entry, zeroed, or NULL if the ring is full. */
+static inline struct npo_sqe *npo_get_sqe(struct npo_queue *q)
+{
+	struct npo_sqe *sqe;
+
+	/* Acquire: the device is done reading the slots it has consumed. */
+	if (q->sq_tail - npo_load_acquire(q->sq_head) > q->sq_mask)
+		return NULL;
+	sqe = &q->sqes[q->sq_tail & q->sq_mask];
+	memset(sqe, 0, sizeof(*sqe));
+	q->sq_tail++;
+	return sqe;
+}
+
+/* Tell the device about every entry obtained since the last submit. */
+static inline void npo_submit(struct npo_queue *q)
+{
+	if (q->sq_tail == q->sq_rung)
+		return;
+	q->sq_rung = q->sq_tail;
+	/* Release: the entries are in memory before the doorbell write. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	*(volatile uint32_t *)(q->doorbell + NPO_DB_SQ_TAIL / 4) = q->sq_rung;
+}
+
+/* The oldest unconsumed completion, or NULL if there is none yet. */
+static inline struct npo_cqe *npo_peek_cqe(struct npo_queue *q)
+{
+	/* Acquire: the entry is read only after the tail that published it. */
+	if (q->cq_head_local == npo_load_acquire(q->cq_tail))
+		return NULL;
+	return &q->cqes[q->cq_head_local & q->cq_mask];
+}
+
+/* Hand n completions back to the device. */
+static inline void npo_cq_advance(struct npo_queue *q, unsigned int n)
+{
+	q->cq_head_local += n;
+	/* Release: we are done reading the entries before they are reused. */
+	npo_store_release(q->cq_head, q->cq_head_local);
+	/* A queue paused for completion room resumes on a doorbell. */
+	if (npo_load_acquire(q->status) & NPO_QSTAT_CQ_FULL)
+		*(volatile uint32_t *)(q->doorbell + NPO_DB_SQ_TAIL / 4) = q->sq_rung;
+}
+
+/* The queue hit an error; later descriptors complete as FLUSHED. */
+static inline int npo_queue_in_error(const struct npo_queue *q)
+{
+	return !!(npo_load_acquire(q->status) & NPO_QSTAT_ERROR);
+}
+
+/* Descriptor preparation.  dest_node is q->node_id for loopback. */
+static inline void npo_prep_nop(struct npo_sqe *sqe, uint64_t wr_id)
+{
+	sqe->opcode = NPO_OP_NOP;
+	sqe->wr_id = wr_id;
+}
+
+static inline void npo_prep_rdma(struct npo_sqe *sqe, uint8_t opcode,
+				 uint64_t wr_id, uint32_t local_key,
+				 const void *local_addr, uint32_t length,
+				 uint32_t dest_node, uint32_t remote_key,
+				 uint64_t remote_addr)
+{
+	sqe->opcode = opcode;
+	sqe->wr_id = wr_id;
+	sqe->local_key = local_key;
+	sqe->local_addr = (uintptr_t)local_addr;
+	sqe->length = length;
+	sqe->dest_node = dest_node;
+	sqe->remote_key = remote_key;
+	sqe->remote_addr = remote_addr;
+}
+
+static inline void npo_prep_write(struct npo_sqe *sqe, uint64_t wr_id,
+				  uint32_t local_key, const void *local_addr,
+				  uint32_t length, uint32_t dest_node,
+				  uint32_t remote_key, uint64_t remote_addr)
+{
+	npo_prep_rdma(sqe, NPO_OP_WRITE, wr_id, local_key, local_addr, length,
+		      dest_node, remote_key, remote_addr);
+}
+
+static inline void npo_prep_read(struct npo_sqe *sqe, uint64_t wr_id,
+				 uint32_t local_key, void *local_addr,
+				 uint32_t length, uint32_t dest_node,
+				 uint32_t remote_key, uint64_t remote_addr)
+{
+	npo_prep_rdma(sqe, NPO_OP_READ, wr_id, local_key, local_addr, length,
+		      dest_node, remote_key, remote_addr);
+}
+
+/* As a write; imm arrives in a RECV_IMM completion on dest_queue. */
+static inline void npo_prep_write_imm(struct npo_sqe *sqe, uint64_t wr_id,
+				      uint32_t local_key, const void *local_addr,
+				      uint32_t length, uint32_t dest_node,
+				      uint16_t dest_queue, uint32_t remote_key,
+				      uint64_t remote_addr, uint32_t imm)
+{
+	npo_prep_rdma(sqe, NPO_OP_WRITE_IMM, wr_id, local_key, local_addr,
+		      length, dest_node, remote_key, remote_addr);
+	sqe->dest_queue = dest_queue;
+	sqe->imm = imm;
+}
+
+/* The old 64-bit value lands at result (8 bytes of local_key's region). */
+static inline void npo_prep_fetch_add(struct npo_sqe *sqe, uint64_t wr_id,
+				      uint32_t local_key, uint64_t *result,
+				      uint32_t dest_node, uint32_t remote_key,
+				      uint64_t remote_addr, uint64_t add)
+{
+	npo_prep_rdma(sqe, NPO_OP_FETCH_ADD, wr_id, local_key, result, 8,
+		      dest_node, remote_key, remote_addr);
+	sqe->compare_add = add;
+}
+
+static inline void npo_prep_cmp_swap(struct npo_sqe *sqe, uint64_t wr_id,
+				     uint32_t local_key, uint64_t *result,
+				     uint32_t dest_node, uint32_t remote_key,
+				     uint64_t remote_addr, uint64_t compare,
+				     uint64_t swap)
+{
+	npo_prep_rdma(sqe, NPO_OP_CMP_SWAP, wr_id, local_key, result, 8,
+		      dest_node, remote_key, remote_addr);
+	sqe->compare_add = compare;
+	sqe->swap = swap;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBNPO_NPO_DATAPATH_H */

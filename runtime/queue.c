@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libnpo: creating and mapping queues, registering memory, waiting.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "internal.h"
+
+struct npo_mr {
+	struct npo_device *dev;
+	uint32_t key;
+};
+
+int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
+		     struct npo_queue **queue)
+{
+	struct npo_queue_create qc = { 0 };
+	struct npo_queue_destroy qd = { 0 };
+	struct npo_queue *q;
+	void *ring, *db;
+	int err;
+
+	if (!dev || !attr || !queue)
+		return -EINVAL;
+	qc.sq_entries = attr->sq_entries;
+	qc.cq_entries = attr->cq_entries ? attr->cq_entries : attr->sq_entries;
+	if (ioctl(dev->fd, NPO_IOCTL_CREATE_QUEUE, &qc)) {
+		err = -errno;
+		npo_log(NPO_LOG_ERR, "%s: cannot create a queue of %u/%u entries: %s",
+			dev->name, qc.sq_entries, qc.cq_entries, strerror(-err));
+		return err;
+	}
+	qd.queue_id = qc.queue_id;
+	ring = mmap(NULL, qc.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    dev->fd, qc.ring_offset);
+	if (ring == MAP_FAILED) {
+		err = -errno;
+		goto err_destroy;
+	}
+	db = mmap(NULL, qc.doorbell_size, PROT_WRITE, MAP_SHARED, dev->fd,
+		  qc.doorbell_offset);
+	if (db == MAP_FAILED) {
+		err = -errno;
+		goto err_unmap;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		err = -ENOMEM;
+		munmap(db, qc.doorbell_size);
+		goto err_unmap;
+	}
+	q->ring = ring;
+	q->ring_size = qc.ring_size;
+	q->sqes = (struct npo_sqe *)((char *)ring + qc.sq_offset);
+	q->cqes = (struct npo_cqe *)((char *)ring + qc.cq_offset);
+	q->sq_head = (const uint32_t *)((char *)ring + NPO_RING_SQ_HEAD);
+	q->cq_tail = (const uint32_t *)((char *)ring + NPO_RING_CQ_TAIL);
+	q->cq_head = (uint32_t *)((char *)ring + NPO_RING_CQ_HEAD);
+	q->status = (const uint32_t *)((char *)ring + NPO_RING_STATUS);
+	q->doorbell = db;
+	q->doorbell_size = qc.doorbell_size;
+	q->sq_mask = qc.sq_entries - 1;
+	q->cq_mask = qc.cq_entries - 1;
+	q->id = qc.queue_id;
+	q->node_id = qc.node_id;
+	q->dev = dev;
+	*queue = q;
+	return 0;
+
+err_unmap:
+	munmap(ring, qc.ring_size);
+err_destroy:
+	npo_log(NPO_LOG_ERR, "%s: cannot map queue %u: %s", dev->name,
+		qc.queue_id, strerror(-err));
+	ioctl(dev->fd, NPO_IOCTL_DESTROY_QUEUE, &qd);
+	return err;
+}
+
+int npo_destroy_queue(struct npo_queue *q)
+{
+	struct npo_queue_destroy qd = { 0 };
+	int err = 0;
+
+	if (!q)
+		return 0;
+	munmap(q->doorbell, q->doorbell_size);
+	munmap(q->ring, q->ring_size);
+	qd.queue_id = q->id;
+	if (ioctl(q->dev->fd, NPO_IOCTL_DESTROY_QUEUE, &qd))
+		err = -errno;
+	free(q);
+	return err;
+}
+
+int npo_reg_mr(struct npo_device *dev, void *addr, size_t length,
+	       uint32_t access, struct npo_mr **mr)
+{
+	struct npo_mr_reg reg = {
+		.access = access,
+		.addr = (uintptr_t)addr,
+		.length = length,
+	};
+	struct npo_mr *m;
+	int err;
+
+	if (!dev || !mr)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	if (ioctl(dev->fd, NPO_IOCTL_REG_MR, &reg)) {
+		err = -errno;
+		npo_log(NPO_LOG_ERR, "%s: cannot register %zu bytes at %p: %s",
+			dev->name, length, addr, strerror(-err));
+		free(m);
+		return err;
+	}
+	m->dev = dev;
+	m->key = reg.key;
+	*mr = m;
+	return 0;
+}
+
+int npo_dereg_mr(struct npo_mr *mr)
+{
+	struct npo_mr_dereg md = { 0 };
+	int err = 0;
+
+	if (!mr)
+		return 0;
+	md.key = mr->key;
+	if (ioctl(mr->dev->fd, NPO_IOCTL_DEREG_MR, &md))
+		err = -errno;
+	free(mr);
+	return err;
+}
+
+uint32_t npo_mr_key(const struct npo_mr *mr)
+{
+	return mr->key;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Spin briefly, then yield: completions usually come within microseconds. */
+int npo_wait_cqe(struct npo_queue *q, struct npo_cqe **cqe, int timeout_ms)
+{
+	int64_t end = timeout_ms < 0 ? INT64_MAX :
+		      now_ns() + (int64_t)timeout_ms * 1000000;
+	unsigned int spins = 0;
+
+	if (!q || !cqe)
+		return -EINVAL;
+	for (;;) {
+		*cqe = npo_peek_cqe(q);
+		if (*cqe)
+			return 0;
+		if (++spins < 1000)
+			continue;
+		if (now_ns() >= end)
+			return -ETIMEDOUT;
+		sched_yield();
+	}
+}
+
+const char *npo_status_str(uint32_t status)
+{
+	static const char *const names[] = {
+		[NPO_STATUS_OK] = "success",
+		[NPO_STATUS_BAD_DESCRIPTOR] = "malformed descriptor",
+		[NPO_STATUS_LOCAL_KEY] = "local key names no region of this queue",
+		[NPO_STATUS_LOCAL_ACCESS] = "local range or access not allowed",
+		[NPO_STATUS_REMOTE_KEY] = "remote key names no region",
+		[NPO_STATUS_REMOTE_ACCESS] = "remote range or access not allowed",
+		[NPO_STATUS_REMOTE_QUEUE] = "destination queue missing or in error",
+		[NPO_STATUS_UNREACHABLE] = "destination node unreachable",
+		[NPO_STATUS_DMA_ERROR] = "host memory error",
+		[NPO_STATUS_FLUSHED] = "flushed: the queue was in error",
+	};
+
+	if (status < sizeof(names) / sizeof(names[0]) && names[status])
+		return names[status];
+	return "unknown status";
+}
