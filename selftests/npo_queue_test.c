@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * DMA queues and memory regions in loopback on one device: every
+ * operation and size class moves the right bytes, every descriptor
+ * completes exactly once, and every hostile input fails only itself with
+ * a clear status or errno while other queues and processes carry on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <npo.h>
+
+#include "kselftest_harness.h"
+#include "npo_test_lib.h"
+
+#define BUF_SIZE	(8u << 20)
+#define ALL_ACCESS	NPO_ACCESS_ALL
+
+FIXTURE(queue) {
+	struct npo_device *dev;
+	struct npo_queue *q;
+	uint8_t *src, *dst;
+	struct npo_mr *src_mr, *dst_mr;
+	uint32_t node;
+};
+
+static uint8_t *alloc_buf(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+FIXTURE_SETUP(queue)
+{
+	struct npo_queue_attr attr = { .sq_entries = 64, .cq_entries = 128 };
+	struct npo_device_attr da;
+
+	memset(self, 0, sizeof(*self));
+	if (npo_test_count_devices() < 1)
+		SKIP(return, "no NPO device");
+	self->dev = npo_open_device("npo0");
+	ASSERT_NE(NULL, self->dev);
+	ASSERT_EQ(0, npo_query_device(self->dev, &da));
+	if (!(da.caps & NPO_CAP_QUEUES))
+		SKIP(return, "device has no DMA queues");
+	if (da.state != NPO_DEV_STATE_READY)
+		SKIP(return, "device not ready");
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &self->q));
+	self->node = self->q->node_id;
+	ASSERT_EQ(da.node_id, self->node);
+	self->src = alloc_buf(BUF_SIZE);
+	self->dst = alloc_buf(BUF_SIZE);
+	ASSERT_NE(NULL, self->src);
+	ASSERT_NE(NULL, self->dst);
+	ASSERT_EQ(0, npo_reg_mr(self->dev, self->src, BUF_SIZE, ALL_ACCESS,
+				&self->src_mr));
+	ASSERT_EQ(0, npo_reg_mr(self->dev, self->dst, BUF_SIZE, ALL_ACCESS,
+				&self->dst_mr));
+}
+
+FIXTURE_TEARDOWN(queue)
+{
+	npo_dereg_mr(self->src_mr);
+	npo_dereg_mr(self->dst_mr);
+	npo_destroy_queue(self->q);
+	if (self->src)
+		munmap(self->src, BUF_SIZE);
+	if (self->dst)
+		munmap(self->dst, BUF_SIZE);
+	npo_close_device(self->dev);
+}
+
+/* Post what is prepared, wait for one completion and consume it. */
+static int run_one(struct npo_queue *q, struct npo_cqe *out)
+{
+	struct npo_cqe *cqe;
+	int err;
+
+	npo_submit(q);
+	err = npo_wait_cqe(q, &cqe, 10000);
+	if (err)
+		return err;
+	*out = *cqe;
+	npo_cq_advance(q, 1);
+	return 0;
+}
+
+static void fill(uint8_t *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 131 + seed);
+}
+
+TEST_F(queue, nops_complete_in_order_with_their_wr_ids)
+{
+	struct npo_cqe *cqe;
+	unsigned int i, n = 0;
+
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < 64; i++)
+		npo_prep_nop(npo_get_sqe(self->q), 1000 + i);
+	/* The ring holds 64: the next one does not fit. */
+	EXPECT_EQ(NULL, npo_get_sqe(self->q));
+	npo_submit(self->q);
+	while (n < 64) {
+		ASSERT_EQ(0, npo_wait_cqe(self->q, &cqe, 10000));
+		EXPECT_EQ(1000 + n, cqe->wr_id);
+		EXPECT_EQ(NPO_STATUS_OK, cqe->status);
+		EXPECT_EQ(NPO_OP_NOP, cqe->opcode);
+		npo_cq_advance(self->q, 1);
+		n++;
+	}
+	EXPECT_EQ(NULL, npo_peek_cqe(self->q));
+	EXPECT_NE(NULL, npo_get_sqe(self->q));
+}
+
+TEST_F(queue, write_and_read_every_size_class)
+{
+	static const uint32_t sizes[] = {
+		0, 1, 8, 63, 4096, 4097, 65536, (1u << 20) + 3, BUF_SIZE - 4096,
+	};
+	uint8_t *back = alloc_buf(BUF_SIZE);
+	struct npo_mr *back_mr;
+	struct npo_cqe c;
+	unsigned int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_NE(NULL, back);
+	ASSERT_EQ(0, npo_reg_mr(self->dev, back, BUF_SIZE,
+				NPO_ACCESS_LOCAL_WRITE, &back_mr));
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint32_t len = sizes[i];
+		/* Unaligned offsets on both sides, crossing pages. */
+		size_t soff = len < BUF_SIZE - 8192 ? 17 : 0;
+		size_t doff = len < BUF_SIZE - 8192 ? 4095 : 0;
+
+		fill(self->src, BUF_SIZE, i);
+		memset(self->dst, 0xee, BUF_SIZE);
+		memset(back, 0xdd, BUF_SIZE);
+		npo_prep_write(npo_get_sqe(self->q), i,
+			       npo_mr_key(self->src_mr), self->src + soff, len,
+			       self->node, npo_mr_key(self->dst_mr),
+			       (uintptr_t)(self->dst + doff));
+		ASSERT_EQ(0, run_one(self->q, &c));
+		ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("write %u: %s", len,
+							  npo_status_str(c.status));
+		EXPECT_EQ(len, c.length);
+		EXPECT_EQ(0, memcmp(self->dst + doff, self->src + soff, len))
+			TH_LOG("write of %u bytes", len);
+		/* Nothing around the target was touched. */
+		if (doff)
+			EXPECT_EQ(0xee, self->dst[doff - 1]);
+		EXPECT_EQ(0xee, self->dst[doff + len]);
+
+		npo_prep_read(npo_get_sqe(self->q), 100 + i, npo_mr_key(back_mr),
+			      back, len, self->node, npo_mr_key(self->dst_mr),
+			      (uintptr_t)(self->dst + doff));
+		ASSERT_EQ(0, run_one(self->q, &c));
+		ASSERT_EQ(NPO_STATUS_OK, c.status);
+		EXPECT_EQ(NPO_OP_READ, c.opcode);
+		EXPECT_EQ(0, memcmp(back, self->src + soff, len))
+			TH_LOG("read of %u bytes", len);
+		EXPECT_EQ(0xdd, back[len]);
+	}
+	npo_dereg_mr(back_mr);
+	munmap(back, BUF_SIZE);
+}
+
+TEST_F(queue, write_with_immediate_reaches_the_other_queue)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	struct npo_queue *rq;
+	struct npo_cqe c, *r;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &rq));
+	fill(self->src, 4096, 7);
+	npo_prep_write_imm(npo_get_sqe(self->q), 55, npo_mr_key(self->src_mr),
+			   self->src, 4096, self->node, rq->id,
+			   npo_mr_key(self->dst_mr), (uintptr_t)self->dst,
+			   0xabcdef01);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	EXPECT_EQ(55, c.wr_id);
+	ASSERT_EQ(0, npo_wait_cqe(rq, &r, 10000));
+	EXPECT_EQ(NPO_OP_RECV_IMM, r->opcode);
+	EXPECT_EQ(NPO_STATUS_OK, r->status);
+	EXPECT_EQ(0xabcdef01, r->imm);
+	EXPECT_EQ(4096, r->length);
+	EXPECT_EQ(self->node, r->src_node);
+	EXPECT_EQ(self->q->id, r->src_queue);
+	npo_cq_advance(rq, 1);
+	/* The data was there before the completion said so. */
+	EXPECT_EQ(0, memcmp(self->dst, self->src, 4096));
+
+	/* A queue that does not exist cannot receive. */
+	npo_prep_write_imm(npo_get_sqe(self->q), 56, npo_mr_key(self->src_mr),
+			   self->src, 8, self->node, 999, npo_mr_key(self->dst_mr),
+			   (uintptr_t)self->dst, 1);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_REMOTE_QUEUE, c.status);
+	npo_destroy_queue(rq);
+}
+
+TEST_F(queue, fetch_add_and_compare_swap)
+{
+	uint64_t *counter = (uint64_t *)self->dst, *old = (uint64_t *)self->src;
+	struct npo_cqe c;
+	unsigned int i;
+
+	NPO_TEST_SETUP_DONE();
+	*counter = 40;
+	for (i = 0; i < 100; i++) {
+		npo_prep_fetch_add(npo_get_sqe(self->q), i,
+				   npo_mr_key(self->src_mr), old, self->node,
+				   npo_mr_key(self->dst_mr), (uintptr_t)counter, 2);
+		ASSERT_EQ(0, run_one(self->q, &c));
+		ASSERT_EQ(NPO_STATUS_OK, c.status);
+		EXPECT_EQ(40 + 2 * i, *old);
+	}
+	EXPECT_EQ(240, *counter);
+
+	npo_prep_cmp_swap(npo_get_sqe(self->q), 1, npo_mr_key(self->src_mr), old,
+			  self->node, npo_mr_key(self->dst_mr),
+			  (uintptr_t)counter, 240, 7);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	EXPECT_EQ(240, *old);
+	EXPECT_EQ(7, *counter);
+	/* A failed compare swaps nothing and still returns the old value. */
+	npo_prep_cmp_swap(npo_get_sqe(self->q), 2, npo_mr_key(self->src_mr), old,
+			  self->node, npo_mr_key(self->dst_mr),
+			  (uintptr_t)counter, 240, 9);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(7, *old);
+	EXPECT_EQ(7, *counter);
+	/* Atomics need 8 aligned bytes. */
+	npo_prep_fetch_add(npo_get_sqe(self->q), 3, npo_mr_key(self->src_mr), old,
+			   self->node, npo_mr_key(self->dst_mr),
+			   (uintptr_t)counter + 4, 1);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_BAD_DESCRIPTOR, c.status);
+}
+
+TEST_F(queue, fenced_read_sees_the_write_before_it)
+{
+	struct npo_sqe *w, *r;
+	struct npo_cqe *c;
+	unsigned int i, n = 0;
+
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < 16; i++) {
+		fill(self->src + i * 65536, 65536, i);
+		w = npo_get_sqe(self->q);
+		npo_prep_write(w, 2 * i, npo_mr_key(self->src_mr),
+			       self->src + i * 65536, 65536, self->node,
+			       npo_mr_key(self->dst_mr),
+			       (uintptr_t)(self->dst + i * 65536));
+		r = npo_get_sqe(self->q);
+		npo_prep_read(r, 2 * i + 1, npo_mr_key(self->dst_mr),
+			      self->dst + (2 << 20) + i * 65536, 65536,
+			      self->node, npo_mr_key(self->dst_mr),
+			      (uintptr_t)(self->dst + i * 65536));
+		r->flags = NPO_SQE_FENCE;
+	}
+	npo_submit(self->q);
+	while (n < 32) {
+		ASSERT_EQ(0, npo_wait_cqe(self->q, &c, 10000));
+		EXPECT_EQ(n, c->wr_id);
+		EXPECT_EQ(NPO_STATUS_OK, c->status);
+		npo_cq_advance(self->q, 1);
+		n++;
+	}
+	for (i = 0; i < 16; i++)
+		EXPECT_EQ(0, memcmp(self->dst + (2 << 20) + i * 65536,
+				    self->src + i * 65536, 65536));
+}
+
+/* Each bad descriptor fails with its status and flushes only its queue. */
+TEST_F(queue, bad_descriptors_fail_alone)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	struct {
+		const char *what;
+		uint8_t opcode, flags;
+		uint32_t lkey, rkey, len, node;
+		uint64_t raddr;
+		uint32_t status;
+	} cases[] = {
+		{ "unknown opcode", 0x42, 0, 0, 0, 8, 0, 0, NPO_STATUS_BAD_DESCRIPTOR },
+		{ "unknown flag", NPO_OP_NOP, 0x80, 0, 0, 0, 0, 0, NPO_STATUS_BAD_DESCRIPTOR },
+		{ "unregistered local key", NPO_OP_WRITE, 0, 0x12340001, 1, 8, 0, 0,
+		  NPO_STATUS_LOCAL_KEY },
+		{ "wrong remote key", NPO_OP_WRITE, 0, 1, 0xdead0002, 8, 0, 0,
+		  NPO_STATUS_REMOTE_KEY },
+		{ "out of bounds", NPO_OP_WRITE, 0, 1, 1, 64, 0, BUF_SIZE - 32,
+		  NPO_STATUS_REMOTE_ACCESS },
+		{ "address wraps", NPO_OP_WRITE, 0, 1, 1, 64, 0, ~0ULL - 8,
+		  NPO_STATUS_REMOTE_ACCESS },
+		{ "unknown node", NPO_OP_WRITE, 0, 1, 1, 8, 999, 0,
+		  NPO_STATUS_UNREACHABLE },
+	};
+	struct npo_queue *bad;
+	struct npo_cqe c;
+	unsigned int i;
+
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct npo_sqe *s;
+
+		ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &bad));
+		s = npo_get_sqe(bad);
+		s->opcode = cases[i].opcode;
+		s->flags = cases[i].flags;
+		s->wr_id = i;
+		s->length = cases[i].len;
+		s->local_key = cases[i].lkey == 1 ? npo_mr_key(self->src_mr) :
+						    cases[i].lkey;
+		s->local_addr = (uintptr_t)self->src;
+		s->remote_key = cases[i].rkey == 1 ? npo_mr_key(self->dst_mr) :
+						     cases[i].rkey;
+		s->remote_addr = (uintptr_t)self->dst + cases[i].raddr;
+		if (cases[i].raddr > BUF_SIZE)
+			s->remote_addr = cases[i].raddr;
+		s->dest_node = cases[i].node ? cases[i].node : self->node;
+		npo_prep_nop(npo_get_sqe(bad), 100 + i);
+		ASSERT_EQ(0, run_one(bad, &c));
+		EXPECT_EQ(cases[i].status, c.status) TH_LOG("%s: %s", cases[i].what,
+							     npo_status_str(c.status));
+		EXPECT_EQ(0, c.length);
+		EXPECT_TRUE(npo_queue_in_error(bad));
+		/* The NOP behind it completes, flushed: exactly once. */
+		ASSERT_EQ(0, run_one(bad, &c));
+		EXPECT_EQ(100 + i, c.wr_id);
+		EXPECT_EQ(NPO_STATUS_FLUSHED, c.status);
+		npo_destroy_queue(bad);
+
+		/* The fixture's queue is untouched. */
+		npo_prep_nop(npo_get_sqe(self->q), i);
+		ASSERT_EQ(0, run_one(self->q, &c));
+		EXPECT_EQ(NPO_STATUS_OK, c.status);
+		EXPECT_FALSE(npo_queue_in_error(self->q));
+	}
+}
+
+TEST_F(queue, access_rights_are_enforced)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	uint8_t *ro = alloc_buf(65536);
+	struct npo_mr *ro_mr;
+	struct npo_queue *q;
+	struct npo_cqe c;
+	uint32_t key;
+
+	NPO_TEST_SETUP_DONE();
+	/* Local read only: no remote rights, no local write. */
+	ASSERT_EQ(0, npo_reg_mr(self->dev, ro, 65536, 0, &ro_mr));
+
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
+	npo_prep_write(npo_get_sqe(q), 1, npo_mr_key(self->src_mr), self->src, 8,
+		       self->node, npo_mr_key(ro_mr), (uintptr_t)ro);
+	ASSERT_EQ(0, run_one(q, &c));
+	EXPECT_EQ(NPO_STATUS_REMOTE_ACCESS, c.status);
+	npo_destroy_queue(q);
+
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
+	npo_prep_read(npo_get_sqe(q), 2, npo_mr_key(ro_mr), ro, 8, self->node,
+		      npo_mr_key(self->dst_mr), (uintptr_t)self->dst);
+	ASSERT_EQ(0, run_one(q, &c));
+	EXPECT_EQ(NPO_STATUS_LOCAL_ACCESS, c.status);
+	npo_destroy_queue(q);
+
+	/* As the source of a write, local read is enough. */
+	npo_prep_write(npo_get_sqe(self->q), 3, npo_mr_key(ro_mr), ro, 8,
+		       self->node, npo_mr_key(self->dst_mr), (uintptr_t)self->dst);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+
+	/* A deregistered key is dead at once. */
+	key = npo_mr_key(ro_mr);
+	ASSERT_EQ(0, npo_dereg_mr(ro_mr));
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
+	npo_prep_read(npo_get_sqe(q), 4, npo_mr_key(self->dst_mr), self->dst, 8,
+		      self->node, key, (uintptr_t)ro);
+	ASSERT_EQ(0, run_one(q, &c));
+	EXPECT_EQ(NPO_STATUS_REMOTE_KEY, c.status);
+	npo_destroy_queue(q);
+
+	/* The right index with a guessed tag is no key at all. */
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
+	npo_prep_write(npo_get_sqe(q), 5, npo_mr_key(self->src_mr) ^ 0x10000,
+		       self->src, 8, self->node, npo_mr_key(self->dst_mr),
+		       (uintptr_t)self->dst);
+	ASSERT_EQ(0, run_one(q, &c));
+	EXPECT_EQ(NPO_STATUS_LOCAL_KEY, c.status);
+	npo_destroy_queue(q);
+	munmap(ro, 65536);
+}
+
+/* A key registered by another process is never usable as a local key. */
+TEST_F(queue, another_process_key_never_works)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	int to_parent[2], to_child[2];
+	struct npo_mr_dereg md = { 0 };
+	struct npo_queue *q;
+	struct npo_cqe c;
+	uint32_t key;
+	char done;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, pipe(to_parent));
+	ASSERT_EQ(0, pipe(to_child));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct npo_device *dev = npo_open_device("npo0");
+		uint8_t *mem = alloc_buf(65536);
+		struct npo_mr *mr;
+
+		if (!dev || npo_reg_mr(dev, mem, 65536, ALL_ACCESS, &mr))
+			_exit(1);
+		key = npo_mr_key(mr);
+		if (write(to_parent[1], &key, 4) != 4 ||
+		    read(to_child[0], &done, 1) != 1)
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(4, read(to_parent[0], &key, 4));
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
+	npo_prep_write(npo_get_sqe(q), 1, key, self->src, 8, self->node,
+		       npo_mr_key(self->dst_mr), (uintptr_t)self->dst);
+	ASSERT_EQ(0, run_one(q, &c));
+	EXPECT_EQ(NPO_STATUS_LOCAL_KEY, c.status);
+	npo_destroy_queue(q);
+	/* Nor can this file deregister it. */
+	md.key = key;
+	EXPECT_EQ(-1, ioctl(npo_device_fd(self->dev), NPO_IOCTL_DEREG_MR, &md));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(1, write(to_child[1], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+}
+
+TEST_F(queue, registration_rejects_bad_memory)
+{
+	int fd = npo_device_fd(self->dev);
+	struct npo_mr_reg reg;
+	uint8_t *ro;
+	struct npo_mr *mr;
+
+	NPO_TEST_SETUP_DONE();
+	ro = mmap(NULL, 65536, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	/* Read-only memory for write. */
+	EXPECT_EQ(-EFAULT, npo_reg_mr(self->dev, ro, 65536,
+				      NPO_ACCESS_REMOTE_WRITE, &mr));
+	/* It is fine to read from it. */
+	ASSERT_EQ(0, npo_reg_mr(self->dev, ro, 65536, NPO_ACCESS_REMOTE_READ, &mr));
+	npo_dereg_mr(mr);
+	munmap(ro, 65536);
+	/* Unmapped memory. */
+	EXPECT_EQ(-EFAULT, npo_reg_mr(self->dev, ro, 65536, 0, &mr));
+
+	memset(&reg, 0, sizeof(reg));
+	reg.addr = (uintptr_t)self->src;
+	reg.length = 0;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_MR, &reg));
+	EXPECT_EQ(EINVAL, errno);
+	reg.length = ~0ULL;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_MR, &reg));
+	EXPECT_EQ(EINVAL, errno);
+	reg.length = 1ULL << 46;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_MR, &reg));
+	EXPECT_EQ(E2BIG, errno);
+	reg.length = 4096;
+	reg.access = 0x100;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_MR, &reg));
+	EXPECT_EQ(EINVAL, errno);
+	reg.access = 0;
+	reg.flags = 1;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_MR, &reg));
+	EXPECT_EQ(EINVAL, errno);
+	reg.flags = 0;
+	reg.addr = ~0ULL - 4096;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_MR, &reg));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/* Pinned memory counts against RLIMIT_MEMLOCK for an unprivileged user. */
+TEST_F(queue, memlock_limit_is_enforced)
+{
+	int status;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root to drop privileges");
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct rlimit rl = { 1 << 20, 1 << 20 };
+		uint8_t *mem = alloc_buf(4 << 20);
+		struct npo_mr *a, *b;
+
+		/* The device node is root's; keep the open file, drop the rest. */
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgid(65534) ||
+		    setuid(65534))
+			_exit(10);
+		if (npo_reg_mr(self->dev, mem, 512 << 10, 0, &a))
+			_exit(11);
+		if (npo_reg_mr(self->dev, mem + (1 << 20), 1 << 20, 0, &b) != -ENOMEM)
+			_exit(12);
+		/* Deregistering gives the allowance back. */
+		if (npo_dereg_mr(a) || npo_reg_mr(self->dev, mem, 1 << 20, 0, &a))
+			_exit(13);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(queue, queue_ioctls_reject_bad_arguments)
+{
+	int fd = npo_device_fd(self->dev);
+	struct npo_queue_create qc;
+	struct npo_queue_destroy qd = { .queue_id = 500 };
+	struct npo_queue *qs[64];
+	struct npo_queue_attr attr = { .sq_entries = 4 };
+	unsigned int n = 0, i;
+	int err;
+
+	NPO_TEST_SETUP_DONE();
+	memset(&qc, 0, sizeof(qc));
+	qc.sq_entries = 3;
+	qc.cq_entries = 4;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
+	EXPECT_EQ(EINVAL, errno);
+	qc.sq_entries = 8;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("CQ smaller than SQ");
+	qc.sq_entries = qc.cq_entries = NPO_MAX_RING_ENTRIES * 2;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
+	EXPECT_EQ(EINVAL, errno);
+	qc.sq_entries = qc.cq_entries = 4;
+	qc.flags = 1;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
+	EXPECT_EQ(EINVAL, errno);
+
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_DESTROY_QUEUE, &qd));
+	EXPECT_EQ(ENOENT, errno);
+	/* Double destroy. */
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &qs[0]));
+	qd.queue_id = qs[0]->id;
+	EXPECT_EQ(0, npo_destroy_queue(qs[0]));
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_DESTROY_QUEUE, &qd));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* The device's queues run out with EBUSY, and come back. */
+	do {
+		err = npo_create_queue(self->dev, &attr, &qs[n]);
+	} while (!err && ++n < 64);
+	EXPECT_EQ(-EBUSY, err);
+	EXPECT_GT(n, 0);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, npo_destroy_queue(qs[i]));
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &qs[0]));
+	npo_destroy_queue(qs[0]);
+}
+
+static sigjmp_buf bus_jump;
+
+static void on_sigbus(int sig)
+{
+	siglongjmp(bus_jump, 1);
+}
+
+TEST_F(queue, mappings_are_owned_and_revoked)
+{
+	struct npo_queue_create qc;
+	struct npo_device *other;
+	struct npo_queue_attr attr = { .sq_entries = 4 };
+	struct npo_queue_destroy qd;
+	struct npo_queue *q;
+	volatile uint32_t *ring;
+	volatile bool readable = false;
+	void *p;
+	int fd = npo_device_fd(self->dev);
+
+	NPO_TEST_SETUP_DONE();
+	memset(&qc, 0, sizeof(qc));
+	qc.sq_entries = qc.cq_entries = 4;
+	ASSERT_EQ(0, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
+
+	/* Another open file cannot map this queue's doorbell or rings. */
+	other = npo_open_device("npo0");
+	ASSERT_NE(NULL, other);
+	p = mmap(NULL, qc.doorbell_size, PROT_WRITE, MAP_SHARED,
+		 npo_device_fd(other), qc.doorbell_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(ENOENT, errno);
+	p = mmap(NULL, qc.ring_size, PROT_READ, MAP_SHARED,
+		 npo_device_fd(other), qc.ring_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	npo_close_device(other);
+
+	/* Wrong size, private, executable. */
+	p = mmap(NULL, qc.ring_size * 2, PROT_READ, MAP_SHARED, fd, qc.ring_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	p = mmap(NULL, qc.ring_size, PROT_READ, MAP_PRIVATE, fd, qc.ring_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	p = mmap(NULL, qc.doorbell_size, PROT_WRITE | PROT_EXEC, MAP_SHARED, fd,
+		 qc.doorbell_offset);
+	EXPECT_EQ(MAP_FAILED, p);
+	/* Offsets that name nothing. */
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT_EQ(MAP_FAILED, p);
+
+	ring = mmap(NULL, qc.ring_size, PROT_READ, MAP_SHARED, fd, qc.ring_offset);
+	ASSERT_NE(MAP_FAILED, ring);
+	EXPECT_EQ(0, ring[NPO_RING_STATUS / 4]);
+	qd.queue_id = qc.queue_id;
+	ASSERT_EQ(0, ioctl(fd, NPO_IOCTL_DESTROY_QUEUE, &qd));
+	/* The destroyed queue's memory is gone from this process. */
+	signal(SIGBUS, on_sigbus);
+	if (!sigsetjmp(bus_jump, 1)) {
+		(void)ring[0];
+		readable = true;
+	}
+	signal(SIGBUS, SIG_DFL);
+	EXPECT_FALSE(readable) TH_LOG("a revoked ring was still readable");
+	munmap((void *)ring, qc.ring_size);
+
+	/* A doorbell write past the ring's size puts only that queue in error. */
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
+	q->doorbell[0] = 1000;
+	usleep(100000);
+	EXPECT_TRUE(npo_queue_in_error(q));
+	npo_destroy_queue(q);
+}
+
+/* A process killed with transfers in flight leaves nothing broken. */
+TEST_F(queue, killed_with_transfers_in_flight)
+{
+	struct npo_cqe c;
+	int status, round;
+
+	NPO_TEST_SETUP_DONE();
+	for (round = 0; round < 5; round++) {
+		pid_t pid = fork();
+
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			struct npo_queue_attr attr = { .sq_entries = 64 };
+			struct npo_device *dev = npo_open_device("npo0");
+			uint8_t *a = alloc_buf(BUF_SIZE), *b = alloc_buf(BUF_SIZE);
+			struct npo_mr *ma, *mb;
+			struct npo_queue *q;
+			unsigned int i;
+
+			if (!dev || npo_create_queue(dev, &attr, &q) ||
+			    npo_reg_mr(dev, a, BUF_SIZE, ALL_ACCESS, &ma) ||
+			    npo_reg_mr(dev, b, BUF_SIZE, ALL_ACCESS, &mb))
+				_exit(1);
+			for (i = 0; i < 64; i++)
+				npo_prep_write(npo_get_sqe(q), i, npo_mr_key(ma), a,
+					       BUF_SIZE, q->node_id, npo_mr_key(mb),
+					       (uintptr_t)b);
+			npo_submit(q);
+			raise(SIGKILL);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFSIGNALED(status));
+	}
+	/* This process's queue still works. */
+	fill(self->src, 4096, 3);
+	npo_prep_write(npo_get_sqe(self->q), 9, npo_mr_key(self->src_mr),
+		       self->src, 4096, self->node, npo_mr_key(self->dst_mr),
+		       (uintptr_t)self->dst);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	EXPECT_EQ(0, memcmp(self->dst, self->src, 4096));
+}
+
+/* Many processes, many queues: every wr_id completes exactly once. */
+#define STRESS_PROCS	4
+#define STRESS_OPS	250000
+
+static int stress_one(unsigned int seed)
+{
+	struct npo_queue_attr attr = { .sq_entries = 256, .cq_entries = 256 };
+	struct npo_device *dev = npo_open_device("npo0");
+	uint8_t *seen = calloc(STRESS_OPS, 1), *buf = alloc_buf(65536);
+	uint64_t posted = 0, done = 0;
+	struct npo_queue *q;
+	struct npo_mr *mr;
+	struct npo_cqe *c;
+
+	if (!dev || !seen || !buf || npo_create_queue(dev, &attr, &q) ||
+	    npo_reg_mr(dev, buf, 65536, ALL_ACCESS, &mr))
+		return 1;
+	while (done < STRESS_OPS) {
+		struct npo_sqe *s;
+
+		while (posted < STRESS_OPS && (s = npo_get_sqe(q))) {
+			/* Mix NOPs and small loopback writes. */
+			if ((posted + seed) & 1)
+				npo_prep_nop(s, posted);
+			else
+				npo_prep_write(s, posted, npo_mr_key(mr), buf, 64,
+					       q->node_id, npo_mr_key(mr),
+					       (uintptr_t)buf + 32768);
+			posted++;
+		}
+		npo_submit(q);
+		while ((c = npo_peek_cqe(q))) {
+			if (c->status || c->wr_id >= STRESS_OPS || seen[c->wr_id]++)
+				return 2;
+			done++;
+			npo_cq_advance(q, 1);
+		}
+	}
+	return npo_peek_cqe(q) ? 3 : 0;
+}
+
+TEST_F_TIMEOUT(queue, every_descriptor_completes_exactly_once, 600)
+{
+	pid_t pids[STRESS_PROCS];
+	int i, status;
+
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < STRESS_PROCS; i++) {
+		pids[i] = fork();
+		ASSERT_GE(pids[i], 0);
+		if (pids[i] == 0)
+			_exit(stress_one(i));
+	}
+	for (i = 0; i < STRESS_PROCS; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("process %d", i);
+	}
+}
+
+TEST_HARNESS_MAIN
