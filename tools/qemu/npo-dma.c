@@ -17,6 +17,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/timer.h"
 #include "qemu/units.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci.h"
@@ -27,6 +28,8 @@
 
 /* Bytes moved per bottom-half run, over all queues. */
 #define NPO_DMA_BUDGET          (4 * MiB)
+/* How often a queue waiting for a retraining link looks again. */
+#define NPO_LINK_RETRY_NS       (1 * SCALE_MS)
 
 static dma_addr_t q_ring(NpoQueue *q, uint32_t off)
 {
@@ -135,33 +138,37 @@ static dma_addr_t mr_translate(NpoMr *mr, uint64_t addr, uint64_t *run)
     return base;
 }
 
-/* Copy len bytes between two regions; false on a host memory fault. */
-static bool mr_copy(NpoState *s, NpoMr *dst, uint64_t daddr, NpoMr *src,
-                    uint64_t saddr, uint64_t len)
+/*
+ * Copy len bytes from a region of device sd to a region of device dd (the
+ * same device for loopback, its link peer otherwise): each side's DMA
+ * goes through its own device.  False on a host memory fault.
+ */
+static bool mr_copy(NpoState *dd, NpoMr *dst, uint64_t daddr,
+                    NpoState *sd, NpoMr *src, uint64_t saddr, uint64_t len)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
+    PCIDevice *spdev = PCI_DEVICE(sd), *dpdev = PCI_DEVICE(dd);
 
     while (len) {
         uint64_t srun, drun;
         dma_addr_t sa = mr_translate(src, saddr, &srun);
         dma_addr_t da = mr_translate(dst, daddr, &drun);
         dma_addr_t n = MIN(len, MIN(srun, drun)), sl = n, dl = n;
-        void *sp = pci_dma_map(pdev, sa, &sl, DMA_DIRECTION_TO_DEVICE);
-        void *dp = pci_dma_map(pdev, da, &dl, DMA_DIRECTION_FROM_DEVICE);
+        void *sp = pci_dma_map(spdev, sa, &sl, DMA_DIRECTION_TO_DEVICE);
+        void *dp = pci_dma_map(dpdev, da, &dl, DMA_DIRECTION_FROM_DEVICE);
 
         if (!sp || !dp) {
             if (sp) {
-                pci_dma_unmap(pdev, sp, sl, DMA_DIRECTION_TO_DEVICE, 0);
+                pci_dma_unmap(spdev, sp, sl, DMA_DIRECTION_TO_DEVICE, 0);
             }
             if (dp) {
-                pci_dma_unmap(pdev, dp, dl, DMA_DIRECTION_FROM_DEVICE, 0);
+                pci_dma_unmap(dpdev, dp, dl, DMA_DIRECTION_FROM_DEVICE, 0);
             }
             return false;
         }
         n = MIN(n, MIN(sl, dl));
         memmove(dp, sp, n);
-        pci_dma_unmap(pdev, sp, sl, DMA_DIRECTION_TO_DEVICE, n);
-        pci_dma_unmap(pdev, dp, dl, DMA_DIRECTION_FROM_DEVICE, n);
+        pci_dma_unmap(spdev, sp, sl, DMA_DIRECTION_TO_DEVICE, n);
+        pci_dma_unmap(dpdev, dp, dl, DMA_DIRECTION_FROM_DEVICE, n);
         len -= n;
         saddr += n;
         daddr += n;
@@ -188,12 +195,62 @@ static bool mr_rw64(NpoState *s, NpoMr *mr, uint64_t addr, uint64_t *val,
 
 /* --- descriptors --------------------------------------------------------- */
 
+/* Where a descriptor goes: this device, or the peer at the end of a link. */
+typedef struct NpoDest {
+    NpoState *dev;              /* the device whose memory table applies */
+    NpoPort *port;              /* NULL for loopback */
+} NpoDest;
+
+/*
+ * Resolve the destination; 0 or the status to complete with.  *wait is
+ * set when the link is retraining: the descriptor waits, it does not fail.
+ */
+static uint32_t sqe_dest(NpoState *s, const struct npo_sqe *d, NpoDest *dest,
+                         bool *wait)
+{
+    uint32_t node = le32_to_cpu(d->dest_node);
+    NpoPort *p;
+
+    *wait = false;
+    dest->dev = s;
+    dest->port = NULL;
+    if (node == s->node_id) {
+        return NPO_STATUS_OK;
+    }
+    p = npo_link_route(s, node);
+    if (!p) {
+        return NPO_STATUS_UNREACHABLE;
+    }
+    dest->port = p;
+    switch (npo_link_ready(p)) {
+    case NPO_LINK_PAUSED:
+        *wait = true;
+        return NPO_STATUS_OK;
+    case NPO_LINK_DOWN:
+        return NPO_STATUS_LINK_DOWN;
+    case NPO_LINK_UP:
+        break;
+    }
+    dest->dev = npo_link_local_peer(p);
+    if (!dest->dev) {
+        /* A peer in another QEMU process: its data path is not modelled. */
+        qemu_log_mask(LOG_UNIMP, "npo%u: port %u: data to node %u in "
+                      "another QEMU process is not carried\n", s->node_id,
+                      p->index, node);
+        return NPO_STATUS_UNREACHABLE;
+    }
+    return NPO_STATUS_OK;
+}
+
 /*
  * Run (part of) the descriptor at the head of q.  Returns the bytes moved
- * and sets *done with the status once the descriptor is finished.
+ * and sets *done with the status once the descriptor is finished; a
+ * descriptor left undone either has more to move or waits for its link
+ * (q->link_wait).
  */
 static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
-                        uint64_t budget, bool *done, uint32_t *status)
+                        uint64_t budget, NpoDest *dest, bool *done,
+                        uint32_t *status)
 {
     uint32_t len = le32_to_cpu(d->length);
     uint64_t laddr = le64_to_cpu(d->local_addr);
@@ -203,9 +260,13 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     bool atomic = d->opcode == NPO_OP_FETCH_ADD || d->opcode == NPO_OP_CMP_SWAP;
     uint32_t lneed = 0, rneed = 0, st;
     NpoMr *lmr = NULL, *rmr = NULL;
+    NpoState *t;
+    NpoQueue *tq;
     uint64_t n = 0;
+    bool wait;
 
     *done = true;
+    dest->port = NULL;
     if (d->flags & ~NPO_SQE_FENCE) {
         *status = NPO_STATUS_BAD_DESCRIPTOR;
         return 0;
@@ -235,33 +296,38 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         *status = NPO_STATUS_BAD_DESCRIPTOR;
         return 0;
     }
-    if (le32_to_cpu(d->dest_node) != s->node_id) {
-        /* Only loopback moves data so far; links carry it later. */
-        *status = NPO_STATUS_UNREACHABLE;
+    *status = sqe_dest(s, d, dest, &wait);
+    if (*status) {
         return 0;
     }
-    if (d->opcode == NPO_OP_WRITE_IMM &&
-        (!queue_get(s, le16_to_cpu(d->dest_queue)) ||
-         queue_get(s, le16_to_cpu(d->dest_queue))->error)) {
-        *status = NPO_STATUS_REMOTE_QUEUE;
+    if (wait) {
+        q->link_wait = true;
+        *done = false;
         return 0;
+    }
+    t = dest->dev;
+    if (d->opcode == NPO_OP_WRITE_IMM) {
+        tq = queue_get(t, le16_to_cpu(d->dest_queue));
+        if (!tq || tq->error) {
+            *status = NPO_STATUS_REMOTE_QUEUE;
+            return 0;
+        }
     }
     /* A zero-length transfer touches no memory, so no key is checked. */
     if (len) {
         st = mr_check(s, &lmr, lkey, laddr, len, lneed, q->pd, true);
         if (!st) {
-            st = mr_check(s, &rmr, rkey, raddr, len, rneed, 0, false);
+            st = mr_check(t, &rmr, rkey, raddr, len, rneed, 0, false);
         }
         if (st) {
             *status = st;
             return 0;
         }
     }
-    *status = NPO_STATUS_OK;
     if (atomic) {
         uint64_t old, val;
 
-        if (!mr_rw64(s, rmr, raddr, &old, false)) {
+        if (!mr_rw64(t, rmr, raddr, &old, false)) {
             *status = NPO_STATUS_DMA_ERROR;
             return 0;
         }
@@ -271,7 +337,7 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
             val = old == le64_to_cpu(d->compare_add) ?
                   le64_to_cpu(d->swap) : old;
         }
-        if (!mr_rw64(s, rmr, raddr, &val, true) ||
+        if (!mr_rw64(t, rmr, raddr, &val, true) ||
             !mr_rw64(s, lmr, laddr, &old, true)) {
             *status = NPO_STATUS_DMA_ERROR;
         }
@@ -280,8 +346,8 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     if (len) {
         n = MIN((uint64_t)len - q->progress, budget);
         if (d->opcode == NPO_OP_READ ?
-            !mr_copy(s, lmr, laddr + q->progress, rmr, raddr + q->progress, n) :
-            !mr_copy(s, rmr, raddr + q->progress, lmr, laddr + q->progress, n)) {
+            !mr_copy(s, lmr, laddr + q->progress, t, rmr, raddr + q->progress, n) :
+            !mr_copy(t, rmr, raddr + q->progress, s, lmr, laddr + q->progress, n)) {
             *status = NPO_STATUS_DMA_ERROR;
             q->progress = 0;
             return n;
@@ -296,14 +362,17 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     return n;
 }
 
-static void deliver_imm(NpoState *s, NpoQueue *src, const struct npo_sqe *d)
+static void deliver_imm(NpoState *s, NpoQueue *src, const struct npo_sqe *d,
+                        const NpoDest *dest)
 {
-    NpoQueue *dq = queue_get(s, le16_to_cpu(d->dest_queue));
+    NpoState *t = dest->dev;
+    NpoQueue *dq = queue_get(t, le16_to_cpu(d->dest_queue));
     struct npo_cqe c = {
         .status = cpu_to_le32(NPO_STATUS_OK),
         .length = d->length,
         .imm = d->imm,
         .opcode = NPO_OP_RECV_IMM,
+        .port = dest->port ? dest->port->peer_port : NPO_CQE_PORT_NONE,
         .src_node = cpu_to_le32(s->node_id),
         .src_queue = cpu_to_le16(src->id),
     };
@@ -316,13 +385,13 @@ static void deliver_imm(NpoState *s, NpoQueue *src, const struct npo_sqe *d)
     if (!dq || dq->error) {
         return;
     }
-    if (!cq_has_room(s, dq)) {
+    if (!cq_has_room(t, dq)) {
         dq->error = true;
-        q_write32(s, dq, NPO_RING_STATUS, NPO_QSTAT_ERROR);
-        trace_npo_queue_error(s->node_id, dq->id, NPO_STATUS_REMOTE_QUEUE);
+        q_write32(t, dq, NPO_RING_STATUS, NPO_QSTAT_ERROR);
+        trace_npo_queue_error(t->node_id, dq->id, NPO_STATUS_REMOTE_QUEUE);
         return;
     }
-    cq_post(s, dq, &c);
+    cq_post(t, dq, &c);
 }
 
 /* Work one queue within budget; returns bytes moved, *idle if caught up. */
@@ -335,6 +404,7 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
     while (q->sq_head != q->sq_tail) {
         struct npo_sqe d;
         struct npo_cqe c = { 0 };
+        NpoDest dest;
         dma_addr_t slot = q_ring(q, NPO_RING_HEADER_SIZE) +
                           (dma_addr_t)(q->sq_head & (q->sq_entries - 1)) *
                           sizeof(d);
@@ -357,10 +427,11 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
             memset(&d, 0, sizeof(d));
             d.opcode = 0xff;
         }
+        dest.port = NULL;
         if (q->error) {
             status = NPO_STATUS_FLUSHED;
         } else {
-            moved += sqe_run(s, q, &d, budget - moved, &done, &status);
+            moved += sqe_run(s, q, &d, budget - moved, &dest, &done, &status);
             if (!done) {
                 return moved;
             }
@@ -369,6 +440,7 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
         c.status = cpu_to_le32(status);
         c.length = status ? 0 : d.length;
         c.opcode = d.opcode;
+        c.port = dest.port ? dest.port->index : NPO_CQE_PORT_NONE;
         trace_npo_sqe(s->node_id, q->id, d.opcode, le32_to_cpu(d.length),
                       status);
         if (status && !q->error) {
@@ -380,7 +452,7 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
         q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
         cq_post(s, q, &c);
         if (!status && d.opcode == NPO_OP_WRITE_IMM) {
-            deliver_imm(s, q, &d);
+            deliver_imm(s, q, &d, &dest);
         }
     }
     *idle = true;
@@ -391,7 +463,7 @@ static void npo_dma_bh(void *opaque)
 {
     NpoState *s = opaque;
     uint64_t budget = NPO_DMA_BUDGET;
-    bool more = false;
+    bool more = false, wait = false;
     unsigned int i;
 
     /* Round robin from where the last run stopped, so no queue starves. */
@@ -400,11 +472,14 @@ static void npo_dma_bh(void *opaque)
         NpoQueue *q = &s->queue[qid];
         bool idle;
 
-        if (!q->live || q->stalled || q->sq_head == q->sq_tail) {
+        if (!q->live || q->stalled || q->link_wait ||
+            q->sq_head == q->sq_tail) {
             continue;
         }
         budget -= MIN(budget, queue_work(s, q, budget, &idle));
-        if (!idle && !q->stalled) {
+        if (q->link_wait) {
+            wait = true;
+        } else if (!idle && !q->stalled) {
             more = true;
             s->dma_next = qid;
         }
@@ -412,6 +487,22 @@ static void npo_dma_bh(void *opaque)
     if (more) {
         qemu_bh_schedule(s->dma_bh);
     }
+    if (wait && !timer_pending(s->dma_retry)) {
+        timer_mod(s->dma_retry, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                NPO_LINK_RETRY_NS);
+    }
+}
+
+/* A link that was retraining may carry data again: look. */
+static void npo_dma_retry(void *opaque)
+{
+    NpoState *s = opaque;
+    unsigned int i;
+
+    for (i = 0; i < s->num_queues; i++) {
+        s->queue[i].link_wait = false;
+    }
+    qemu_bh_schedule(s->dma_bh);
 }
 
 /* --- doorbells ----------------------------------------------------------- */
@@ -650,6 +741,7 @@ void npo_dma_reset(NpoState *s)
     for (i = 0; i < s->num_mrs; i++) {
         mr_free(s, i);
     }
+    timer_del(s->dma_retry);
     s->dma_next = 0;
 }
 
@@ -658,12 +750,14 @@ void npo_dma_realize(NpoState *s, Error **errp)
     s->queue = g_new0(NpoQueue, s->num_queues);
     s->mr = g_new0(NpoMr *, s->num_mrs);
     s->dma_bh = qemu_bh_new(npo_dma_bh, s);
+    s->dma_retry = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_dma_retry, s);
 }
 
 void npo_dma_exit(NpoState *s)
 {
     npo_dma_reset(s);
     qemu_bh_delete(s->dma_bh);
+    timer_free(s->dma_retry);
     g_free(s->queue);
     g_free(s->mr);
 }

@@ -769,6 +769,72 @@ static void port_chr_event(void *opaque, QEMUChrEvent event)
     }
 }
 
+/* --- data path ------------------------------------------------------------- */
+
+/* Devices of this QEMU process, so that linked neighbours find each other. */
+static QTAILQ_HEAD(, NpoState) npo_local_devices =
+    QTAILQ_HEAD_INITIALIZER(npo_local_devices);
+
+/*
+ * The port that leads to node: one whose trained peer it is, preferring one
+ * that carries traffic now.  NULL if no port has ever reached it.
+ */
+NpoPort *npo_link_route(NpoState *s, uint32_t node)
+{
+    NpoPort *found = NULL;
+    unsigned int i;
+
+    for (i = 0; i < s->num_ports; i++) {
+        NpoPort *p = &s->port[i];
+
+        if (!p->peer_known || p->peer_node != node) {
+            continue;
+        }
+        if (p->state == PORT_ACTIVE) {
+            return p;
+        }
+        found = found ? found : p;
+    }
+    return found;
+}
+
+/* Active: data flows.  Retraining an active link only pauses it. */
+NpoLinkReady npo_link_ready(NpoPort *p)
+{
+    if (p->state == PORT_ACTIVE) {
+        return NPO_LINK_UP;
+    }
+    if (p->was_active && (p->state == PORT_RECOVERY ||
+                          p->state == PORT_EQUALIZE)) {
+        return NPO_LINK_PAUSED;
+    }
+    return NPO_LINK_DOWN;
+}
+
+/*
+ * The device at the far end of an active port, if it lives in this QEMU
+ * process and its port names us back; NULL if it is elsewhere.
+ */
+NpoState *npo_link_local_peer(NpoPort *p)
+{
+    NpoState *t;
+
+    QTAILQ_FOREACH(t, &npo_local_devices, next) {
+        NpoPort *tp;
+
+        if (t == p->dev || t->node_id != p->peer_node ||
+            p->peer_port >= t->num_ports) {
+            continue;
+        }
+        tp = &t->port[p->peer_port];
+        if (tp->peer_known && tp->peer_node == p->dev->node_id &&
+            tp->peer_port == p->index && tp->state == PORT_ACTIVE) {
+            return t;
+        }
+    }
+    return NULL;
+}
+
 /* --- driver interface ------------------------------------------------------ */
 
 static void port_disable(NpoPort *p)
@@ -1257,12 +1323,14 @@ void npo_link_realize(NpoState *s, Error **errp)
                                      port_chr_event, NULL, p, NULL, true);
         }
     }
+    QTAILQ_INSERT_TAIL(&npo_local_devices, s, next);
 }
 
 void npo_link_exit(NpoState *s)
 {
     unsigned int i;
 
+    QTAILQ_REMOVE(&npo_local_devices, s, next);
     for (i = 0; i < s->num_ports; i++) {
         timer_free(s->port[i].timer);
         qemu_chr_fe_deinit(&s->port[i].chr, false);

@@ -345,6 +345,7 @@ typedef struct NpoQueue {
     uint32_t cq_head;           /* last value read from the ring header */
     uint32_t arm_head;
     uint64_t progress;          /* bytes of the head descriptor done */
+    bool link_wait;             /* head descriptor waits for a link */
 } NpoQueue;
 
 struct NpoState {
@@ -390,7 +391,9 @@ struct NpoState {
     NpoQueue *queue;
     NpoMr **mr;
     QEMUBH *dma_bh;
+    QEMUTimer *dma_retry;       /* resumes queues waiting for a link */
     unsigned int dma_next;      /* queue the next engine run starts at */
+    QTAILQ_ENTRY(NpoState) next;
 };
 
 void npo_irq_update(NpoState *s, uint32_t raised);
@@ -412,5 +415,15 @@ bool npo_link_reg_write(NpoState *s, hwaddr addr, uint64_t val);
 uint32_t npo_link_event_ports(NpoState *s);
 uint32_t npo_link_mbox(NpoState *s, uint32_t op);
 void npo_link_add_properties(Object *obj);
+
+typedef enum NpoLinkReady {
+    NPO_LINK_DOWN,
+    NPO_LINK_PAUSED,            /* recovering: data waits */
+    NPO_LINK_UP,
+} NpoLinkReady;
+
+NpoPort *npo_link_route(NpoState *s, uint32_t node);
+NpoLinkReady npo_link_ready(NpoPort *p);
+NpoState *npo_link_local_peer(NpoPort *p);
 
 #endif

@@ -90,6 +90,8 @@ struct npo_sqe {
  * @NPO_STATUS_UNREACHABLE: no active link leads to the destination node.
  * @NPO_STATUS_DMA_ERROR: host memory could not be read or written.
  * @NPO_STATUS_FLUSHED: not executed: the queue was already in error.
+ * @NPO_STATUS_LINK_DOWN: the link to the destination (the completion's
+ *	port) went down, or its peer is not there.
  */
 enum npo_status {
 	NPO_STATUS_OK = 0,
@@ -102,6 +104,7 @@ enum npo_status {
 	NPO_STATUS_UNREACHABLE = 7,
 	NPO_STATUS_DMA_ERROR = 8,
 	NPO_STATUS_FLUSHED = 9,
+	NPO_STATUS_LINK_DOWN = 10,
 };
 
 /**
@@ -111,6 +114,8 @@ enum npo_status {
  * @length: bytes moved; for RECV_IMM, the WRITE_IMM's length.
  * @imm: immediate data of a RECV_IMM.
  * @opcode: the descriptor's &enum npo_op, or NPO_OP_RECV_IMM.
+ * @port: the link port the operation used (for RECV_IMM: arrived on), or
+ *	NPO_CQE_PORT_NONE for loopback and local failures.
  * @rsvd: zero.
  * @src_node: for RECV_IMM, the node that sent it.
  * @src_queue: for RECV_IMM, the queue that sent it.
@@ -122,11 +127,14 @@ struct npo_cqe {
 	__u32 length;
 	__u32 imm;
 	__u8 opcode;
-	__u8 rsvd[3];
+	__u8 port;
+	__u8 rsvd[2];
 	__u32 src_node;
 	__u16 src_queue;
 	__u16 rsvd2;
 };
+
+#define NPO_CQE_PORT_NONE	0xff
 
 /*
  * Ring memory of a queue: a 4 KiB header, then the submission ring, then

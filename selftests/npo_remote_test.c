@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * DMA through links: one-sided and two-sided operations between
+ * neighbouring devices of a ring, with the port they used named in the
+ * completion; link errors below the recovery threshold and retrains lose
+ * nothing; a cut link fails what is in flight with LINK_DOWN naming the
+ * port, and a node no link reaches is unreachable.
+ *
+ * Needs npo-vm --topology ring: device i port 0 to device i+1 port 1,
+ * device i is node i + 1.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <npo.h>
+
+#include "kselftest_harness.h"
+#include "npo_test_lib.h"
+
+#define BUF_SIZE	(8u << 20)
+
+struct end {
+	struct npo_device *dev;
+	struct npo_queue *q;
+	uint8_t *buf;
+	struct npo_mr *mr;
+};
+
+FIXTURE(remote) {
+	struct end a, b;	/* npo0 (node 1) and npo1 (node 2) */
+};
+
+static int end_open(struct end *e, const char *name)
+{
+	struct npo_queue_attr attr = { .sq_entries = 256 };
+	void *p;
+
+	e->dev = npo_open_device(name);
+	if (!e->dev || npo_create_queue(e->dev, &attr, &e->q))
+		return -1;
+	p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	e->buf = p;
+	return npo_reg_mr(e->dev, e->buf, BUF_SIZE, NPO_ACCESS_ALL, &e->mr);
+}
+
+static void end_close(struct end *e)
+{
+	npo_dereg_mr(e->mr);
+	npo_destroy_queue(e->q);
+	if (e->buf)
+		munmap(e->buf, BUF_SIZE);
+	npo_close_device(e->dev);
+}
+
+static int fault(int dev, const char *cmd)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
+	return npo_test_write_file(path, cmd);
+}
+
+/* Wait until npo<dev> port <port> is active again, from debugfs. */
+static bool port_active(int dev, int port)
+{
+	char path[96], buf[4096], want[32], *line;
+	int tries, i;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/ports", dev);
+	snprintf(want, sizeof(want), "port %d: active", port);
+	for (tries = 0; tries < 300; tries++) {
+		if (!npo_test_read_file(path, buf, sizeof(buf))) {
+			line = buf;
+			for (i = 0; i < port && line; i++) {
+				line = strchr(line, '\n');
+				line = line ? line + 1 : NULL;
+			}
+			if (line && !strncmp(line, want, strlen(want)))
+				return true;
+		}
+		usleep(50000);
+	}
+	return false;
+}
+
+FIXTURE_SETUP(remote)
+{
+	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
+	struct npo_device_attr da;
+
+	memset(self, 0, sizeof(*self));
+	if (npo_test_count_devices() < 3)
+		SKIP(return, "needs a ring of at least 3 NPO devices");
+	if (!topo || strcmp(topo, "ring"))
+		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	if (!npo_test_is_root())
+		SKIP(return, "needs root for debugfs");
+	ASSERT_EQ(0, end_open(&self->a, "npo0"));
+	ASSERT_EQ(0, npo_query_device(self->a.dev, &da));
+	if (!(da.caps & NPO_CAP_QUEUES))
+		SKIP(return, "device has no DMA queues");
+	ASSERT_EQ(0, end_open(&self->b, "npo1"));
+	ASSERT_TRUE(port_active(0, 0));
+	ASSERT_TRUE(port_active(1, 1));
+}
+
+FIXTURE_TEARDOWN(remote)
+{
+	if (!access("/sys/kernel/debug/npo/npo0/fault", W_OK))
+		fault(0, "clear");
+	end_close(&self->a);
+	end_close(&self->b);
+}
+
+static int reap(struct npo_queue *q, struct npo_cqe *out)
+{
+	struct npo_cqe *c;
+	int err = npo_wait_cqe(q, &c, 10000);
+
+	if (!err) {
+		*out = *c;
+		npo_cq_advance(q, 1);
+	}
+	return err;
+}
+
+static void fill(uint8_t *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 197 + seed);
+}
+
+TEST_F(remote, write_read_and_atomics_to_the_neighbour)
+{
+	static const uint32_t sizes[] = { 1, 4096, 65537, 1u << 20, BUF_SIZE / 2 };
+	struct end *a = &self->a, *b = &self->b;
+	uint64_t *counter = (uint64_t *)(b->buf + BUF_SIZE - 8);
+	uint64_t *old = (uint64_t *)(a->buf + BUF_SIZE - 8);
+	struct npo_cqe c;
+	unsigned int i;
+
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		fill(a->buf, sizes[i], i);
+		memset(b->buf, 0, sizes[i] + 1);
+		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_key(a->mr), a->buf,
+			       sizes[i], b->q->node_id, npo_mr_key(b->mr),
+			       (uintptr_t)b->buf);
+		npo_submit(a->q);
+		ASSERT_EQ(0, reap(a->q, &c));
+		ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
+		EXPECT_EQ(0, c.port) TH_LOG("node 2 is behind port 0");
+		EXPECT_EQ(0, memcmp(a->buf, b->buf, sizes[i]));
+		EXPECT_EQ(0, b->buf[sizes[i]]);
+
+		/* And back: b reads a's memory through its port 1. */
+		memset(b->buf + BUF_SIZE / 2, 0, sizes[i]);
+		npo_prep_read(npo_get_sqe(b->q), i, npo_mr_key(b->mr),
+			      b->buf + BUF_SIZE / 2, sizes[i], a->q->node_id,
+			      npo_mr_key(a->mr), (uintptr_t)a->buf);
+		npo_submit(b->q);
+		ASSERT_EQ(0, reap(b->q, &c));
+		ASSERT_EQ(NPO_STATUS_OK, c.status);
+		EXPECT_EQ(1, c.port);
+		EXPECT_EQ(0, memcmp(a->buf, b->buf + BUF_SIZE / 2, sizes[i]));
+	}
+
+	*counter = 5;
+	npo_prep_fetch_add(npo_get_sqe(a->q), 1, npo_mr_key(a->mr), old,
+			   b->q->node_id, npo_mr_key(b->mr), (uintptr_t)counter, 10);
+	npo_submit(a->q);
+	ASSERT_EQ(0, reap(a->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	EXPECT_EQ(5, *old);
+	EXPECT_EQ(15, *counter);
+	npo_prep_cmp_swap(npo_get_sqe(a->q), 2, npo_mr_key(a->mr), old,
+			  b->q->node_id, npo_mr_key(b->mr), (uintptr_t)counter,
+			  15, 99);
+	npo_submit(a->q);
+	ASSERT_EQ(0, reap(a->q, &c));
+	EXPECT_EQ(15, *old);
+	EXPECT_EQ(99, *counter);
+}
+
+TEST_F(remote, immediate_data_arrives_with_its_origin)
+{
+	struct end *a = &self->a, *b = &self->b;
+	struct npo_cqe c;
+
+	NPO_TEST_SETUP_DONE();
+	fill(a->buf, 1000, 3);
+	npo_prep_write_imm(npo_get_sqe(a->q), 77, npo_mr_key(a->mr), a->buf,
+			   1000, b->q->node_id, b->q->id, npo_mr_key(b->mr),
+			   (uintptr_t)b->buf, 0x5eed);
+	npo_submit(a->q);
+	ASSERT_EQ(0, reap(a->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	ASSERT_EQ(0, reap(b->q, &c));
+	EXPECT_EQ(NPO_OP_RECV_IMM, c.opcode);
+	EXPECT_EQ(0x5eed, c.imm);
+	EXPECT_EQ(1000, c.length);
+	EXPECT_EQ(a->q->node_id, c.src_node);
+	EXPECT_EQ(a->q->id, c.src_queue);
+	EXPECT_EQ(1, c.port) TH_LOG("arrived on npo1's port 1");
+	EXPECT_EQ(0, memcmp(a->buf, b->buf, 1000));
+}
+
+TEST_F(remote, remote_keys_are_checked_by_the_target)
+{
+	struct end *a = &self->a, *b = &self->b;
+	struct npo_cqe c;
+
+	NPO_TEST_SETUP_DONE();
+	/* a's own key means nothing on b. */
+	npo_prep_write(npo_get_sqe(a->q), 1, npo_mr_key(a->mr), a->buf, 8,
+		       b->q->node_id, npo_mr_key(a->mr) ^ 0x10000,
+		       (uintptr_t)b->buf);
+	npo_submit(a->q);
+	ASSERT_EQ(0, reap(a->q, &c));
+	EXPECT_EQ(NPO_STATUS_REMOTE_KEY, c.status);
+	EXPECT_TRUE(npo_queue_in_error(a->q));
+}
+
+TEST_F(remote, a_node_no_link_reaches_is_unreachable)
+{
+	struct end *a = &self->a, *b = &self->b;
+	struct npo_cqe c;
+
+	NPO_TEST_SETUP_DONE();
+	/* Node 3 is two hops away; node 999 does not exist. */
+	npo_prep_write(npo_get_sqe(a->q), 1, npo_mr_key(a->mr), a->buf, 8, 3,
+		       npo_mr_key(b->mr), (uintptr_t)b->buf);
+	npo_submit(a->q);
+	ASSERT_EQ(0, reap(a->q, &c));
+	EXPECT_EQ(NPO_STATUS_UNREACHABLE, c.status);
+	EXPECT_EQ(NPO_CQE_PORT_NONE, c.port);
+}
+
+/*
+ * Errors below the recovery threshold are replayed by the link layer and
+ * a burst past it retrains the link: either way every byte arrives.
+ */
+TEST_F_TIMEOUT(remote, replays_and_retrains_lose_nothing, 120)
+{
+	struct end *a = &self->a, *b = &self->b;
+	unsigned int i, done = 0, n = 64;
+	const uint32_t chunk = BUF_SIZE / 64;
+	struct npo_cqe c;
+
+	NPO_TEST_SETUP_DONE();
+	fill(a->buf, BUF_SIZE, 11);
+	memset(b->buf, 0, BUF_SIZE);
+	/* A high but trainable BER: FEC corrects it. */
+	ASSERT_EQ(0, fault(0, "ber 0 2 450"));
+	for (i = 0; i < n; i++) {
+		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_key(a->mr),
+			       a->buf + i * chunk, chunk, b->q->node_id,
+			       npo_mr_key(b->mr), (uintptr_t)(b->buf + i * chunk));
+		npo_submit(a->q);
+		/* Uncorrectable codewords below replay_limit (4): replayed. */
+		if (i == n / 4)
+			ASSERT_EQ(0, fault(0, "burst 0 2"));
+		/* Past it: the link retrains while writes are in flight. */
+		if (i == n / 2)
+			ASSERT_EQ(0, fault(0, "burst 0 100"));
+	}
+	while (done < n) {
+		ASSERT_EQ(0, reap(a->q, &c));
+		EXPECT_EQ(done, c.wr_id);
+		EXPECT_EQ(NPO_STATUS_OK, c.status) TH_LOG("write %u: %s", done,
+							  npo_status_str(c.status));
+		done++;
+	}
+	EXPECT_EQ(0, memcmp(a->buf, b->buf, BUF_SIZE));
+	ASSERT_EQ(0, fault(0, "clear"));
+	ASSERT_TRUE(port_active(0, 0));
+}
+
+TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	struct end *a = &self->a, *b = &self->b;
+	struct npo_cqe c;
+	unsigned int i, down = 0;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, fault(0, "cut 0 1"));
+	for (i = 0; i < 4; i++)
+		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_key(a->mr), a->buf,
+			       4096, b->q->node_id, npo_mr_key(b->mr),
+			       (uintptr_t)b->buf);
+	npo_submit(a->q);
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, reap(a->q, &c));
+		EXPECT_EQ(i, c.wr_id);
+		if (c.status == NPO_STATUS_LINK_DOWN) {
+			EXPECT_EQ(0, c.port);
+			down++;
+		} else {
+			EXPECT_EQ(NPO_STATUS_FLUSHED, c.status);
+		}
+	}
+	EXPECT_EQ(1, down) TH_LOG("the first fails, the rest are flushed");
+	ASSERT_EQ(0, fault(0, "cut 0 0"));
+	ASSERT_TRUE(port_active(0, 0));
+
+	/* After the link returns, a new queue carries data again. */
+	npo_destroy_queue(a->q);
+	ASSERT_EQ(0, npo_create_queue(a->dev, &attr, &a->q));
+	npo_prep_write(npo_get_sqe(a->q), 9, npo_mr_key(a->mr), a->buf, 4096,
+		       b->q->node_id, npo_mr_key(b->mr), (uintptr_t)b->buf);
+	npo_submit(a->q);
+	ASSERT_EQ(0, reap(a->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+}
+
+TEST_HARNESS_MAIN
