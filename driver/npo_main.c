@@ -237,8 +237,11 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_free;
 	}
 
-	/* Vector 0 is the admin vector; queue vectors come with queues. */
-	err = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX);
+	/*
+	 * Vector 0 is the admin vector, 1 + q queue q's.  With fewer vectors
+	 * the queues without one work in polling mode only.
+	 */
+	err = pci_alloc_irq_vectors(pdev, 1, 1 + ndev->num_queues, PCI_IRQ_MSIX);
 	if (err < 0) {
 		npo_err(ndev, "cannot enable MSI-X (%d)\n", err);
 		goto err_free;

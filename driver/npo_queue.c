@@ -8,6 +8,8 @@
  * it in the device first, then revokes every mapping of it, then frees it.
  */
 #include <linux/dma-mapping.h>
+#include <linux/eventfd.h>
+#include <linux/interrupt.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -36,6 +38,9 @@ static_assert(NPO_RING_HEADER_SIZE + NPO_MAX_RING_ENTRIES *
  * @ring: ring memory: header, submission ring, completion ring.
  * @ring_dma: its bus address.
  * @ring_size: its size, a whole number of pages.
+ * @eventfd: signalled by the queue's completion interrupt, or NULL.
+ * @irq: Linux interrupt of the queue's vector when @eventfd is set.
+ * @irq_name: its name in /proc/interrupts.
  */
 struct npo_queue {
 	u32 id;
@@ -44,7 +49,48 @@ struct npo_queue {
 	void *ring;
 	dma_addr_t ring_dma;
 	size_t ring_size;
+	struct eventfd_ctx *eventfd;
+	int irq;
+	char irq_name[32];
 };
+
+static irqreturn_t npo_queue_irq(int irq, void *data)
+{
+	struct npo_queue *q = data;
+
+#ifdef NPO_EVENTFD_SIGNAL_NO_COUNT
+	eventfd_signal(q->eventfd);
+#else
+	eventfd_signal(q->eventfd, 1);
+#endif
+	return IRQ_HANDLED;
+}
+
+/* Route the queue's MSI-X vector to the caller's eventfd. */
+static int npo_queue_irq_setup(struct npo_dev *ndev, struct npo_queue *q,
+			       int fd)
+{
+	int err;
+
+	/* Vector 0 is the admin vector; queue q has vector 1 + q. */
+	if ((int)q->id + 1 >= ndev->num_vectors)
+		return -EOPNOTSUPP;
+	q->eventfd = eventfd_ctx_fdget(fd);
+	if (IS_ERR(q->eventfd)) {
+		err = PTR_ERR(q->eventfd);
+		q->eventfd = NULL;
+		return err;
+	}
+	q->irq = pci_irq_vector(ndev->pdev, q->id + 1);
+	snprintf(q->irq_name, sizeof(q->irq_name), "npo%d-q%u", ndev->minor,
+		 q->id);
+	err = request_irq(q->irq, npo_queue_irq, 0, q->irq_name, q);
+	if (err) {
+		eventfd_ctx_put(q->eventfd);
+		q->eventfd = NULL;
+	}
+	return err;
+}
 
 static u64 npo_mmap_offset(unsigned int kind, u32 qid)
 {
@@ -61,6 +107,10 @@ static size_t npo_ring_size(u32 sq_entries, u32 cq_entries)
 
 static void npo_queue_free(struct npo_dev *ndev, struct npo_queue *q)
 {
+	if (q->eventfd) {
+		free_irq(q->irq, q);
+		eventfd_ctx_put(q->eventfd);
+	}
 	dma_free_coherent(&ndev->pdev->dev, q->ring_size, q->ring, q->ring_dma);
 	ida_free(&ndev->queue_ida, q->id);
 	kfree(q);
@@ -81,7 +131,9 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	u32 args[4];
 	int id, err;
 
-	if (qc->flags || !is_power_of_2(qc->sq_entries) ||
+	if ((qc->flags & ~NPO_QUEUE_CREATE_EVENTFD) || qc->pad ||
+	    (!(qc->flags & NPO_QUEUE_CREATE_EVENTFD) && qc->eventfd) ||
+	    !is_power_of_2(qc->sq_entries) ||
 	    !is_power_of_2(qc->cq_entries) ||
 	    qc->sq_entries > NPO_MAX_RING_ENTRIES ||
 	    qc->cq_entries > NPO_MAX_RING_ENTRIES ||
@@ -108,6 +160,11 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 		ida_free(&ndev->queue_ida, id);
 		kfree(q);
 		return -ENOMEM;
+	}
+	if (qc->flags & NPO_QUEUE_CREATE_EVENTFD) {
+		err = npo_queue_irq_setup(ndev, q, qc->eventfd);
+		if (err)
+			goto err_free;
 	}
 
 	args[0] = FIELD_PREP(NPO_QC_QUEUE, id) |

@@ -3,12 +3,15 @@
  * libnpo: creating and mapping queues, registering memory, waiting.
  */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -24,16 +27,25 @@ int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
 	struct npo_queue_destroy qd = { 0 };
 	struct npo_queue *q;
 	void *ring, *db;
-	int err;
+	int err, efd = -1;
 
-	if (!dev || !attr || !queue)
+	if (!dev || !attr || !queue || (attr->flags & ~NPO_QUEUE_INTERRUPT))
 		return -EINVAL;
 	qc.sq_entries = attr->sq_entries;
 	qc.cq_entries = attr->cq_entries ? attr->cq_entries : attr->sq_entries;
+	if (attr->flags & NPO_QUEUE_INTERRUPT) {
+		efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (efd < 0)
+			return -errno;
+		qc.flags = NPO_QUEUE_CREATE_EVENTFD;
+		qc.eventfd = efd;
+	}
 	if (ioctl(dev->fd, NPO_IOCTL_CREATE_QUEUE, &qc)) {
 		err = -errno;
 		npo_log(NPO_LOG_ERR, "%s: cannot create a queue of %u/%u entries: %s",
 			dev->name, qc.sq_entries, qc.cq_entries, strerror(-err));
+		if (efd >= 0)
+			close(efd);
 		return err;
 	}
 	qd.queue_id = qc.queue_id;
@@ -70,6 +82,7 @@ int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
 	q->id = qc.queue_id;
 	q->node_id = qc.node_id;
 	q->dev = dev;
+	q->event_fd = efd;
 	*queue = q;
 	return 0;
 
@@ -79,6 +92,8 @@ err_destroy:
 	npo_log(NPO_LOG_ERR, "%s: cannot map queue %u: %s", dev->name,
 		qc.queue_id, strerror(-err));
 	ioctl(dev->fd, NPO_IOCTL_DESTROY_QUEUE, &qd);
+	if (efd >= 0)
+		close(efd);
 	return err;
 }
 
@@ -94,6 +109,8 @@ int npo_destroy_queue(struct npo_queue *q)
 	qd.queue_id = q->id;
 	if (ioctl(q->dev->fd, NPO_IOCTL_DESTROY_QUEUE, &qd))
 		err = -errno;
+	if (q->event_fd >= 0)
+		close(q->event_fd);
 	free(q);
 	return err;
 }
@@ -154,7 +171,36 @@ static int64_t now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Spin briefly, then yield: completions usually come within microseconds. */
+/* Arm, look once more (a completion may have beaten the arming), sleep. */
+static int wait_interrupt(struct npo_queue *q, struct npo_cqe **cqe,
+			  int64_t end)
+{
+	struct pollfd pfd = { .fd = q->event_fd, .events = POLLIN };
+	uint64_t count;
+
+	for (;;) {
+		int64_t left = end - now_ns();
+		int ms = end == INT64_MAX ? -1 :
+			 left <= 0 ? 0 : (int)((left + 999999) / 1000000);
+
+		npo_arm_cq(q);
+		*cqe = npo_peek_cqe(q);
+		if (*cqe)
+			return 0;
+		if (ms == 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
+			return -errno;
+		if (read(q->event_fd, &count, sizeof(count)) < 0 &&
+		    errno != EAGAIN)
+			return -errno;
+		*cqe = npo_peek_cqe(q);
+		if (*cqe)
+			return 0;
+	}
+}
+
+/* Spin briefly, then yield or sleep: completions usually come quickly. */
 int npo_wait_cqe(struct npo_queue *q, struct npo_cqe **cqe, int timeout_ms)
 {
 	int64_t end = timeout_ms < 0 ? INT64_MAX :
@@ -169,6 +215,8 @@ int npo_wait_cqe(struct npo_queue *q, struct npo_cqe **cqe, int timeout_ms)
 			return 0;
 		if (++spins < 1000)
 			continue;
+		if (q->event_fd >= 0)
+			return wait_interrupt(q, cqe, end);
 		if (now_ns() >= end)
 			return -ETIMEDOUT;
 		sched_yield();

@@ -595,7 +595,7 @@ TEST_F(queue, mappings_are_owned_and_revoked)
 	struct npo_queue_create qc;
 	struct npo_device *other;
 	struct npo_queue_attr attr = { .sq_entries = 4 };
-	struct npo_queue_destroy qd;
+	struct npo_queue_destroy qd = { 0 };
 	struct npo_queue *q;
 	volatile uint32_t *ring;
 	volatile bool readable = false;
@@ -653,6 +653,91 @@ TEST_F(queue, mappings_are_owned_and_revoked)
 	usleep(100000);
 	EXPECT_TRUE(npo_queue_in_error(q));
 	npo_destroy_queue(q);
+}
+
+static unsigned long long irq_count(const char *name)
+{
+	char line[1024];
+	unsigned long long total = 0, n;
+	FILE *f = fopen("/proc/interrupts", "r");
+	char *p;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, name))
+			continue;
+		p = strchr(line, ':');
+		while (p && sscanf(p + 1, "%llu", &n) == 1) {
+			total += n;
+			p = strchr(p + 1, ' ');
+			while (p && p[1] == ' ')
+				p++;
+		}
+	}
+	if (f)
+		fclose(f);
+	return total;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+TEST_F(queue, interrupt_mode_sleeps_and_wakes)
+{
+	struct npo_queue_attr attr = { .sq_entries = 16,
+				       .flags = NPO_QUEUE_INTERRUPT };
+	struct npo_queue_create qc;
+	struct npo_queue *q;
+	struct npo_cqe *c;
+	unsigned long long before;
+	char name[32];
+	double cpu;
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
+	ASSERT_GE(q->event_fd, 0);
+	snprintf(name, sizeof(name), "npo0-q%u", q->id);
+	before = irq_count(name);
+
+	/* Nothing posted: the wait sleeps rather than spins. */
+	cpu = cpu_seconds();
+	EXPECT_EQ(-ETIMEDOUT, npo_wait_cqe(q, &c, 300));
+	EXPECT_LT(cpu_seconds() - cpu, 0.15);
+
+	for (i = 0; i < 8; i++) {
+		npo_prep_write(npo_get_sqe(q), i, npo_mr_key(self->src_mr),
+			       self->src, BUF_SIZE, self->node,
+			       npo_mr_key(self->dst_mr), (uintptr_t)self->dst);
+		npo_submit(q);
+		ASSERT_EQ(0, npo_wait_cqe(q, &c, 10000));
+		EXPECT_EQ(i, c->wr_id);
+		EXPECT_EQ(NPO_STATUS_OK, c->status);
+		npo_cq_advance(q, 1);
+	}
+	/* At least one of those waits was woken by the queue's vector. */
+	EXPECT_GT(irq_count(name), before) TH_LOG("no interrupt on %s", name);
+	npo_destroy_queue(q);
+
+	/* Bad eventfd combinations. */
+	memset(&qc, 0, sizeof(qc));
+	qc.sq_entries = qc.cq_entries = 4;
+	qc.flags = NPO_QUEUE_CREATE_EVENTFD;
+	qc.eventfd = -1;
+	EXPECT_EQ(-1, ioctl(npo_device_fd(self->dev), NPO_IOCTL_CREATE_QUEUE, &qc));
+	EXPECT_EQ(EBADF, errno);
+	qc.eventfd = 0;		/* stdin: not an eventfd */
+	EXPECT_EQ(-1, ioctl(npo_device_fd(self->dev), NPO_IOCTL_CREATE_QUEUE, &qc));
+	EXPECT_EQ(EINVAL, errno);
+	qc.flags = 0;
+	qc.eventfd = 3;
+	EXPECT_EQ(-1, ioctl(npo_device_fd(self->dev), NPO_IOCTL_CREATE_QUEUE, &qc));
+	EXPECT_EQ(EINVAL, errno);
 }
 
 /* A process killed with transfers in flight leaves nothing broken. */

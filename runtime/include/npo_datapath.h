@@ -49,11 +49,17 @@ struct npo_queue {
 	void *ring;
 	size_t ring_size;
 	size_t doorbell_size;
+	int event_fd;			/* interrupt mode: readable when armed
+					 * and a completion came; else -1 */
 };
+
+/* npo_queue_attr.flags */
+#define NPO_QUEUE_INTERRUPT	(1u << 0)	/* npo_wait_cqe() sleeps */
 
 struct npo_queue_attr {
 	uint32_t sq_entries;		/* power of two */
 	uint32_t cq_entries;		/* power of two, >= sq_entries; 0: same */
+	uint32_t flags;			/* NPO_QUEUE_* */
 };
 
 /* 0 or a negative errno. */
@@ -69,7 +75,8 @@ uint32_t npo_mr_key(const struct npo_mr *mr);
 
 /*
  * Wait up to timeout_ms (-1: forever) for a completion; 0 with *cqe set,
- * -ETIMEDOUT, or another negative errno.
+ * -ETIMEDOUT, or another negative errno.  Sleeps on the completion
+ * interrupt in interrupt mode, polls otherwise.
  */
 int npo_wait_cqe(struct npo_queue *queue, struct npo_cqe **cqe, int timeout_ms);
 
@@ -127,6 +134,15 @@ static inline void npo_cq_advance(struct npo_queue *q, unsigned int n)
 	/* A queue paused for completion room resumes on a doorbell. */
 	if (npo_load_acquire(q->status) & NPO_QSTAT_CQ_FULL)
 		*(volatile uint32_t *)(q->doorbell + NPO_DB_SQ_TAIL / 4) = q->sq_rung;
+}
+
+/*
+ * Interrupt mode: ask for one interrupt, signalled on q->event_fd, once a
+ * completion beyond those consumed so far exists (at once if one does).
+ */
+static inline void npo_arm_cq(struct npo_queue *q)
+{
+	*(volatile uint32_t *)(q->doorbell + NPO_DB_CQ_ARM / 4) = q->cq_head_local;
 }
 
 /* The queue hit an error; later descriptors complete as FLUSHED. */

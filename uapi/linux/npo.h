@@ -142,7 +142,7 @@ struct npo_param_query {
 
 /**
  * struct npo_queue_create - NPO_IOCTL_CREATE_QUEUE argument
- * @flags: In. Must be 0.
+ * @flags: In. NPO_QUEUE_CREATE_* bits; others must be 0.
  * @sq_entries: In. Submission ring entries, a power of two.
  * @cq_entries: In. Completion ring entries, a power of two no smaller than
  *	@sq_entries.
@@ -155,6 +155,10 @@ struct npo_param_query {
  * @sq_offset: Out. Offset of the submission ring in the ring memory.
  * @cq_offset: Out. Offset of the completion ring in the ring memory.
  * @node_id: Out. Fabric node id of the device: the dest_node of loopback.
+ * @eventfd: In. With NPO_QUEUE_CREATE_EVENTFD, an eventfd the queue's
+ *	completion interrupt signals once armed through the CQ_ARM doorbell;
+ *	else must be 0.
+ * @pad: In. Must be 0.
  *
  * The ring header layout, the entry formats and the doorbell registers are
  * in <linux/npo_queue.h>.  The queue belongs to the open file's protection
@@ -172,7 +176,12 @@ struct npo_queue_create {
 	__u32 sq_offset;
 	__u32 cq_offset;
 	__u32 node_id;
+	__s32 eventfd;
+	__u32 pad;
 };
+
+/* npo_queue_create.flags */
+#define NPO_QUEUE_CREATE_EVENTFD	_BITUL(0)
 
 /**
  * struct npo_queue_destroy - NPO_IOCTL_DESTROY_QUEUE argument
