@@ -26,7 +26,7 @@ KSELFTEST := $(KSRC_PIECES)/tools/testing/selftests
 # kselftest_harness.h compares mixed types in its macros, as kernel selftests do.
 HARNESS_CFLAGS := -Wno-unused-parameter -Wno-sign-compare
 
-.PHONY: all deps qemu modules userspace firmware runtime npoctl selftests \
+.PHONY: all deps qemu modules userspace firmware runtime npoctl npo-perf examples selftests \
 	host-tests host-tests-build lint checkpatch kernel-doc sparse initramfs check demo bench install \
 	clean distclean
 
@@ -99,6 +99,20 @@ $(NPOCTL): $(NPOCTL_SRCS) $(wildcard tools/npoctl/*.h) $(LIBNPO)
 		-o $@ $(NPOCTL_SRCS) -L$(BUILD)/lib -lnpo $(JSON_LIBS) $(NL_LIBS) \
 		-lm -Wl,-rpath,'$$ORIGIN/../lib'
 
+NPO_PERF := $(BUILD)/bin/npo-perf
+npo-perf: $(NPO_PERF)
+$(NPO_PERF): tools/npo-perf/npo-perf.c runtime/include/npo_datapath.h $(LIBNPO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) -Iruntime/include -o $@ $< \
+		-L$(BUILD)/lib -lnpo $(JSON_LIBS) -Wl,-rpath,'$$ORIGIN/../lib'
+
+ALLREDUCE := $(BUILD)/examples/npo-allreduce
+examples: $(ALLREDUCE)
+$(ALLREDUCE): examples/allreduce/allreduce.c runtime/include/npo_datapath.h $(LIBNPO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -Iruntime/include -o $@ $< -L$(BUILD)/lib -lnpo \
+		-lpthread -lm -Wl,-rpath,'$$ORIGIN/../lib'
+
 firmware: $(FWIMAGE)
 $(FWTOOL): firmware/npo-fwtool.c firmware/npo_fw_validate.c \
 		firmware/npo_fw_validate.h uapi/linux/npo_fw.h
@@ -130,7 +144,7 @@ $(NPO_BENCH): tools/bench/npo-bench.c uapi/linux/npo.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) -o $@ $< $(JSON_LIBS)
 
-userspace: runtime npoctl firmware selftests $(NPO_BENCH)
+userspace: runtime npoctl npo-perf examples firmware selftests $(NPO_BENCH)
 
 # --- host tests under ASan/UBSan ------------------------------------------------
 HOST_TEST_SRCS := $(wildcard runtime/tests/*_test.c tools/npoctl/tests/*_test.c \
@@ -178,6 +192,7 @@ initramfs_img = $(BUILD)/vm/initramfs-$(KVER_$(1)).cpio.gz
 install: userspace
 	@test -n "$(DESTDIR)" || { echo "set DESTDIR"; exit 1; }
 	install -D -m 0755 $(NPOCTL) $(DESTDIR)/usr/bin/npoctl
+	install -D -m 0755 $(NPO_PERF) $(DESTDIR)/usr/bin/npo-perf
 	install -D -m 0755 $(FWTOOL) $(DESTDIR)/usr/bin/npo-fwtool
 	install -D -m 0755 $(LIBNPO) $(DESTDIR)/usr/lib/libnpo.so.1.0.0
 	ln -sf libnpo.so.1.0.0 $(DESTDIR)/usr/lib/libnpo.so.1
@@ -190,15 +205,18 @@ install: userspace
 	install -D -m 0644 uapi/linux/npo_queue.h $(DESTDIR)/usr/include/linux/npo_queue.h
 	install -D -m 0644 uapi/linux/npo_fw.h $(DESTDIR)/usr/include/linux/npo_fw.h
 	install -D -m 0644 $(FWIMAGE) $(DESTDIR)/lib/firmware/npo/npo-fw.bin
+	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man1 man/*.1
 	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man8 man/*.8
 	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man3 man/*.3
 	install -D -m 0755 -t $(DESTDIR)/usr/lib/npo/selftests $(SELFTESTS) \
 		$(BUILD)/selftests/run_tests.sh
 	install -D -m 0755 $(NPO_BENCH) $(DESTDIR)/usr/lib/npo/bench/npo-bench
+	install -D -m 0755 $(ALLREDUCE) $(DESTDIR)/usr/lib/npo/examples/npo-allreduce
 
 define initramfs_rules
 $(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) \
-		$(BUILD)/selftests/run_tests.sh $(NPOCTL) $(LIBNPO) $(FWIMAGE) $(NPO_BENCH) \
+		$(BUILD)/selftests/run_tests.sh $(NPOCTL) $(NPO_PERF) $(LIBNPO) $(FWIMAGE) \
+		$(NPO_BENCH) $(ALLREDUCE) \
 		$(wildcard tools/vm/*) $(wildcard man/*)
 	rm -rf $(INSTALL_ROOT)-$(1)
 	$(MAKE) -s install DESTDIR=$(INSTALL_ROOT)-$(1)

@@ -323,4 +323,22 @@ TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 }
 
+/* The example a collective library would start from runs and verifies. */
+TEST_F_TIMEOUT(remote, allreduce_example_matches_the_cpu, 300)
+{
+	static char out[4096];
+
+	NPO_TEST_SETUP_DONE();
+	if (access("/usr/lib/npo/examples/npo-allreduce", X_OK))
+		SKIP(return, "npo-allreduce not installed");
+	EXPECT_EQ(0, npo_test_run(out, sizeof(out),
+				  "/usr/lib/npo/examples/npo-allreduce -n 1000003 2>&1"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "verified")) TH_LOG("%s", out);
+	/* A size that does not divide evenly, and tiny chunks. */
+	EXPECT_EQ(0, npo_test_run(out, sizeof(out),
+				  "/usr/lib/npo/examples/npo-allreduce -n 13 2>&1"))
+		TH_LOG("%s", out);
+}
+
 TEST_HARNESS_MAIN

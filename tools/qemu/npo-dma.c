@@ -27,7 +27,7 @@
 #include "npo.h"
 
 /* Bytes moved per bottom-half run, over all queues. */
-#define NPO_DMA_BUDGET          (4 * MiB)
+#define NPO_DMA_BUDGET          (16 * MiB)
 /* How often a queue waiting for a retraining link looks again. */
 #define NPO_LINK_RETRY_NS       (1 * SCALE_MS)
 
@@ -121,16 +121,20 @@ static uint32_t mr_check(NpoState *s, NpoMr **out, uint32_t key,
     return NPO_STATUS_OK;
 }
 
-/* The bus address of addr in mr, and how many bytes run on contiguously. */
-static dma_addr_t mr_translate(NpoMr *mr, uint64_t addr, uint64_t *run)
+/*
+ * The host address of addr in mr, and how many bytes run on contiguously
+ * from it.  Regions are guest RAM (the driver pins user pages), mapped
+ * once when their pages arrive, as a device caches its IOMMU translations.
+ */
+static uint8_t *mr_translate(NpoMr *mr, uint64_t addr, uint64_t *run)
 {
     uint64_t psize = 1ULL << mr->page_shift;
     uint64_t off = addr - (mr->iova & ~(psize - 1));
     uint64_t i = off >> mr->page_shift;
-    dma_addr_t base = mr->pages[i] + (off & (psize - 1));
+    uint8_t *base = mr->hva[i] + (off & (psize - 1));
 
     *run = psize - (off & (psize - 1));
-    while (i + 1 < mr->npages && mr->pages[i + 1] == mr->pages[i] + psize &&
+    while (i + 1 < mr->npages && mr->hva[i + 1] == mr->hva[i] + psize &&
            *run < NPO_DMA_BUDGET) {
         *run += psize;
         i++;
@@ -139,57 +143,58 @@ static dma_addr_t mr_translate(NpoMr *mr, uint64_t addr, uint64_t *run)
 }
 
 /*
- * Copy len bytes from a region of device sd to a region of device dd (the
- * same device for loopback, its link peer otherwise): each side's DMA
- * goes through its own device.  False on a host memory fault.
+ * Copy len bytes from one region to another; they may belong to two
+ * devices (a link's ends) of this QEMU process, both in guest RAM.
  */
-static bool mr_copy(NpoState *dd, NpoMr *dst, uint64_t daddr,
-                    NpoState *sd, NpoMr *src, uint64_t saddr, uint64_t len)
+static void mr_copy(NpoMr *dst, uint64_t daddr, NpoMr *src, uint64_t saddr,
+                    uint64_t len)
 {
-    PCIDevice *spdev = PCI_DEVICE(sd), *dpdev = PCI_DEVICE(dd);
-
     while (len) {
-        uint64_t srun, drun;
-        dma_addr_t sa = mr_translate(src, saddr, &srun);
-        dma_addr_t da = mr_translate(dst, daddr, &drun);
-        dma_addr_t n = MIN(len, MIN(srun, drun)), sl = n, dl = n;
-        void *sp = pci_dma_map(spdev, sa, &sl, DMA_DIRECTION_TO_DEVICE);
-        void *dp = pci_dma_map(dpdev, da, &dl, DMA_DIRECTION_FROM_DEVICE);
+        uint64_t srun, drun, n;
+        uint8_t *sp = mr_translate(src, saddr, &srun);
+        uint8_t *dp = mr_translate(dst, daddr, &drun);
 
-        if (!sp || !dp) {
-            if (sp) {
-                pci_dma_unmap(spdev, sp, sl, DMA_DIRECTION_TO_DEVICE, 0);
-            }
-            if (dp) {
-                pci_dma_unmap(dpdev, dp, dl, DMA_DIRECTION_FROM_DEVICE, 0);
-            }
-            return false;
-        }
-        n = MIN(n, MIN(sl, dl));
+        n = MIN(len, MIN(srun, drun));
         memmove(dp, sp, n);
-        pci_dma_unmap(spdev, sp, sl, DMA_DIRECTION_TO_DEVICE, n);
-        pci_dma_unmap(dpdev, dp, dl, DMA_DIRECTION_FROM_DEVICE, n);
         len -= n;
         saddr += n;
         daddr += n;
     }
-    return true;
 }
 
-static bool mr_rw64(NpoState *s, NpoMr *mr, uint64_t addr, uint64_t *val,
-                    bool write)
+/* Atomics: 8 aligned bytes never straddle a page. */
+static uint64_t *mr_word(NpoMr *mr, uint64_t addr)
 {
     uint64_t run;
-    dma_addr_t a = mr_translate(mr, addr, &run);
-    uint64_t le = cpu_to_le64(*val);
 
-    if (write) {
-        return pci_dma_write(PCI_DEVICE(s), a, &le, 8) == MEMTX_OK;
+    return (uint64_t *)mr_translate(mr, addr, &run);
+}
+
+/* Map the region's pages from the page list; false if one is not RAM. */
+static bool mr_map(NpoState *s, NpoMr *mr, uint64_t first, uint64_t count)
+{
+    dma_addr_t psize = 1ULL << mr->page_shift;
+    uint64_t i;
+
+    for (i = first; i < first + count; i++) {
+        dma_addr_t len = psize;
+
+        mr->hva[i] = pci_dma_map(PCI_DEVICE(s), mr->pages[i], &len,
+                                 DMA_DIRECTION_FROM_DEVICE);
+        if (mr->hva[i] && len < psize) {
+            pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], len,
+                          DMA_DIRECTION_FROM_DEVICE, 0);
+            mr->hva[i] = NULL;
+        }
+        if (!mr->hva[i]) {
+            while (i-- > first) {
+                pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], psize,
+                              DMA_DIRECTION_FROM_DEVICE, 0);
+                mr->hva[i] = NULL;
+            }
+            return false;
+        }
     }
-    if (pci_dma_read(PCI_DEVICE(s), a, &le, 8) != MEMTX_OK) {
-        return false;
-    }
-    *val = le64_to_cpu(le);
     return true;
 }
 
@@ -325,32 +330,30 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         }
     }
     if (atomic) {
-        uint64_t old, val;
+        uint64_t *word = mr_word(rmr, raddr), old, val;
 
-        if (!mr_rw64(t, rmr, raddr, &old, false)) {
-            *status = NPO_STATUS_DMA_ERROR;
-            return 0;
-        }
+        /*
+         * The whole read-modify-write runs under the BQL, the only lock
+         * under which any device touches the word.  Guest CPUs may race
+         * with it, as with any device's atomics on host memory.
+         */
+        old = le64_to_cpu(qatomic_read(word));
         if (d->opcode == NPO_OP_FETCH_ADD) {
             val = old + le64_to_cpu(d->compare_add);
         } else {
             val = old == le64_to_cpu(d->compare_add) ?
                   le64_to_cpu(d->swap) : old;
         }
-        if (!mr_rw64(t, rmr, raddr, &val, true) ||
-            !mr_rw64(s, lmr, laddr, &old, true)) {
-            *status = NPO_STATUS_DMA_ERROR;
-        }
+        qatomic_set(word, cpu_to_le64(val));
+        stq_le_p(mr_translate(lmr, laddr, &n), old);
         return 8;
     }
     if (len) {
         n = MIN((uint64_t)len - q->progress, budget);
-        if (d->opcode == NPO_OP_READ ?
-            !mr_copy(s, lmr, laddr + q->progress, t, rmr, raddr + q->progress, n) :
-            !mr_copy(t, rmr, raddr + q->progress, s, lmr, laddr + q->progress, n)) {
-            *status = NPO_STATUS_DMA_ERROR;
-            q->progress = 0;
-            return n;
+        if (d->opcode == NPO_OP_READ) {
+            mr_copy(lmr, laddr + q->progress, rmr, raddr + q->progress, n);
+        } else {
+            mr_copy(rmr, raddr + q->progress, lmr, laddr + q->progress, n);
         }
         q->progress += n;
         if (q->progress < len) {
@@ -464,10 +467,13 @@ static void npo_dma_bh(void *opaque)
     NpoState *s = opaque;
     uint64_t budget = NPO_DMA_BUDGET;
     bool more = false, wait = false;
-    unsigned int i;
+    unsigned int i, last = s->dma_next;
 
-    /* Round robin from where the last run stopped, so no queue starves. */
-    for (i = 0; i < s->num_queues && budget; i++) {
+    /*
+     * Round robin: the next run starts after the last queue served, so a
+     * queue with long transfers cannot starve the others.
+     */
+    for (i = 0; i < s->num_queues; i++) {
         unsigned int qid = (s->dma_next + i) % s->num_queues;
         NpoQueue *q = &s->queue[qid];
         bool idle;
@@ -476,15 +482,20 @@ static void npo_dma_bh(void *opaque)
             q->sq_head == q->sq_tail) {
             continue;
         }
+        if (!budget) {
+            more = true;
+            break;
+        }
         budget -= MIN(budget, queue_work(s, q, budget, &idle));
+        last = qid;
         if (q->link_wait) {
             wait = true;
         } else if (!idle && !q->stalled) {
             more = true;
-            s->dma_next = qid;
         }
     }
     if (more) {
+        s->dma_next = (last + 1) % s->num_queues;
         qemu_bh_schedule(s->dma_bh);
     }
     if (wait && !timer_pending(s->dma_retry)) {
@@ -555,11 +566,20 @@ static void queue_destroy(NpoState *s, NpoQueue *q)
 
 static void mr_free(NpoState *s, uint32_t idx)
 {
-    if (s->mr[idx]) {
-        g_free(s->mr[idx]->pages);
-        g_free(s->mr[idx]);
-        s->mr[idx] = NULL;
+    NpoMr *mr = s->mr[idx];
+    uint64_t i;
+
+    if (!mr) {
+        return;
     }
+    for (i = 0; i < mr->npages && mr->hva[i]; i++) {
+        pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], 1ULL << mr->page_shift,
+                      DMA_DIRECTION_FROM_DEVICE, 1ULL << mr->page_shift);
+    }
+    g_free(mr->hva);
+    g_free(mr->pages);
+    g_free(mr);
+    s->mr[idx] = NULL;
 }
 
 static uint32_t mbox_queue_create(NpoState *s)
@@ -638,7 +658,10 @@ static uint32_t mbox_mr_create(NpoState *s)
     }
     mr = g_new0(NpoMr, 1);
     mr->pages = g_try_new0(uint64_t, npages);
-    if (!mr->pages) {
+    mr->hva = g_try_new0(uint8_t *, npages);
+    if (!mr->pages || !mr->hva) {
+        g_free(mr->pages);
+        g_free(mr->hva);
         g_free(mr);
         return MBOX_ERR_NOMEM;
     }
@@ -687,6 +710,11 @@ static uint32_t mbox_mr_pages(NpoState *s)
         if (mr->pages[first + i] & ((1ULL << mr->page_shift) - 1)) {
             return MBOX_ERR_ARG;
         }
+    }
+    if (!mr_map(s, mr, first, count)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: region 0x%08x: a page is "
+                      "not guest RAM\n", s->node_id, key);
+        return MBOX_ERR_DMA;
     }
     mr->pages_set += count;
     return MBOX_OK;

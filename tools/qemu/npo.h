@@ -327,6 +327,7 @@ typedef struct NpoMr {
     uint64_t npages;
     uint64_t pages_set;         /* usable once all pages are known */
     uint64_t *pages;            /* bus address of each page */
+    uint8_t **hva;              /* each page mapped, NULL until given */
 } NpoMr;
 
 typedef struct NpoQueue {
