@@ -139,6 +139,11 @@ $(BUILD)/selftests/run_tests.sh: selftests/run_tests.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
 
+FASTPATH := $(BUILD)/bench-bin/fastpath
+$(FASTPATH): tools/bench/fastpath.c runtime/include/npo_datapath.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -Iruntime/include -o $@ $< -luring -lpthread
+
 NPO_BENCH := $(BUILD)/bench-bin/npo-bench
 $(NPO_BENCH): tools/bench/npo-bench.c uapi/linux/npo.h
 	@mkdir -p $(@D)
@@ -239,7 +244,7 @@ demo: deps
 		sh -c '/sbin/modprobe npo && npoctl dev && sleep 1 && npoctl link && npoctl topo'
 
 bench: deps
-	@$(MAKE) --no-print-directory all initramfs
+	@$(MAKE) --no-print-directory all initramfs $(FASTPATH)
 	@BUILD=$(BUILD) bash tools/bench/run.sh
 
 clean:

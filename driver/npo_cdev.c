@@ -336,7 +336,7 @@ static int npo_open(struct inode *inode, struct file *filp)
 	nfile = kzalloc(sizeof(*nfile), GFP_KERNEL);
 	if (!nfile)
 		return -ENOMEM;
-	pd = ida_alloc_min(&ndev->pd_ida, 1, GFP_KERNEL);
+	pd = ida_alloc_range(&ndev->pd_ida, 1, FIELD_MAX(NPO_QC_PD), GFP_KERNEL);
 	if (pd < 0) {
 		kfree(nfile);
 		return pd;

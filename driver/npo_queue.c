@@ -27,7 +27,8 @@
 #define NPO_MMAP_DOORBELL	2
 
 static_assert(NPO_RING_HEADER_SIZE + NPO_MAX_RING_ENTRIES *
-	      (sizeof(struct npo_sqe) + sizeof(struct npo_cqe)) <=
+	      (sizeof(struct npo_sqe) + sizeof(struct npo_cqe) +
+	       sizeof(struct npo_rqe)) <=
 	      BIT(NPO_MMAP_QUEUE_SHIFT) * PAGE_SIZE);
 
 /**
@@ -35,6 +36,7 @@ static_assert(NPO_RING_HEADER_SIZE + NPO_MAX_RING_ENTRIES *
  * @id: queue number on the device.
  * @sq_entries: submission ring entries.
  * @cq_entries: completion ring entries.
+ * @rq_entries: receive ring entries.
  * @ring: ring memory: header, submission ring, completion ring.
  * @ring_dma: its bus address.
  * @ring_size: its size, a whole number of pages.
@@ -46,6 +48,7 @@ struct npo_queue {
 	u32 id;
 	u32 sq_entries;
 	u32 cq_entries;
+	u32 rq_entries;
 	void *ring;
 	dma_addr_t ring_dma;
 	size_t ring_size;
@@ -98,11 +101,12 @@ static u64 npo_mmap_offset(unsigned int kind, u32 qid)
 		(u64)qid << NPO_MMAP_QUEUE_SHIFT) << PAGE_SHIFT;
 }
 
-static size_t npo_ring_size(u32 sq_entries, u32 cq_entries)
+static size_t npo_ring_size(u32 sq_entries, u32 cq_entries, u32 rq_entries)
 {
 	return PAGE_ALIGN(NPO_RING_HEADER_SIZE +
 			  (size_t)sq_entries * sizeof(struct npo_sqe) +
-			  (size_t)cq_entries * sizeof(struct npo_cqe));
+			  (size_t)cq_entries * sizeof(struct npo_cqe) +
+			  (size_t)rq_entries * sizeof(struct npo_rqe));
 }
 
 static void npo_queue_free(struct npo_dev *ndev, struct npo_queue *q)
@@ -131,8 +135,10 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	u32 args[4];
 	int id, err;
 
-	if ((qc->flags & ~NPO_QUEUE_CREATE_EVENTFD) || qc->pad ||
+	if ((qc->flags & ~NPO_QUEUE_CREATE_EVENTFD) ||
 	    (!(qc->flags & NPO_QUEUE_CREATE_EVENTFD) && qc->eventfd) ||
+	    (qc->rq_entries && !is_power_of_2(qc->rq_entries)) ||
+	    qc->rq_entries > NPO_MAX_RING_ENTRIES ||
 	    !is_power_of_2(qc->sq_entries) ||
 	    !is_power_of_2(qc->cq_entries) ||
 	    qc->sq_entries > NPO_MAX_RING_ENTRIES ||
@@ -153,7 +159,9 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	q->id = id;
 	q->sq_entries = qc->sq_entries;
 	q->cq_entries = qc->cq_entries;
-	q->ring_size = npo_ring_size(q->sq_entries, q->cq_entries);
+	q->rq_entries = qc->rq_entries ? qc->rq_entries : 1;
+	q->ring_size = npo_ring_size(q->sq_entries, q->cq_entries,
+				     q->rq_entries);
 	q->ring = dma_alloc_coherent(&ndev->pdev->dev, q->ring_size,
 				     &q->ring_dma, GFP_KERNEL);
 	if (!q->ring) {
@@ -170,7 +178,8 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	args[0] = FIELD_PREP(NPO_QC_QUEUE, id) |
 		  FIELD_PREP(NPO_QC_SQ_LOG2, ilog2(q->sq_entries)) |
 		  FIELD_PREP(NPO_QC_CQ_LOG2, ilog2(q->cq_entries));
-	args[1] = nfile->pd;
+	args[1] = FIELD_PREP(NPO_QC_PD, nfile->pd) |
+		  FIELD_PREP(NPO_QC_RQ_LOG2, ilog2(q->rq_entries));
 	args[2] = lower_32_bits(q->ring_dma);
 	args[3] = upper_32_bits(q->ring_dma);
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_CREATE, args, 4, NULL, 0);
@@ -188,6 +197,7 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	qc->sq_offset = NPO_RING_HEADER_SIZE;
 	qc->cq_offset = NPO_RING_HEADER_SIZE +
 			q->sq_entries * sizeof(struct npo_sqe);
+	qc->rq_offset = qc->cq_offset + q->cq_entries * sizeof(struct npo_cqe);
 	qc->node_id = ndev->node_id;
 	npo_dbg(ndev, DMA, "pd %u: queue %u, %u/%u entries\n", nfile->pd, id,
 		q->sq_entries, q->cq_entries);

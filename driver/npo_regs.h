@@ -242,10 +242,12 @@ enum npo_hw_port_state {
 #define NPO_RESET_TIMEOUT_MS		100
 #define NPO_MBOX_TIMEOUT_MS		2000
 
-/* QUEUE_CREATE ARG0 fields; ARG1 protection domain, ARG2/3 ring address. */
+/* QUEUE_CREATE: ARG0 and ARG1 fields; ARG2/3 the ring address. */
 #define NPO_QC_QUEUE			GENMASK(15, 0)
 #define NPO_QC_SQ_LOG2			GENMASK(23, 16)
 #define NPO_QC_CQ_LOG2			GENMASK(31, 24)
+#define NPO_QC_PD			GENMASK(15, 0)
+#define NPO_QC_RQ_LOG2			GENMASK(23, 16)
 
 /* Memory region keys: a random tag above the memory table index. */
 #define NPO_MR_KEY_INDEX		GENMASK(15, 0)

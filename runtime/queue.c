@@ -33,6 +33,7 @@ int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
 		return -EINVAL;
 	qc.sq_entries = attr->sq_entries;
 	qc.cq_entries = attr->cq_entries ? attr->cq_entries : attr->sq_entries;
+	qc.rq_entries = attr->rq_entries;
 	if (attr->flags & NPO_QUEUE_INTERRUPT) {
 		efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (efd < 0)
@@ -71,6 +72,9 @@ int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
 	q->ring_size = qc.ring_size;
 	q->sqes = (struct npo_sqe *)((char *)ring + qc.sq_offset);
 	q->cqes = (struct npo_cqe *)((char *)ring + qc.cq_offset);
+	q->rqes = (struct npo_rqe *)((char *)ring + qc.rq_offset);
+	q->rq_head = (const uint32_t *)((char *)ring + NPO_RING_RQ_HEAD);
+	q->rq_mask = (qc.rq_entries ? qc.rq_entries : 1) - 1;
 	q->sq_head = (const uint32_t *)((char *)ring + NPO_RING_SQ_HEAD);
 	q->cq_tail = (const uint32_t *)((char *)ring + NPO_RING_CQ_TAIL);
 	q->cq_head = (uint32_t *)((char *)ring + NPO_RING_CQ_HEAD);
@@ -236,6 +240,9 @@ const char *npo_status_str(uint32_t status)
 		[NPO_STATUS_UNREACHABLE] = "destination node unreachable",
 		[NPO_STATUS_DMA_ERROR] = "host memory error",
 		[NPO_STATUS_FLUSHED] = "flushed: the queue was in error",
+		[NPO_STATUS_LINK_DOWN] = "the link to the destination is down",
+		[NPO_STATUS_RNR] = "receiver not ready: no receive buffer posted",
+		[NPO_STATUS_REMOTE_LENGTH] = "receive buffer smaller than the message",
 	};
 
 	if (status < sizeof(names) / sizeof(names[0]) && names[status])

@@ -216,6 +216,67 @@ TEST_F(queue, write_with_immediate_reaches_the_other_queue)
 	npo_destroy_queue(rq);
 }
 
+TEST_F_TIMEOUT(queue, send_fills_posted_receive_buffers, 60)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8, .rq_entries = 8 };
+	static const uint32_t sizes[] = { 0, 1, 100, 4096 };
+	struct npo_queue *rq;
+	struct npo_cqe c;
+	unsigned int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &rq));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, npo_post_recv(rq, 500 + i, npo_mr_key(self->dst_mr),
+					   self->dst + i * 8192, 4096));
+	fill(self->src, 4096, 9);
+	for (i = 0; i < 4; i++) {
+		npo_prep_send(npo_get_sqe(self->q), i, npo_mr_key(self->src_mr),
+			      self->src, sizes[i], self->node, rq->id);
+		ASSERT_EQ(0, run_one(self->q, &c));
+		EXPECT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
+		EXPECT_EQ(NPO_OP_SEND, c.opcode);
+		ASSERT_EQ(0, run_one(rq, &c));
+		EXPECT_EQ(NPO_OP_RECV, c.opcode);
+		EXPECT_EQ(500 + i, c.wr_id);
+		EXPECT_EQ(sizes[i], c.length);
+		EXPECT_EQ(self->q->id, c.src_queue);
+		EXPECT_EQ(0, memcmp(self->dst + i * 8192, self->src, sizes[i]));
+	}
+
+	/* A buffer posted while the SEND waits for one: it arrives. */
+	npo_prep_send(npo_get_sqe(self->q), 10, npo_mr_key(self->src_mr),
+		      self->src, 64, self->node, rq->id);
+	npo_submit(self->q);
+	usleep(100000);
+	EXPECT_EQ(NULL, npo_peek_cqe(self->q)) TH_LOG("completed with no buffer");
+	ASSERT_EQ(0, npo_post_recv(rq, 600, npo_mr_key(self->dst_mr), self->dst, 64));
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	ASSERT_EQ(0, run_one(rq, &c));
+	EXPECT_EQ(600, c.wr_id);
+
+	/* No buffer at all: receiver not ready, after the retry time. */
+	npo_prep_send(npo_get_sqe(self->q), 11, npo_mr_key(self->src_mr),
+		      self->src, 64, self->node, rq->id);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_RNR, c.status);
+	npo_destroy_queue(self->q);
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &self->q));
+
+	/* Too small a buffer fails both ends, and says so to both. */
+	ASSERT_EQ(0, npo_post_recv(rq, 700, npo_mr_key(self->dst_mr), self->dst, 16));
+	npo_prep_send(npo_get_sqe(self->q), 12, npo_mr_key(self->src_mr),
+		      self->src, 64, self->node, rq->id);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_REMOTE_LENGTH, c.status);
+	ASSERT_EQ(0, run_one(rq, &c));
+	EXPECT_EQ(700, c.wr_id);
+	EXPECT_EQ(NPO_STATUS_REMOTE_LENGTH, c.status);
+	EXPECT_TRUE(npo_queue_in_error(rq));
+	npo_destroy_queue(rq);
+}
+
 TEST_F(queue, fetch_add_and_compare_swap)
 {
 	uint64_t *counter = (uint64_t *)self->dst, *old = (uint64_t *)self->src;

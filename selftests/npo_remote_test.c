@@ -214,6 +214,33 @@ TEST_F(remote, immediate_data_arrives_with_its_origin)
 	EXPECT_EQ(0, memcmp(a->buf, b->buf, 1000));
 }
 
+TEST_F(remote, send_lands_in_the_neighbours_receive_buffer)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8, .rq_entries = 4 };
+	struct end *a = &self->a, *b = &self->b;
+	struct npo_queue *rq;
+	struct npo_cqe c;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_create_queue(b->dev, &attr, &rq));
+	ASSERT_EQ(0, npo_post_recv(rq, 42, npo_mr_key(b->mr), b->buf, 65536));
+	fill(a->buf, 65536, 5);
+	npo_prep_send(npo_get_sqe(a->q), 1, npo_mr_key(a->mr), a->buf, 65536,
+		      b->q->node_id, rq->id);
+	npo_submit(a->q);
+	ASSERT_EQ(0, reap(a->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
+	EXPECT_EQ(0, c.port);
+	ASSERT_EQ(0, reap(rq, &c));
+	EXPECT_EQ(NPO_OP_RECV, c.opcode);
+	EXPECT_EQ(42, c.wr_id);
+	EXPECT_EQ(65536, c.length);
+	EXPECT_EQ(a->q->node_id, c.src_node);
+	EXPECT_EQ(1, c.port);
+	EXPECT_EQ(0, memcmp(a->buf, b->buf, 65536));
+	npo_destroy_queue(rq);
+}
+
 TEST_F(remote, remote_keys_are_checked_by_the_target)
 {
 	struct end *a = &self->a, *b = &self->b;

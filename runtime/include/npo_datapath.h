@@ -14,6 +14,7 @@
 #ifndef LIBNPO_NPO_DATAPATH_H
 #define LIBNPO_NPO_DATAPATH_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -33,16 +34,20 @@ struct npo_mr;
 struct npo_queue {
 	struct npo_sqe *sqes;
 	struct npo_cqe *cqes;
+	struct npo_rqe *rqes;
 	const uint32_t *sq_head;	/* device: SQEs consumed */
 	const uint32_t *cq_tail;	/* device: CQEs produced */
 	uint32_t *cq_head;		/* us: CQEs consumed */
 	const uint32_t *status;		/* device: NPO_QSTAT_* */
+	const uint32_t *rq_head;	/* device: receive buffers consumed */
 	uint32_t *doorbell;		/* the queue's doorbell page */
 	uint32_t sq_tail;		/* SQEs handed out by npo_get_sqe() */
 	uint32_t sq_rung;		/* SQ tail the device was last told */
 	uint32_t cq_head_local;
+	uint32_t rq_tail;		/* receive buffers posted */
 	uint32_t sq_mask;
 	uint32_t cq_mask;
+	uint32_t rq_mask;
 	uint32_t id;			/* queue number on the device */
 	uint32_t node_id;		/* the device's node: loopback dest_node */
 	struct npo_device *dev;
@@ -60,6 +65,7 @@ struct npo_queue_attr {
 	uint32_t sq_entries;		/* power of two */
 	uint32_t cq_entries;		/* power of two, >= sq_entries; 0: same */
 	uint32_t flags;			/* NPO_QUEUE_* */
+	uint32_t rq_entries;		/* receive buffers for SEND; 0: none */
 };
 
 /* 0 or a negative errno. */
@@ -137,6 +143,30 @@ static inline void npo_cq_advance(struct npo_queue *q, unsigned int n)
 }
 
 /*
+ * Post a receive buffer for one SEND: length bytes at addr in the region
+ * of key (with NPO_ACCESS_LOCAL_WRITE).  -ENOSPC if the receive ring is
+ * full.  The device sees it at once; a RECV completion reports its use.
+ */
+static inline int npo_post_recv(struct npo_queue *q, uint64_t wr_id,
+				uint32_t key, void *addr, uint32_t length)
+{
+	struct npo_rqe *rqe;
+
+	if (q->rq_tail - npo_load_acquire(q->rq_head) > q->rq_mask)
+		return -ENOSPC;
+	rqe = &q->rqes[q->rq_tail & q->rq_mask];
+	rqe->wr_id = wr_id;
+	rqe->key = key;
+	rqe->length = length;
+	rqe->addr = (uintptr_t)addr;
+	rqe->rsvd = 0;
+	q->rq_tail++;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	*(volatile uint32_t *)(q->doorbell + NPO_DB_RQ_TAIL / 4) = q->rq_tail;
+	return 0;
+}
+
+/*
  * Interrupt mode: ask for one interrupt, signalled on q->event_fd, once a
  * completion beyond those consumed so far exists (at once if one does).
  */
@@ -203,6 +233,17 @@ static inline void npo_prep_write_imm(struct npo_sqe *sqe, uint64_t wr_id,
 		      length, dest_node, remote_key, remote_addr);
 	sqe->dest_queue = dest_queue;
 	sqe->imm = imm;
+}
+
+/* Two-sided: fills the next receive buffer of dest_queue on dest_node. */
+static inline void npo_prep_send(struct npo_sqe *sqe, uint64_t wr_id,
+				 uint32_t local_key, const void *local_addr,
+				 uint32_t length, uint32_t dest_node,
+				 uint16_t dest_queue)
+{
+	npo_prep_rdma(sqe, NPO_OP_SEND, wr_id, local_key, local_addr, length,
+		      dest_node, 0, 0);
+	sqe->dest_queue = dest_queue;
 }
 
 /* The old 64-bit value lands at result (8 bytes of local_key's region). */

@@ -28,8 +28,12 @@
 
 /* Bytes moved per bottom-half run, over all queues. */
 #define NPO_DMA_BUDGET          (16 * MiB)
-/* How often a queue waiting for a retraining link looks again. */
+/* How often a queue waiting for a link or a receive buffer looks again. */
 #define NPO_LINK_RETRY_NS       (1 * SCALE_MS)
+/* Looks for a receive buffer before a SEND fails as RNR: about 1 s. */
+#define NPO_RNR_TRIES           1000
+/* A SEND is never split, so it fits one engine run. */
+#define NPO_MAX_SEND            NPO_DMA_BUDGET
 
 static dma_addr_t q_ring(NpoQueue *q, uint32_t off)
 {
@@ -206,6 +210,104 @@ typedef struct NpoDest {
     NpoPort *port;              /* NULL for loopback */
 } NpoDest;
 
+static void queue_fail(NpoState *s, NpoQueue *q, uint32_t status)
+{
+    if (!q->error) {
+        q->error = true;
+        q_write32(s, q, NPO_RING_STATUS, NPO_QSTAT_ERROR);
+        trace_npo_queue_error(s->node_id, q->id, status);
+    }
+}
+
+/*
+ * A completion on the receiving queue dq of device t for a message from
+ * queue src of device s.  The receiver was checked before the data moved;
+ * if its completion ring filled since, it goes to error rather than lose
+ * the completion silently, as a CQ overrun does in RDMA.
+ */
+static void deliver(NpoState *s, NpoQueue *src, NpoState *t, NpoQueue *dq,
+                    const NpoDest *dest, struct npo_cqe *c)
+{
+    c->port = dest->port ? dest->port->peer_port : NPO_CQE_PORT_NONE;
+    c->src_node = cpu_to_le32(s->node_id);
+    c->src_queue = cpu_to_le16(src->id);
+    if (!cq_has_room(t, dq)) {
+        queue_fail(t, dq, NPO_STATUS_REMOTE_QUEUE);
+        return;
+    }
+    cq_post(t, dq, c);
+}
+
+static void deliver_imm(NpoState *s, NpoQueue *src, const struct npo_sqe *d,
+                        const NpoDest *dest)
+{
+    NpoState *t = dest->dev;
+    NpoQueue *dq = queue_get(t, le16_to_cpu(d->dest_queue));
+    struct npo_cqe c = {
+        .status = cpu_to_le32(NPO_STATUS_OK),
+        .length = d->length,
+        .imm = d->imm,
+        .opcode = NPO_OP_RECV_IMM,
+    };
+
+    if (dq && !dq->error) {
+        deliver(s, src, t, dq, dest, &c);
+    }
+}
+
+/*
+ * SEND: the next receive buffer of the destination queue takes the whole
+ * message (at most NPO_MAX_SEND bytes, so it is never split).  Returns the
+ * sender's status, or -1 to wait for a buffer.
+ */
+static int send_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
+                    NpoMr *lmr, const NpoDest *dest)
+{
+    NpoState *t = dest->dev;
+    NpoQueue *tq = queue_get(t, le16_to_cpu(d->dest_queue));
+    uint32_t len = le32_to_cpu(d->length), st;
+    struct npo_rqe r;
+    struct npo_cqe c = { .opcode = NPO_OP_RECV };
+    NpoMr *rmr = NULL;
+
+    if (!tq || tq->error) {
+        return NPO_STATUS_REMOTE_QUEUE;
+    }
+    if (tq->rq_head == tq->rq_tail) {
+        /* Receiver not ready: retry for a while, as RDMA's RNR retry. */
+        if (q->rnr_tries++ < NPO_RNR_TRIES) {
+            return -1;
+        }
+        return NPO_STATUS_RNR;
+    }
+    if (pci_dma_read(PCI_DEVICE(t), q_ring(tq, NPO_RING_HEADER_SIZE) +
+                     (dma_addr_t)tq->sq_entries * sizeof(struct npo_sqe) +
+                     (dma_addr_t)tq->cq_entries * sizeof(struct npo_cqe) +
+                     (dma_addr_t)(tq->rq_head & (tq->rq_entries - 1)) *
+                     sizeof(r), &r, sizeof(r)) != MEMTX_OK) {
+        memset(&r, 0, sizeof(r));
+    }
+    tq->rq_head++;
+    q_write32(t, tq, NPO_RING_RQ_HEAD, tq->rq_head);
+    c.wr_id = r.wr_id;
+    st = le32_to_cpu(r.length) < len ? NPO_STATUS_REMOTE_LENGTH :
+         len ? mr_check(t, &rmr, le32_to_cpu(r.key), le64_to_cpu(r.addr),
+                        len, NPO_ACCESS_LOCAL_WRITE, tq->pd, true) : 0;
+    if (st) {
+        /* The receiver's buffer is at fault: its queue fails, and says why. */
+        c.status = cpu_to_le32(st);
+        deliver(s, q, t, tq, dest, &c);
+        queue_fail(t, tq, st);
+        return st == NPO_STATUS_REMOTE_LENGTH ? st : NPO_STATUS_REMOTE_QUEUE;
+    }
+    if (len) {
+        mr_copy(rmr, le64_to_cpu(r.addr), lmr, le64_to_cpu(d->local_addr), len);
+    }
+    c.length = cpu_to_le32(len);
+    deliver(s, q, t, tq, dest, &c);
+    return NPO_STATUS_OK;
+}
+
 /*
  * Resolve the destination; 0 or the status to complete with.  *wait is
  * set when the link is retraining: the descriptor waits, it does not fail.
@@ -297,6 +399,12 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
             return 0;
         }
         break;
+    case NPO_OP_SEND:
+        if (len > NPO_MAX_SEND) {
+            *status = NPO_STATUS_BAD_DESCRIPTOR;
+            return 0;
+        }
+        break;
     default:
         *status = NPO_STATUS_BAD_DESCRIPTOR;
         return 0;
@@ -321,13 +429,25 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     /* A zero-length transfer touches no memory, so no key is checked. */
     if (len) {
         st = mr_check(s, &lmr, lkey, laddr, len, lneed, q->pd, true);
-        if (!st) {
+        if (!st && d->opcode != NPO_OP_SEND) {
             st = mr_check(t, &rmr, rkey, raddr, len, rneed, 0, false);
         }
         if (st) {
             *status = st;
             return 0;
         }
+    }
+    if (d->opcode == NPO_OP_SEND) {
+        int r = send_run(s, q, d, lmr, dest);
+
+        if (r < 0) {
+            q->link_wait = true;
+            *done = false;
+            return 0;
+        }
+        q->rnr_tries = 0;
+        *status = r;
+        return len;
     }
     if (atomic) {
         uint64_t *word = mr_word(rmr, raddr), old, val;
@@ -363,38 +483,6 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         q->progress = 0;
     }
     return n;
-}
-
-static void deliver_imm(NpoState *s, NpoQueue *src, const struct npo_sqe *d,
-                        const NpoDest *dest)
-{
-    NpoState *t = dest->dev;
-    NpoQueue *dq = queue_get(t, le16_to_cpu(d->dest_queue));
-    struct npo_cqe c = {
-        .status = cpu_to_le32(NPO_STATUS_OK),
-        .length = d->length,
-        .imm = d->imm,
-        .opcode = NPO_OP_RECV_IMM,
-        .port = dest->port ? dest->port->peer_port : NPO_CQE_PORT_NONE,
-        .src_node = cpu_to_le32(s->node_id),
-        .src_queue = cpu_to_le16(src->id),
-    };
-
-    /*
-     * The receiver was checked before the data moved; if it broke or its
-     * completion ring filled since, it goes to error rather than lose the
-     * completion silently, as a CQ overrun does in RDMA.
-     */
-    if (!dq || dq->error) {
-        return;
-    }
-    if (!cq_has_room(t, dq)) {
-        dq->error = true;
-        q_write32(t, dq, NPO_RING_STATUS, NPO_QSTAT_ERROR);
-        trace_npo_queue_error(t->node_id, dq->id, NPO_STATUS_REMOTE_QUEUE);
-        return;
-    }
-    cq_post(t, dq, &c);
 }
 
 /* Work one queue within budget; returns bytes moved, *idle if caught up. */
@@ -439,6 +527,7 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
                 return moved;
             }
         }
+        q->rnr_tries = 0;
         c.wr_id = d.wr_id;
         c.status = cpu_to_le32(status);
         c.length = status ? 0 : d.length;
@@ -543,6 +632,20 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
         q->sq_tail = val;
         q->stalled = false;
         break;
+    case NPO_DB_RQ_TAIL:
+        if (val - q->rq_head > q->rq_entries) {
+            qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: RQ tail %u is "
+                          "beyond head %u + %u entries\n", s->node_id, qid,
+                          val, q->rq_head, q->rq_entries);
+            if (!q->error) {
+                q->error = true;
+                q_write32(s, q, NPO_RING_STATUS, NPO_QSTAT_ERROR);
+            }
+            return;
+        }
+        q->rq_tail = val;
+        /* Senders waiting for a buffer may go on. */
+        break;
     case NPO_DB_CQ_ARM:
         q->armed = true;
         q->arm_head = val;
@@ -587,11 +690,13 @@ static uint32_t mbox_queue_create(NpoState *s)
     unsigned int qid = s->mbox_arg[0] & 0xffff;
     unsigned int sq_log2 = (s->mbox_arg[0] >> 16) & 0xff;
     unsigned int cq_log2 = s->mbox_arg[0] >> 24;
+    unsigned int rq_log2 = (s->mbox_arg[1] >> 16) & 0xff;
     dma_addr_t ring = ((uint64_t)s->mbox_arg[3] << 32) | s->mbox_arg[2];
     NpoQueue *q;
 
     if (qid >= s->num_queues || sq_log2 > NPO_MAX_RING_LOG2 ||
-        cq_log2 > NPO_MAX_RING_LOG2 || (ring & (NPO_RING_HEADER_SIZE - 1))) {
+        cq_log2 > NPO_MAX_RING_LOG2 || rq_log2 > NPO_MAX_RING_LOG2 ||
+        (s->mbox_arg[1] >> 24) || (ring & (NPO_RING_HEADER_SIZE - 1))) {
         return MBOX_ERR_ARG;
     }
     q = &s->queue[qid];
@@ -600,12 +705,14 @@ static uint32_t mbox_queue_create(NpoState *s)
     }
     queue_destroy(s, q);
     q->id = qid;
-    q->pd = s->mbox_arg[1];
+    q->pd = s->mbox_arg[1] & 0xffff;
     q->ring = ring;
     q->sq_entries = 1u << sq_log2;
     q->cq_entries = 1u << cq_log2;
+    q->rq_entries = 1u << rq_log2;
     q->live = true;
     q_write32(s, q, NPO_RING_SQ_HEAD, 0);
+    q_write32(s, q, NPO_RING_RQ_HEAD, 0);
     q_write32(s, q, NPO_RING_CQ_TAIL, 0);
     q_write32(s, q, NPO_RING_STATUS, 0);
     trace_npo_queue_create(s->node_id, qid, q->pd, q->sq_entries,

@@ -345,6 +345,10 @@ typedef struct NpoQueue {
     uint32_t cq_tail;
     uint32_t cq_head;           /* last value read from the ring header */
     uint32_t arm_head;
+    uint32_t rq_entries;
+    uint32_t rq_head;
+    uint32_t rq_tail;
+    uint32_t rnr_tries;         /* the head SEND found no receive buffer */
     uint64_t progress;          /* bytes of the head descriptor done */
     bool link_wait;             /* head descriptor waits for a link */
 } NpoQueue;

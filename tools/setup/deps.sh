@@ -65,6 +65,8 @@ host_packages=(
 	seabios qemu-system-data
 	ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev
 	flex bison bc libelf-dev
+	valgrind liburing-dev
+	iproute2 rdma-core ibverbs-providers perftest
 )
 
 apt_install "${host_packages[@]}"

@@ -13,6 +13,8 @@ here=$(dirname "$(realpath "$0")")
 
 # Kernel modules the tests use, beyond what the kernel has built in.
 extra_modules=(aer_inject)
+# Soft-RoCE, the comparison in make bench: rxe on a veth pair.
+extra_modules+=(rdma_rxe veth crc32_generic)
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,root,etc,npo}
 install -m 0755 /bin/busybox "$root/bin/busybox"
@@ -32,6 +34,17 @@ if command -v lspci >/dev/null; then
 fi
 
 # Shared libraries of every ELF file, at their host paths.
+# perftest, iproute2's ip and rdma, and the rxe verbs provider, when the
+# host has them (tools/setup/deps.sh installs them).
+for tool in ib_write_bw ib_write_lat ip rdma; do
+	path=$(command -v $tool || true)
+	[ -n "$path" ] && install -m 0755 "$path" "$root/usr/bin/$tool"
+done
+for f in /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so \
+	 /etc/libibverbs.d/rxe.driver; do
+	[ -e "$f" ] && install -D -m 0644 "$f" "$root$f"
+done
+
 copy_libs() {
 	local f lib
 	for f in "$@"; do

@@ -158,7 +158,9 @@ struct npo_param_query {
  * @eventfd: In. With NPO_QUEUE_CREATE_EVENTFD, an eventfd the queue's
  *	completion interrupt signals once armed through the CQ_ARM doorbell;
  *	else must be 0.
- * @pad: In. Must be 0.
+ * @rq_entries: In. Receive ring entries for SEND, a power of two; 0 for a
+ *	queue that receives no SENDs (it gets one entry).
+ * @rq_offset: Out. Offset of the receive ring in the ring memory.
  *
  * The ring header layout, the entry formats and the doorbell registers are
  * in <linux/npo_queue.h>.  The queue belongs to the open file's protection
@@ -177,7 +179,8 @@ struct npo_queue_create {
 	__u32 cq_offset;
 	__u32 node_id;
 	__s32 eventfd;
-	__u32 pad;
+	__u32 rq_entries;
+	__u32 rq_offset;
 };
 
 /* npo_queue_create.flags */

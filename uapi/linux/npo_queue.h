@@ -24,7 +24,10 @@
  *	remote_addr; the old value lands at local_addr.
  * @NPO_OP_CMP_SWAP: atomically replace the 64-bit word at remote_addr by
  *	@swap if it equals @compare_add; the old value lands at local_addr.
+ * @NPO_OP_SEND: two-sided: deliver @length bytes into the next receive
+ *	buffer posted on the destination queue @dest_queue.
  * @NPO_OP_RECV_IMM: completion only: immediate data arrived.
+ * @NPO_OP_RECV: completion only: a SEND filled a posted receive buffer.
  */
 enum npo_op {
 	NPO_OP_NOP = 0,
@@ -33,7 +36,9 @@ enum npo_op {
 	NPO_OP_WRITE_IMM = 3,
 	NPO_OP_FETCH_ADD = 4,
 	NPO_OP_CMP_SWAP = 5,
+	NPO_OP_SEND = 6,
 	NPO_OP_RECV_IMM = 0x80,
+	NPO_OP_RECV = 0x81,
 };
 
 /* npo_sqe.flags */
@@ -44,7 +49,7 @@ enum npo_op {
  * @opcode: &enum npo_op.
  * @flags: NPO_SQE_*; unknown bits fail the descriptor.
  * @dest_queue: queue on the destination device that receives a
- *	WRITE_IMM's completion.
+ *	WRITE_IMM's completion or a SEND's data.
  * @length: bytes to move; 8 for atomics.
  * @wr_id: returned unchanged in the completion.
  * @local_key: key of the local memory region.
@@ -92,6 +97,9 @@ struct npo_sqe {
  * @NPO_STATUS_FLUSHED: not executed: the queue was already in error.
  * @NPO_STATUS_LINK_DOWN: the link to the destination (the completion's
  *	port) went down, or its peer is not there.
+ * @NPO_STATUS_RNR: receiver not ready: the destination queue had no
+ *	receive buffer posted for a SEND within the retry time.
+ * @NPO_STATUS_REMOTE_LENGTH: the receive buffer is smaller than the SEND.
  */
 enum npo_status {
 	NPO_STATUS_OK = 0,
@@ -105,6 +113,8 @@ enum npo_status {
 	NPO_STATUS_DMA_ERROR = 8,
 	NPO_STATUS_FLUSHED = 9,
 	NPO_STATUS_LINK_DOWN = 10,
+	NPO_STATUS_RNR = 11,
+	NPO_STATUS_REMOTE_LENGTH = 12,
 };
 
 /**
@@ -136,15 +146,33 @@ struct npo_cqe {
 
 #define NPO_CQE_PORT_NONE	0xff
 
+/**
+ * struct npo_rqe - receive queue entry, 32 bytes: a buffer for one SEND
+ * @wr_id: returned in the RECV completion.
+ * @key: key of a region of the queue's protection domain with
+ *	NPO_ACCESS_LOCAL_WRITE.
+ * @addr: start of the buffer.
+ * @length: its size in bytes.
+ * @rsvd: zero.
+ */
+struct npo_rqe {
+	__u64 wr_id;
+	__u32 key;
+	__u32 length;
+	__u64 addr;
+	__u64 rsvd;
+};
+
 /*
- * Ring memory of a queue: a 4 KiB header, then the submission ring, then
- * the completion ring.  Each index counts entries modulo 2^32; the ring
- * slot is index & (entries - 1).
+ * Ring memory of a queue: a 4 KiB header, then the submission ring, the
+ * completion ring and the receive ring.  Each index counts entries modulo
+ * 2^32; the ring slot is index & (entries - 1).
  */
 #define NPO_RING_SQ_HEAD	0x00	/* u32, device writes: SQEs consumed */
 #define NPO_RING_CQ_TAIL	0x40	/* u32, device writes: CQEs produced */
 #define NPO_RING_CQ_HEAD	0x80	/* u32, host writes: CQEs consumed */
 #define NPO_RING_STATUS		0xc0	/* u32, device writes: NPO_QSTAT_* */
+#define NPO_RING_RQ_HEAD	0x100	/* u32, device writes: RQEs consumed */
 #define NPO_RING_HEADER_SIZE	4096
 
 /* NPO_RING_STATUS bits */
@@ -154,6 +182,7 @@ struct npo_cqe {
 /* Doorbell page of a queue: offsets of its 32-bit registers. */
 #define NPO_DB_SQ_TAIL		0x0	/* SQEs posted */
 #define NPO_DB_CQ_ARM		0x4	/* interrupt once CQ_TAIL differs from this */
+#define NPO_DB_RQ_TAIL		0x8	/* RQEs posted */
 
 /* Access rights of a memory region. */
 #define NPO_ACCESS_LOCAL_WRITE		_BITUL(0)
