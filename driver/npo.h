@@ -14,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -49,6 +50,8 @@ extern unsigned int npo_dbg_mask;
 } while (0)
 
 struct npo_dev;
+struct netlink_callback;
+struct sk_buff;
 
 /**
  * struct npo_port - the driver's view of one link port
@@ -198,6 +201,8 @@ struct npo_dev {
  * @mrs: regions the file registered, by memory table index.
  * @node: entry in &npo_dev.files.
  * @detached: the device went away and took the file's resources with it.
+ * @owner: the process that opened the file, for administrators.
+ * @comm: its command name then.
  */
 struct npo_file {
 	struct npo_dev *ndev;
@@ -208,6 +213,8 @@ struct npo_file {
 	struct xarray mrs;
 	struct list_head node;
 	bool detached;
+	struct pid *owner;
+	char comm[TASK_COMM_LEN];
 };
 
 static inline u32 npo_rd32(struct npo_dev *ndev, u32 reg)
@@ -275,16 +282,22 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc);
 int npo_queue_destroy(struct npo_file *nfile, u32 qid);
 void npo_queue_release_all(struct npo_file *nfile, bool hw_alive);
 int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma);
+int npo_queue_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		   struct npo_file *nfile, unsigned long *index);
 
 /* npo_mr.c */
 int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg);
 int npo_mr_deregister(struct npo_file *nfile, u32 key);
 void npo_mr_release_all(struct npo_file *nfile, bool hw_alive);
+int npo_mr_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		struct npo_file *nfile, unsigned long *index);
 
 /* npo_genl.c */
 int npo_genl_init(void);
 void npo_genl_exit(void);
 void npo_genl_event(struct npo_port *port, u32 event);
+void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
+			  u8 cmd, struct npo_file *nfile);
 
 /* npo_sysfs.c */
 extern const struct attribute_group *npo_dev_groups[];

@@ -345,6 +345,8 @@ static int npo_open(struct inode *inode, struct file *filp)
 	nfile->ndev = ndev;
 	nfile->pd = pd;
 	nfile->mapping = filp->f_mapping;
+	nfile->owner = get_pid(task_tgid(current));
+	get_task_comm(nfile->comm, current);
 	mutex_init(&nfile->lock);
 	xa_init(&nfile->queues);
 	xa_init(&nfile->mrs);
@@ -382,6 +384,7 @@ static int npo_release(struct inode *inode, struct file *filp)
 	list_del(&nfile->node);
 	mutex_unlock(&ndev->files_lock);
 	ida_free(&ndev->pd_ida, nfile->pd);
+	put_pid(nfile->owner);
 	xa_destroy(&nfile->queues);
 	xa_destroy(&nfile->mrs);
 	mutex_destroy(&nfile->lock);

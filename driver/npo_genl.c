@@ -540,6 +540,109 @@ out:
 	return err;
 }
 
+/**
+ * npo_genl_dump_begin() - start a dump message about something a file owns
+ * @skb: the dump's buffer.
+ * @cb: the dump.
+ * @cmd: NPO_CMD_QUEUE_GET or NPO_CMD_MR_GET.
+ * @nfile: the owning file.
+ *
+ * Puts the device and the owner: index, name, pid, command, domain.
+ *
+ * Return: the message header for genlmsg_end(), or NULL if @skb is full.
+ */
+void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
+			  u8 cmd, struct npo_file *nfile)
+{
+	struct npo_dev *ndev = nfile->ndev;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &npo_genl_family, NLM_F_MULTI, cmd);
+	if (!hdr)
+		return NULL;
+	if (nla_put_u32(skb, NPO_ATTR_DEV_INDEX, ndev->minor) ||
+	    nla_put_string(skb, NPO_ATTR_DEV_NAME, dev_name(&ndev->dev)) ||
+	    nla_put_u32(skb, NPO_ATTR_OWNER_PID, pid_nr(nfile->owner)) ||
+	    nla_put_string(skb, NPO_ATTR_OWNER_COMM, nfile->comm) ||
+	    nla_put_u32(skb, NPO_ATTR_PD, nfile->pd)) {
+		genlmsg_cancel(skb, hdr);
+		return NULL;
+	}
+	return hdr;
+}
+
+/*
+ * Every open file's queues or regions, device by device.
+ * cb->args[0]: device index, [1]: files of it done, [2]: object index.
+ */
+static int npo_nl_owned_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
+			       int (*dump)(struct sk_buff *skb,
+					   struct netlink_callback *cb,
+					   struct npo_file *nfile,
+					   unsigned long *index))
+{
+	struct nlattr *tb[NPO_ATTR_MAX + 1], *only;
+	unsigned long index = cb->args[0];
+	struct npo_file *nfile;
+	struct npo_dev *ndev;
+	int err = 0;
+
+	err = genlmsg_parse(cb->nlh, &npo_genl_family, tb, NPO_ATTR_MAX,
+			    npo_nl_policy, cb->extack);
+	if (err)
+		return err;
+	only = tb[NPO_ATTR_DEV_INDEX];
+	if (only && index < nla_get_u32(only))
+		index = nla_get_u32(only);
+	for (; index < NPO_MAX_DEVICES; index++, cb->args[1] = cb->args[2] = 0) {
+		unsigned long n = 0;
+
+		if (only && index != nla_get_u32(only))
+			break;
+		ndev = npo_dev_get(index);
+		if (!ndev)
+			continue;
+		down_read(&ndev->remove_lock);
+		mutex_lock(&ndev->files_lock);
+		list_for_each_entry(nfile, &ndev->files, node) {
+			unsigned long obj = cb->args[2];
+
+			if (n++ < cb->args[1])
+				continue;
+			mutex_lock(&nfile->lock);
+			err = dump(skb, cb, nfile, &obj);
+			mutex_unlock(&nfile->lock);
+			cb->args[2] = obj;
+			if (err)
+				break;
+			cb->args[1]++;
+			cb->args[2] = 0;
+		}
+		mutex_unlock(&ndev->files_lock);
+		up_read(&ndev->remove_lock);
+		put_device(&ndev->dev);
+		if (err)
+			break;
+	}
+	cb->args[0] = index;
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ? err : skb->len;
+}
+
+static int npo_nl_queue_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return npo_nl_owned_dumpit(skb, cb, npo_queue_dump);
+}
+
+static int npo_nl_mr_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	return npo_nl_owned_dumpit(skb, cb, npo_mr_dump);
+}
+
 static const struct genl_small_ops npo_nl_ops[] = {
 	{
 		.cmd = NPO_CMD_PORT_GET,
@@ -568,6 +671,16 @@ static const struct genl_small_ops npo_nl_ops[] = {
 	{
 		.cmd = NPO_CMD_PORT_TEST,
 		.doit = npo_nl_port_test_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = NPO_CMD_QUEUE_GET,
+		.dumpit = npo_nl_queue_get_dumpit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = NPO_CMD_MR_GET,
+		.dumpit = npo_nl_mr_get_dumpit,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

@@ -14,6 +14,8 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <net/genetlink.h>
+#include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
 
@@ -284,4 +286,37 @@ void npo_mr_release_all(struct npo_file *nfile, bool hw_alive)
 		xa_erase(&nfile->mrs, idx);
 		npo_mr_release(nfile, mr, hw_alive);
 	}
+}
+
+/**
+ * npo_mr_dump() - describe a file's regions in a netlink dump
+ * @skb: the dump's buffer.
+ * @cb: the dump.
+ * @nfile: the file, its lock held.
+ * @index: the region to start from; left at the one that did not fit.
+ *
+ * Return: 0 when every region is in, -EMSGSIZE when @skb is full.
+ */
+int npo_mr_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		struct npo_file *nfile, unsigned long *index)
+{
+	struct npo_mr *mr;
+	void *hdr;
+
+	xa_for_each_start(&nfile->mrs, *index, mr, *index) {
+		hdr = npo_genl_dump_begin(skb, cb, NPO_CMD_MR_GET, nfile);
+		if (!hdr)
+			return -EMSGSIZE;
+		if (nla_put_u32(skb, NPO_ATTR_MR_KEY, mr->key) ||
+		    nla_put_u64_64bit(skb, NPO_ATTR_MR_ADDR, mr->addr,
+				      NPO_ATTR_PAD) ||
+		    nla_put_u64_64bit(skb, NPO_ATTR_MR_LENGTH, mr->length,
+				      NPO_ATTR_PAD) ||
+		    nla_put_u32(skb, NPO_ATTR_MR_ACCESS, mr->access)) {
+			genlmsg_cancel(skb, hdr);
+			return -EMSGSIZE;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	return 0;
 }

@@ -13,6 +13,8 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <net/genetlink.h>
+#include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
 
@@ -319,4 +321,48 @@ int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma)
 					  PAGE_SIZE, vma->vm_page_prot);
 	}
 	return -EINVAL;
+}
+
+/**
+ * npo_queue_dump() - describe a file's queues in a netlink dump
+ * @skb: the dump's buffer.
+ * @cb: the dump.
+ * @nfile: the file, its lock held.
+ * @index: the queue to start from; left at the one that did not fit.
+ *
+ * The ring header tells how far the device and the process have come.
+ *
+ * Return: 0 when every queue is in, -EMSGSIZE when @skb is full.
+ */
+int npo_queue_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		   struct npo_file *nfile, unsigned long *index)
+{
+	struct npo_queue *q;
+	void *hdr;
+
+	xa_for_each_start(&nfile->queues, *index, q, *index) {
+		u32 *ring = q->ring;
+
+		hdr = npo_genl_dump_begin(skb, cb, NPO_CMD_QUEUE_GET, nfile);
+		if (!hdr)
+			return -EMSGSIZE;
+		if (nla_put_u32(skb, NPO_ATTR_QUEUE_ID, q->id) ||
+		    nla_put_u32(skb, NPO_ATTR_QUEUE_SQ_ENTRIES, q->sq_entries) ||
+		    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_ENTRIES, q->cq_entries) ||
+		    nla_put_u32(skb, NPO_ATTR_QUEUE_RQ_ENTRIES, q->rq_entries) ||
+		    nla_put_u32(skb, NPO_ATTR_QUEUE_SQ_HEAD,
+				READ_ONCE(ring[NPO_RING_SQ_HEAD / 4])) ||
+		    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_TAIL,
+				READ_ONCE(ring[NPO_RING_CQ_TAIL / 4])) ||
+		    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_HEAD,
+				READ_ONCE(ring[NPO_RING_CQ_HEAD / 4])) ||
+		    nla_put_u32(skb, NPO_ATTR_QUEUE_STATUS,
+				READ_ONCE(ring[NPO_RING_STATUS / 4])) ||
+		    nla_put_u8(skb, NPO_ATTR_QUEUE_INTERRUPT, !!q->eventfd)) {
+			genlmsg_cancel(skb, hdr);
+			return -EMSGSIZE;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	return 0;
 }

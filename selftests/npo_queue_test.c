@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include <npo.h>
 
 #include "kselftest_harness.h"
@@ -799,6 +800,68 @@ TEST_F(queue, interrupt_mode_sleeps_and_wakes)
 	qc.eventfd = 3;
 	EXPECT_EQ(-1, ioctl(npo_device_fd(self->dev), NPO_IOCTL_CREATE_QUEUE, &qc));
 	EXPECT_EQ(EINVAL, errno);
+}
+
+static int64_t jint(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return json_object_get_int64(v);
+}
+
+/* Administrators see every process's queues and regions, others nothing. */
+TEST_F(queue, npoctl_queue_shows_owners)
+{
+	static char out[1 << 16];
+	struct json_object *doc, *list, *e;
+	bool queue_seen = false;
+	int i, regions = 0, status;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root");
+	ASSERT_EQ(0, npo_test_run(out, sizeof(out), "npoctl -j queue show npo0"));
+	doc = json_tokener_parse(out);
+	ASSERT_NE(NULL, doc) TH_LOG("%s", out);
+	ASSERT_TRUE(json_object_object_get_ex(doc, "queues", &list));
+	for (i = 0; i < (int)json_object_array_length(list); i++) {
+		e = json_object_array_get_idx(list, i);
+		if (jint(e, "pid") != getpid() || jint(e, "queue") != self->q->id)
+			continue;
+		queue_seen = true;
+		EXPECT_EQ(64, jint(e, "sq_entries"));
+		EXPECT_EQ(128, jint(e, "cq_entries"));
+	}
+	EXPECT_TRUE(queue_seen) TH_LOG("%s", out);
+	ASSERT_TRUE(json_object_object_get_ex(doc, "regions", &list));
+	for (i = 0; i < (int)json_object_array_length(list); i++) {
+		e = json_object_array_get_idx(list, i);
+		if (jint(e, "pid") != getpid())
+			continue;
+		if (jint(e, "key") == npo_mr_key(self->src_mr) ||
+		    jint(e, "key") == npo_mr_key(self->dst_mr)) {
+			EXPECT_EQ(BUF_SIZE, jint(e, "length"));
+			regions++;
+		}
+	}
+	EXPECT_EQ(2, regions) TH_LOG("%s", out);
+	json_object_put(doc);
+	/* The text view names the process. */
+	ASSERT_EQ(0, npo_test_run(out, sizeof(out), "npoctl queue"));
+	EXPECT_NE(NULL, strstr(out, "npo_queue_test")) TH_LOG("%s", out);
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		_exit(npo_test_run(out, sizeof(out), "npoctl queue 2>&1") == 1 &&
+		      strstr(out, "permission denied") ? 0 : 11);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 /* A process killed with transfers in flight leaves nothing broken. */

@@ -16,16 +16,6 @@
 #include "npoctl.h"
 #include "print.h"
 
-static uint32_t get_u32(struct nlattr **tb, int attr, uint32_t dflt)
-{
-	return tb[attr] ? nla_get_u32(tb[attr]) : dflt;
-}
-
-static uint64_t get_u64(struct nlattr **tb, int attr)
-{
-	return tb[attr] ? nla_get_u64(tb[attr]) : 0;
-}
-
 static void link_usage(FILE *to)
 {
 	fprintf(to,
@@ -228,18 +218,6 @@ static int port_target(struct nl_msg *msg, const char *arg)
 	return 0;
 }
 
-static int report(struct npo_nl *nl, int err, const char *what)
-{
-	if (!err)
-		return NPOCTL_EXIT_OK;
-	if (err == -EPERM)
-		npoctl_err("%s: permission denied (needs CAP_NET_ADMIN)", what);
-	else if (nl->errmsg[0])
-		npoctl_err("%s: %s", what, nl->errmsg);
-	else
-		npoctl_err("%s: %s", what, strerror(-err));
-	return NPOCTL_EXIT_ERROR;
-}
 
 static int link_show(struct npo_nl *nl, const char *which)
 {
@@ -264,7 +242,7 @@ static int link_show(struct npo_nl *nl, const char *which)
 		npoctl_err("no NPO link ports found");
 		return NPOCTL_EXIT_ERROR;
 	}
-	return report(nl, err, which ? which : "link");
+	return npo_nl_report(nl, err, which ? which : "link");
 }
 
 static int parse_rate(const char *s, uint32_t *mbps)
@@ -317,7 +295,7 @@ static int link_set(struct npo_nl *nl, int argc, char **argv)
 		nlmsg_free(msg);
 		return err;
 	}
-	return report(nl, npo_nl_request(nl, msg, NULL, NULL), argv[0]);
+	return npo_nl_report(nl, npo_nl_request(nl, msg, NULL, NULL), argv[0]);
 }
 
 /* A message for cmd naming port which; NULL after saying why not. */
@@ -346,7 +324,7 @@ static int port_request(struct npo_nl *nl, uint8_t cmd, const char *which,
 
 	if (!msg)
 		return err;
-	return report(nl, npo_nl_request(nl, msg, fn, NULL), which);
+	return npo_nl_report(nl, npo_nl_request(nl, msg, fn, NULL), which);
 }
 
 static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
@@ -455,7 +433,7 @@ static int link_test(struct npo_nl *nl, const char *which, uint32_t ms)
 	}
 	if (!print_is_json())
 		fprintf(stderr, "\r%s: done          \n", which);
-	return report(nl, npo_nl_receive(nl, on_lanes, NULL), which);
+	return npo_nl_report(nl, npo_nl_receive(nl, on_lanes, NULL), which);
 }
 
 int cmd_link(int argc, char **argv)

@@ -20,6 +20,7 @@ static struct nla_policy attr_policy[NPO_ATTR_MAX + 1] = {
 	[NPO_ATTR_DEV_NAME] = { .type = NLA_STRING },
 	[NPO_ATTR_PORT_COUNTERS] = { .type = NLA_NESTED },
 	[NPO_ATTR_LANE] = { .type = NLA_NESTED },
+	[NPO_ATTR_OWNER_COMM] = { .type = NLA_STRING },
 };
 
 int npo_nl_open(struct npo_nl *nl)
@@ -236,6 +237,19 @@ int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port)
 /* names[i], or "unknown" past the end of a UAPI enum's table. */
 #define NAME_OF(names, i) \
 	((i) < sizeof(names) / sizeof((names)[0]) ? (names)[i] : "unknown")
+
+int npo_nl_report(struct npo_nl *nl, int err, const char *what)
+{
+	if (!err)
+		return NPOCTL_EXIT_OK;
+	if (err == -EPERM)
+		npoctl_err("%s: permission denied (needs CAP_NET_ADMIN)", what);
+	else if (nl->errmsg[0])
+		npoctl_err("%s: %s", what, nl->errmsg);
+	else
+		npoctl_err("%s: %s", what, strerror(-err));
+	return NPOCTL_EXIT_ERROR;
+}
 
 const char *npo_port_state_str(uint32_t state)
 {

@@ -40,6 +40,20 @@ int npo_nl_request(struct npo_nl *nl, struct nl_msg *msg, npo_nl_handler fn,
 /* Join the events group and feed each event to fn until fn returns < 0. */
 int npo_nl_listen(struct npo_nl *nl, npo_nl_handler fn, void *arg);
 
+/* An exit code for a request's result, after saying why it failed. */
+int npo_nl_report(struct npo_nl *nl, int err, const char *what);
+
+/* Attribute values, or a default when the attribute is absent. */
+static inline uint32_t get_u32(struct nlattr **tb, int attr, uint32_t dflt)
+{
+	return tb[attr] ? nla_get_u32(tb[attr]) : dflt;
+}
+
+static inline uint64_t get_u64(struct nlattr **tb, int attr)
+{
+	return tb[attr] ? nla_get_u64(tb[attr]) : 0;
+}
+
 /* Parse "npoN/P" or "N/P". */
 int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port);
 

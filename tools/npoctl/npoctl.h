@@ -22,5 +22,6 @@ int cmd_link(int argc, char **argv);
 int cmd_lane(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
+int cmd_queue(int argc, char **argv);
 
 #endif

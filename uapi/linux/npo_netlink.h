@@ -34,6 +34,11 @@
  *	lanes.  Needs CAP_NET_ADMIN.
  * @NPO_CMD_EVENT: notification on NPO_GENL_MCGRP_EVENTS: NPO_ATTR_EVENT,
  *	the device and port, and the port's state after the event.
+ * @NPO_CMD_QUEUE_GET: dump the DMA queues of every open file, optionally of
+ *	one device (NPO_ATTR_DEV_INDEX), with their owner.  Needs
+ *	CAP_NET_ADMIN: it shows other users' processes.
+ * @NPO_CMD_MR_GET: dump the registered memory regions likewise.  Needs
+ *	CAP_NET_ADMIN.
  * @__NPO_CMD_MAX: one past the last command.
  * @NPO_CMD_MAX: the last command.
  */
@@ -46,6 +51,8 @@ enum npo_cmd {
 	NPO_CMD_LANE_GET,
 	NPO_CMD_PORT_TEST,
 	NPO_CMD_EVENT,
+	NPO_CMD_QUEUE_GET,
+	NPO_CMD_MR_GET,
 
 	__NPO_CMD_MAX,
 	NPO_CMD_MAX = __NPO_CMD_MAX - 1
@@ -201,6 +208,22 @@ enum npo_event {
  * @NPO_ATTR_PORT_BER_LANES: u32, bit n: lane n's pre-FEC BER is above the
  *	warning threshold; names the lanes behind a NPO_EVENT_ERR_THRESHOLD.
  *	Absent if the device does not report it.
+ * @NPO_ATTR_OWNER_PID: u32, process (thread group) that opened the file.
+ * @NPO_ATTR_OWNER_COMM: string, its command name when it opened the file.
+ * @NPO_ATTR_PD: u32, the open file's protection domain.
+ * @NPO_ATTR_QUEUE_ID: u32, queue number on the device.
+ * @NPO_ATTR_QUEUE_SQ_ENTRIES: u32, submission ring entries.
+ * @NPO_ATTR_QUEUE_CQ_ENTRIES: u32, completion ring entries.
+ * @NPO_ATTR_QUEUE_RQ_ENTRIES: u32, receive ring entries.
+ * @NPO_ATTR_QUEUE_SQ_HEAD: u32, descriptors the device consumed.
+ * @NPO_ATTR_QUEUE_CQ_TAIL: u32, completions the device produced.
+ * @NPO_ATTR_QUEUE_CQ_HEAD: u32, completions the process consumed.
+ * @NPO_ATTR_QUEUE_STATUS: u32, NPO_QSTAT_* bits (<linux/npo_queue.h>).
+ * @NPO_ATTR_QUEUE_INTERRUPT: u8, 1 if completions signal an eventfd.
+ * @NPO_ATTR_MR_KEY: u32, the region's key.
+ * @NPO_ATTR_MR_ADDR: u64, its start in the owner's address space.
+ * @NPO_ATTR_MR_LENGTH: u64, its length in bytes.
+ * @NPO_ATTR_MR_ACCESS: u32, NPO_ACCESS_* rights.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -254,6 +277,22 @@ enum npo_attr {
 	NPO_ATTR_EVENT,
 	NPO_ATTR_PORT_FAULT_LANES,
 	NPO_ATTR_PORT_BER_LANES,
+	NPO_ATTR_OWNER_PID,
+	NPO_ATTR_OWNER_COMM,
+	NPO_ATTR_PD,
+	NPO_ATTR_QUEUE_ID,
+	NPO_ATTR_QUEUE_SQ_ENTRIES,
+	NPO_ATTR_QUEUE_CQ_ENTRIES,
+	NPO_ATTR_QUEUE_RQ_ENTRIES,
+	NPO_ATTR_QUEUE_SQ_HEAD,
+	NPO_ATTR_QUEUE_CQ_TAIL,
+	NPO_ATTR_QUEUE_CQ_HEAD,
+	NPO_ATTR_QUEUE_STATUS,
+	NPO_ATTR_QUEUE_INTERRUPT,
+	NPO_ATTR_MR_KEY,
+	NPO_ATTR_MR_ADDR,
+	NPO_ATTR_MR_LENGTH,
+	NPO_ATTR_MR_ACCESS,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npoctl queue: the DMA queues and memory regions of every process using
+ * NPO devices, for administrators.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/npo_queue.h>
+
+#include "nl.h"
+#include "npoctl.h"
+#include "print.h"
+
+static void queue_usage(FILE *to)
+{
+	fprintf(to, "Usage: npoctl queue [ show [ DEV ] ]\n");
+}
+
+/* Device, owner and protection domain: the start of every line. */
+static void print_owner(struct nlattr **tb)
+{
+	print_string("device", "%-6s", tb[NPO_ATTR_DEV_NAME] ?
+		     nla_get_string(tb[NPO_ATTR_DEV_NAME]) : "?");
+	print_uint("pid", "  %7llu", get_u32(tb, NPO_ATTR_OWNER_PID, 0));
+	print_string("comm", "  %-15s", tb[NPO_ATTR_OWNER_COMM] ?
+		     nla_get_string(tb[NPO_ATTR_OWNER_COMM]) : "?");
+	print_uint("pd", "  %4llu", get_u32(tb, NPO_ATTR_PD, 0));
+}
+
+static int on_queue(struct nlattr **tb, UNUSED struct nlattr *attrs,
+		    UNUSED int len, uint8_t cmd, void *arg)
+{
+	uint32_t st = get_u32(tb, NPO_ATTR_QUEUE_STATUS, 0);
+	uint32_t tail = get_u32(tb, NPO_ATTR_QUEUE_CQ_TAIL, 0);
+	uint32_t head = get_u32(tb, NPO_ATTR_QUEUE_CQ_HEAD, 0);
+	char sizes[48];
+
+	if (cmd != NPO_CMD_QUEUE_GET)
+		return 0;
+	(*(unsigned int *)arg)++;
+	print_open_object(NULL);
+	print_owner(tb);
+	print_uint("queue", "  %5llu", get_u32(tb, NPO_ATTR_QUEUE_ID, 0));
+	snprintf(sizes, sizeof(sizes), "%u/%u/%u",
+		 get_u32(tb, NPO_ATTR_QUEUE_SQ_ENTRIES, 0),
+		 get_u32(tb, NPO_ATTR_QUEUE_CQ_ENTRIES, 0),
+		 get_u32(tb, NPO_ATTR_QUEUE_RQ_ENTRIES, 0));
+	if (print_is_json()) {
+		print_uint("sq_entries", "", get_u32(tb, NPO_ATTR_QUEUE_SQ_ENTRIES, 0));
+		print_uint("cq_entries", "", get_u32(tb, NPO_ATTR_QUEUE_CQ_ENTRIES, 0));
+		print_uint("rq_entries", "", get_u32(tb, NPO_ATTR_QUEUE_RQ_ENTRIES, 0));
+	} else {
+		print_text("  %-17s", sizes);
+	}
+	print_uint("sq_head", "  %10llu", get_u32(tb, NPO_ATTR_QUEUE_SQ_HEAD, 0));
+	print_uint("cq_tail", "  %10llu", tail);
+	/* Completions the process has not reaped yet: is it keeping up? */
+	print_uint("cq_pending", "  %7llu", (uint32_t)(tail - head));
+	print_string("mode", "  %-9s",
+		     get_u32(tb, NPO_ATTR_QUEUE_INTERRUPT, 0) ? "interrupt" : "polling");
+	print_open_array("flags");
+	if (st & NPO_QSTAT_ERROR)
+		print_string(NULL, "  %s", "ERROR");
+	if (st & NPO_QSTAT_CQ_FULL)
+		print_string(NULL, "  %s", "CQ-FULL");
+	print_close_array();
+	print_text("\n");
+	print_close_object();
+	return 0;
+}
+
+static void print_access(uint32_t access)
+{
+	static const struct { uint32_t bit; const char *name; } bits[] = {
+		{ NPO_ACCESS_LOCAL_WRITE, "local-write" },
+		{ NPO_ACCESS_REMOTE_READ, "remote-read" },
+		{ NPO_ACCESS_REMOTE_WRITE, "remote-write" },
+		{ NPO_ACCESS_REMOTE_ATOMIC, "remote-atomic" },
+	};
+	unsigned int i;
+	bool any = false;
+
+	print_open_array("access");
+	print_text("  ");
+	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		if (!(access & bits[i].bit))
+			continue;
+		print_string(NULL, any ? ",%s" : "%s", bits[i].name);
+		any = true;
+	}
+	if (!any)
+		print_text("local-read");
+	print_close_array();
+}
+
+static int on_region(struct nlattr **tb, UNUSED struct nlattr *attrs,
+		     UNUSED int len, uint8_t cmd, void *arg)
+{
+	if (cmd != NPO_CMD_MR_GET)
+		return 0;
+	(*(unsigned int *)arg)++;
+	print_open_object(NULL);
+	print_owner(tb);
+	if (print_is_json())
+		print_uint("key", "", get_u32(tb, NPO_ATTR_MR_KEY, 0));
+	else
+		print_text("  0x%08x", get_u32(tb, NPO_ATTR_MR_KEY, 0));
+	if (print_is_json())
+		print_uint("addr", "", get_u64(tb, NPO_ATTR_MR_ADDR));
+	else
+		print_text("  0x%012llx",
+			   (unsigned long long)get_u64(tb, NPO_ATTR_MR_ADDR));
+	print_uint("length", "  %12llu", get_u64(tb, NPO_ATTR_MR_LENGTH));
+	print_access(get_u32(tb, NPO_ATTR_MR_ACCESS, 0));
+	print_text("\n");
+	print_close_object();
+	return 0;
+}
+
+static int dump(struct npo_nl *nl, uint8_t cmd, const char *dev,
+		npo_nl_handler fn, unsigned int *count)
+{
+	struct nl_msg *msg = npo_nl_msg(nl, cmd, NLM_F_DUMP);
+
+	if (!msg)
+		return -ENOMEM;
+	if (dev)
+		nla_put_u32(msg, NPO_ATTR_DEV_INDEX,
+			    strtoul(dev + (strncmp(dev, "npo", 3) ? 0 : 3), NULL, 10));
+	return npo_nl_request(nl, msg, fn, count);
+}
+
+static int queue_show(struct npo_nl *nl, const char *dev)
+{
+	unsigned int queues = 0, regions = 0;
+	int err;
+
+	print_open_object(NULL);
+	print_text("%-6s  %7s  %-15s  %4s  %5s  %-17s  %10s  %10s  %7s  %s\n",
+		   "DEV", "PID", "COMMAND", "PD", "QUEUE", "SQ/CQ/RQ", "SQ-HEAD",
+		   "CQ-TAIL", "PENDING", "MODE");
+	print_open_array("queues");
+	err = dump(nl, NPO_CMD_QUEUE_GET, dev, on_queue, &queues);
+	print_close_array();
+	if (!err) {
+		print_text("\n%-6s  %7s  %-15s  %4s  %-10s  %-14s  %12s  %s\n",
+			   "DEV", "PID", "COMMAND", "PD", "KEY", "ADDRESS",
+			   "LENGTH", "ACCESS");
+		print_open_array("regions");
+		err = dump(nl, NPO_CMD_MR_GET, dev, on_region, &regions);
+		print_close_array();
+	}
+	print_close_object();
+	return npo_nl_report(nl, err, "queue");
+}
+
+int cmd_queue(int argc, char **argv)
+{
+	struct npo_nl nl;
+	int ret;
+
+	if (argc && matches(argv[0], "help")) {
+		queue_usage(stdout);
+		return NPOCTL_EXIT_OK;
+	}
+	if (argc > 2 || (argc && !matches(argv[0], "show")) ||
+	    (argc == 2 && strncmp(argv[1], "npo", 3) && !isdigit((unsigned char)argv[1][0]))) {
+		npoctl_err("queue: bad arguments");
+		queue_usage(stderr);
+		return NPOCTL_EXIT_USAGE;
+	}
+	ret = npo_nl_open(&nl);
+	if (ret)
+		return ret;
+	ret = queue_show(&nl, argc == 2 ? argv[1] : NULL);
+	npo_nl_close(&nl);
+	return ret;
+}
