@@ -42,6 +42,13 @@ struct npo_device *npo_open_device(const char *name)
 	}
 	dev->fd = fd;
 	snprintf(dev->name, sizeof(dev->name), "npo%d", index);
+	{
+		struct npo_param_query q = { .param = NPO_PARAM_NODE_ID };
+
+		/* For endpoints and key blobs; 0 if the driver cannot say. */
+		if (!ioctl(fd, NPO_IOCTL_GET_PARAM, &q))
+			dev->node_id = q.value;
+	}
 	return dev;
 }
 

@@ -7,6 +7,16 @@
 struct npo_device {
 	int fd;
 	char name[NPO_NAME_MAX];
+	uint32_t node_id;		/* read at open */
+};
+
+/* A registered region, as libnpo keeps it. */
+struct npo_mr {
+	struct npo_device *dev;
+	uint32_t key;
+	uint32_t node_id;
+	uint64_t addr;
+	uint64_t length;
 };
 
 void npo_log(enum npo_log_level level, const char *fmt, ...)

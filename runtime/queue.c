@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +16,6 @@
 #include <unistd.h>
 
 #include "internal.h"
-
-struct npo_mr {
-	struct npo_device *dev;
-	uint32_t key;
-};
 
 int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
 		     struct npo_queue **queue)
@@ -144,6 +141,9 @@ int npo_reg_mr(struct npo_device *dev, void *addr, size_t length,
 	}
 	m->dev = dev;
 	m->key = reg.key;
+	m->node_id = dev->node_id;
+	m->addr = reg.addr;
+	m->length = reg.length;
 	*mr = m;
 	return 0;
 }
@@ -248,4 +248,37 @@ const char *npo_status_str(uint32_t status)
 	if (status < sizeof(names) / sizeof(names[0]) && names[status])
 		return names[status];
 	return "unknown status";
+}
+
+static const char *op_str(uint8_t op)
+{
+	switch (op) {
+	case NPO_OP_NOP: return "nop";
+	case NPO_OP_WRITE: return "write";
+	case NPO_OP_READ: return "read";
+	case NPO_OP_WRITE_IMM: return "write with immediate";
+	case NPO_OP_FETCH_ADD: return "fetch-add";
+	case NPO_OP_CMP_SWAP: return "compare-swap";
+	case NPO_OP_SEND: return "send";
+	case NPO_OP_RECV_IMM: return "immediate";
+	case NPO_OP_RECV: return "receive";
+	}
+	return "operation";
+}
+
+const char *npo_cqe_describe(const struct npo_queue *q,
+			     const struct npo_cqe *c, char *buf, size_t len)
+{
+	bool in = c->opcode == NPO_OP_RECV || c->opcode == NPO_OP_RECV_IMM;
+	char port[24] = "";
+
+	if (!buf || !len)
+		return "";
+	if (c->port != NPO_CQE_PORT_NONE)
+		snprintf(port, sizeof(port), " through port %u", c->port);
+	snprintf(buf, len, "%s queue %u: %s %s node %u%s: %s",
+		 q && q->dev ? npo_device_name(q->dev) : "npo?",
+		 q ? q->id : 0, op_str(c->opcode), in ? "from" : "to",
+		 c->peer_node, port, npo_status_str(c->status));
+	return buf;
 }

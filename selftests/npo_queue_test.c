@@ -202,8 +202,8 @@ TEST_F(queue, write_with_immediate_reaches_the_other_queue)
 	EXPECT_EQ(NPO_STATUS_OK, r->status);
 	EXPECT_EQ(0xabcdef01, r->imm);
 	EXPECT_EQ(4096, r->length);
-	EXPECT_EQ(self->node, r->src_node);
-	EXPECT_EQ(self->q->id, r->src_queue);
+	EXPECT_EQ(self->node, r->peer_node);
+	EXPECT_EQ(self->q->id, r->peer_queue);
 	npo_cq_advance(rq, 1);
 	/* The data was there before the completion said so. */
 	EXPECT_EQ(0, memcmp(self->dst, self->src, 4096));
@@ -241,7 +241,7 @@ TEST_F_TIMEOUT(queue, send_fills_posted_receive_buffers, 60)
 		EXPECT_EQ(NPO_OP_RECV, c.opcode);
 		EXPECT_EQ(500 + i, c.wr_id);
 		EXPECT_EQ(sizes[i], c.length);
-		EXPECT_EQ(self->q->id, c.src_queue);
+		EXPECT_EQ(self->q->id, c.peer_queue);
 		EXPECT_EQ(0, memcmp(self->dst + i * 8192, self->src, sizes[i]));
 	}
 

@@ -208,8 +208,8 @@ TEST_F(remote, immediate_data_arrives_with_its_origin)
 	EXPECT_EQ(NPO_OP_RECV_IMM, c.opcode);
 	EXPECT_EQ(0x5eed, c.imm);
 	EXPECT_EQ(1000, c.length);
-	EXPECT_EQ(a->q->node_id, c.src_node);
-	EXPECT_EQ(a->q->id, c.src_queue);
+	EXPECT_EQ(a->q->node_id, c.peer_node);
+	EXPECT_EQ(a->q->id, c.peer_queue);
 	EXPECT_EQ(1, c.port) TH_LOG("arrived on npo1's port 1");
 	EXPECT_EQ(0, memcmp(a->buf, b->buf, 1000));
 }
@@ -235,7 +235,7 @@ TEST_F(remote, send_lands_in_the_neighbours_receive_buffer)
 	EXPECT_EQ(NPO_OP_RECV, c.opcode);
 	EXPECT_EQ(42, c.wr_id);
 	EXPECT_EQ(65536, c.length);
-	EXPECT_EQ(a->q->node_id, c.src_node);
+	EXPECT_EQ(a->q->node_id, c.peer_node);
 	EXPECT_EQ(1, c.port);
 	EXPECT_EQ(0, memcmp(a->buf, b->buf, 65536));
 	npo_destroy_queue(rq);

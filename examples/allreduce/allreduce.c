@@ -27,14 +27,22 @@
 
 #define MAX_RANKS	64
 
-/* What a rank publishes for its predecessor to write into. */
+/*
+ * What a rank publishes for its predecessor, as the byte blobs libnpo
+ * packs for any out-of-band channel: its endpoint, its vector and its
+ * scratch space (one chunk per reduce-scatter step).
+ */
+struct rank_blobs {
+	uint8_t endpoint[NPO_ENDPOINT_BLOB_SIZE];
+	uint8_t data[NPO_REMOTE_MR_BLOB_SIZE];
+	uint8_t scratch[NPO_REMOTE_MR_BLOB_SIZE];
+};
+
+/* The same, unpacked by the rank that will write to it. */
 struct rank_info {
-	uint32_t node_id;
-	uint16_t queue_id;
-	uint32_t data_key;
-	uint32_t scratch_key;
-	uint64_t data_addr;		/* the rank's vector */
-	uint64_t scratch_addr;		/* one chunk per reduce-scatter step */
+	struct npo_endpoint ep;
+	struct npo_remote_mr data;
+	struct npo_remote_mr scratch;
 };
 
 struct rank {
@@ -51,8 +59,8 @@ struct rank {
 static struct {
 	int nranks;
 	size_t count;
-	struct rank_info info[MAX_RANKS];
-	pthread_barrier_t published;
+	struct rank_blobs published[MAX_RANKS];
+	pthread_barrier_t published_all;
 	pthread_barrier_t scattered;
 } job;
 
@@ -87,8 +95,10 @@ static int progress(struct rank *r, unsigned int sends, unsigned int recvs)
 		if (err)
 			return err;
 		if (c->status) {
-			fprintf(stderr, "rank %d: %s on port %u\n", r->index,
-				npo_status_str(c->status), c->port);
+			char why[160];
+
+			fprintf(stderr, "rank %d: %s\n", r->index,
+				npo_cqe_describe(r->q, c, why, sizeof(why)));
 			return -EIO;
 		}
 		if (c->opcode == NPO_OP_RECV_IMM) {
@@ -106,16 +116,17 @@ static int progress(struct rank *r, unsigned int sends, unsigned int recvs)
 }
 
 static int post_write(struct rank *r, uint64_t wr_id, const float *src,
-		      size_t n, const struct rank_info *to, uint32_t to_key,
-		      uint64_t to_addr, uint32_t imm)
+		      size_t n, const struct npo_endpoint *to,
+		      const struct npo_remote_mr *region, uint64_t to_addr,
+		      uint32_t imm)
 {
 	struct npo_sqe *sqe = npo_get_sqe(r->q);
 
 	if (!sqe)
 		return -ENOSPC;
 	npo_prep_write_imm(sqe, wr_id, npo_mr_key(r->mr_data), src,
-			   n * sizeof(float), to->node_id, to->queue_id, to_key,
-			   to_addr, imm);
+			   n * sizeof(float), to->node_id, to->queue_id,
+			   region->key, to_addr, imm);
 	npo_submit(r->q);
 	return 0;
 }
@@ -124,17 +135,23 @@ static void *rank_main(void *arg)
 {
 	struct rank *r = arg;
 	int n = job.nranks, me = r->index, s, err = 0;
-	const struct rank_info *next = &job.info[mod(me + 1, n)];
+	const struct rank_blobs *blobs = &job.published[mod(me + 1, n)];
+	struct rank_info nx, *next = &nx;
 	size_t b, e, i;
 
-	pthread_barrier_wait(&job.published);
+	pthread_barrier_wait(&job.published_all);
+	if (npo_endpoint_unpack(blobs->endpoint, sizeof(blobs->endpoint), &nx.ep) < 0 ||
+	    npo_mr_unpack_remote(blobs->data, sizeof(blobs->data), &nx.data) < 0 ||
+	    npo_mr_unpack_remote(blobs->scratch, sizeof(blobs->scratch),
+				 &nx.scratch) < 0)
+		err = -EPROTO;
 	/* Reduce-scatter: after step s we own the partial sum of chunk me-s-1. */
 	for (s = 0; s < n - 1 && !err; s++) {
 		int send = mod(me - s, n), recv = mod(me - s - 1, n);
 
 		chunk_range(send, &b, &e);
-		err = post_write(r, s, r->data + b, e - b, next, next->scratch_key,
-				 next->scratch_addr + (uint64_t)s * sizeof(float) *
+		err = post_write(r, s, r->data + b, e - b, &next->ep, &next->scratch,
+				 next->scratch.addr + (uint64_t)s * sizeof(float) *
 				 (job.count / n + 1), s);
 		if (!err)
 			err = progress(r, s + 1, s + 1);
@@ -154,8 +171,8 @@ static void *rank_main(void *arg)
 		int send = mod(me + 1 - s, n);
 
 		chunk_range(send, &b, &e);
-		err = post_write(r, n - 1 + s, r->data + b, e - b, next,
-				 next->data_key, next->data_addr + b * sizeof(float),
+		err = post_write(r, n - 1 + s, r->data + b, e - b, &next->ep,
+				 &next->data, next->data.addr + b * sizeof(float),
 				 n - 1 + s);
 		if (!err)
 			err = progress(r, n + s, n + s);
@@ -199,8 +216,9 @@ static int open_ranks(struct rank *ranks)
 			err = npo_create_queue(r->dev, &attr, &r->q);
 		if (err)
 			return err;
-		job.info[i].node_id = a.node_id;
-		job.info[i].queue_id = r->q->id;
+		if (npo_endpoint_pack(r->q, job.published[i].endpoint,
+				      sizeof(job.published[i].endpoint)) < 0)
+			return -EINVAL;
 	}
 	npo_free_device_list(list);
 	return 0;
@@ -256,13 +274,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "allreduce: register: %s\n", npo_strerror(err));
 			return 1;
 		}
-		job.info[r].data_key = npo_mr_key(k->mr_data);
-		job.info[r].scratch_key = npo_mr_key(k->mr_scratch);
-		job.info[r].data_addr = (uintptr_t)k->data;
-		job.info[r].scratch_addr = (uintptr_t)k->scratch;
+		npo_mr_pack_remote(k->mr_data, job.published[r].data,
+				   sizeof(job.published[r].data));
+		npo_mr_pack_remote(k->mr_scratch, job.published[r].scratch,
+				   sizeof(job.published[r].scratch));
 	}
 
-	pthread_barrier_init(&job.published, NULL, job.nranks);
+	pthread_barrier_init(&job.published_all, NULL, job.nranks);
 	pthread_barrier_init(&job.scattered, NULL, job.nranks);
 	t0 = now_s();
 	for (r = 0; r < job.nranks; r++)

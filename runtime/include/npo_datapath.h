@@ -90,6 +90,42 @@ int npo_wait_cqe(struct npo_queue *queue, struct npo_cqe **cqe, int timeout_ms);
 const char *npo_status_str(uint32_t status);
 
 /*
+ * What went wrong, naming device, queue, operation, port and peer:
+ * "npo0 queue 3: write to node 2 through port 0: the link to the
+ * destination is down".  Returns buf.
+ */
+const char *npo_cqe_describe(const struct npo_queue *q,
+			     const struct npo_cqe *cqe, char *buf, size_t len);
+
+/*
+ * Out-of-band exchange.  A job's bootstrap (MPI, TCP, a file) carries
+ * these byte blobs between processes; each is fixed-size, little-endian
+ * and self-identifying, so a blob of the wrong kind or version is refused.
+ */
+#define NPO_ENDPOINT_BLOB_SIZE	12
+#define NPO_REMOTE_MR_BLOB_SIZE	32
+
+/* Where to send: a queue of a node. */
+struct npo_endpoint {
+	uint32_t node_id;
+	uint16_t queue_id;
+};
+
+/* A region another process may target, within the rights it was given. */
+struct npo_remote_mr {
+	uint32_t node_id;
+	uint32_t key;
+	uint64_t addr;
+	uint64_t length;
+};
+
+/* Each returns the blob's size, or a negative errno (-ENOSPC, -EINVAL). */
+int npo_endpoint_pack(const struct npo_queue *q, void *buf, size_t len);
+int npo_endpoint_unpack(const void *buf, size_t len, struct npo_endpoint *ep);
+int npo_mr_pack_remote(const struct npo_mr *mr, void *buf, size_t len);
+int npo_mr_unpack_remote(const void *buf, size_t len, struct npo_remote_mr *rmr);
+
+/*
  * Barriers.  The device reads an SQE only after it sees the doorbell, and
  * writes a CQE before the tail that publishes it: release on our side of
  * each hand-over, acquire on the device's.

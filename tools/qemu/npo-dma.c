@@ -229,8 +229,8 @@ static void deliver(NpoState *s, NpoQueue *src, NpoState *t, NpoQueue *dq,
                     const NpoDest *dest, struct npo_cqe *c)
 {
     c->port = dest->port ? dest->port->peer_port : NPO_CQE_PORT_NONE;
-    c->src_node = cpu_to_le32(s->node_id);
-    c->src_queue = cpu_to_le16(src->id);
+    c->peer_node = cpu_to_le32(s->node_id);
+    c->peer_queue = cpu_to_le16(src->id);
     if (!cq_has_room(t, dq)) {
         queue_fail(t, dq, NPO_STATUS_REMOTE_QUEUE);
         return;
@@ -533,6 +533,10 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
         c.length = status ? 0 : d.length;
         c.opcode = d.opcode;
         c.port = dest.port ? dest.port->index : NPO_CQE_PORT_NONE;
+        c.peer_node = d.dest_node;
+        if (d.opcode == NPO_OP_SEND || d.opcode == NPO_OP_WRITE_IMM) {
+            c.peer_queue = d.dest_queue;
+        }
         trace_npo_sqe(s->node_id, q->id, d.opcode, le32_to_cpu(d.length),
                       status);
         if (status && !q->error) {

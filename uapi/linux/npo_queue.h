@@ -127,8 +127,10 @@ enum npo_status {
  * @port: the link port the operation used (for RECV_IMM: arrived on), or
  *	NPO_CQE_PORT_NONE for loopback and local failures.
  * @rsvd: zero.
- * @src_node: for RECV_IMM, the node that sent it.
- * @src_queue: for RECV_IMM, the queue that sent it.
+ * @peer_node: the other end: for RECV and RECV_IMM the node that sent it;
+ *	for the sender's own completion, the destination node.
+ * @peer_queue: for RECV and RECV_IMM the queue that sent it; for a SEND or
+ *	WRITE_IMM, the destination queue; else 0.
  * @rsvd2: zero.
  */
 struct npo_cqe {
@@ -139,8 +141,8 @@ struct npo_cqe {
 	__u8 opcode;
 	__u8 port;
 	__u8 rsvd[2];
-	__u32 src_node;
-	__u16 src_queue;
+	__u32 peer_node;
+	__u16 peer_queue;
 	__u16 rsvd2;
 };
 
