@@ -22,6 +22,8 @@ NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0)
 NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
 JSON_CFLAGS = $(shell pkg-config --cflags json-c)
 JSON_LIBS = $(shell pkg-config --libs json-c)
+DRM_CFLAGS = $(shell pkg-config --cflags libdrm)
+DRM_LIBS = $(shell pkg-config --libs libdrm)
 KSELFTEST := $(KSRC_PIECES)/tools/testing/selftests
 # kselftest_harness.h compares mixed types in its macros, as kernel selftests do.
 HARNESS_CFLAGS := -Wno-unused-parameter -Wno-sign-compare
@@ -131,9 +133,9 @@ selftests: $(SELFTESTS) $(BUILD)/selftests/run_tests.sh
 $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 		selftests/npo_nl_lib.h $(LIBNPO) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) $(HARNESS_CFLAGS) \
+	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) $(DRM_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Iruntime/include -Iselftests -Ifirmware -o $@ $< \
-		$(SELFTEST_LIB) -L$(BUILD)/lib -lnpo $(JSON_LIBS) $(NL_LIBS) -lz \
+		$(SELFTEST_LIB) -L$(BUILD)/lib -lnpo $(JSON_LIBS) $(NL_LIBS) $(DRM_LIBS) -lz \
 		-Wl,-rpath,'$$ORIGIN/../../lib'
 $(BUILD)/selftests/run_tests.sh: selftests/run_tests.sh
 	@mkdir -p $(@D)

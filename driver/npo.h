@@ -287,6 +287,7 @@ int npo_queue_dump(struct sk_buff *skb, struct netlink_callback *cb,
 
 /* npo_mr.c */
 int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg);
+int npo_mr_register_dmabuf(struct npo_file *nfile, struct npo_dmabuf_reg *reg);
 int npo_mr_deregister(struct npo_file *nfile, u32 key);
 void npo_mr_release_all(struct npo_file *nfile, bool hw_alive);
 int npo_mr_dump(struct sk_buff *skb, struct netlink_callback *cb,

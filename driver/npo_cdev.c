@@ -204,6 +204,13 @@ static int npo_ioctl_reg_mr(struct npo_file *nfile, void *data)
 	return err ? err : npo_mr_register(nfile, data);
 }
 
+static int npo_ioctl_reg_dmabuf(struct npo_file *nfile, void *data)
+{
+	int err = npo_dma_ready(nfile->ndev);
+
+	return err ? err : npo_mr_register_dmabuf(nfile, data);
+}
+
 static int npo_ioctl_dereg_mr(struct npo_file *nfile, void *data)
 {
 	struct npo_mr_dereg *md = data;
@@ -260,6 +267,11 @@ static const struct npo_ioctl_desc npo_ioctls[] = {
 		.min_size = sizeof(struct npo_mr_dereg),
 		.fn = npo_ioctl_dereg_mr,
 	},
+	[_IOC_NR(NPO_IOCTL_REG_DMABUF)] = {
+		.cmd = NPO_IOCTL_REG_DMABUF,
+		.min_size = sizeof(struct npo_dmabuf_reg),
+		.fn = npo_ioctl_reg_dmabuf,
+	},
 };
 
 union npo_ioctl_arg {
@@ -269,6 +281,7 @@ union npo_ioctl_arg {
 	struct npo_queue_destroy queue_destroy;
 	struct npo_mr_reg mr_reg;
 	struct npo_mr_dereg mr_dereg;
+	struct npo_dmabuf_reg dmabuf_reg;
 };
 
 static long npo_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)

@@ -433,3 +433,4 @@ module_exit(npo_exit);
 MODULE_DESCRIPTION("NPO supernode interconnect driver");
 MODULE_AUTHOR("The NPO developers");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(DMA_BUF);

@@ -8,6 +8,7 @@
  * NPO_MR_PAGES_PER_CMD chunks through the command buffer.
  */
 #include <linux/capability.h>
+#include <linux/dma-buf.h>
 #include <linux/mm.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
@@ -30,6 +31,9 @@
  * @dma: bus address of each page.
  * @mm: the address space whose RLIMIT_MEMLOCK the pages count against.
  * @writable: pinned for write, so dirtied on release.
+ * @attach: for a dma-buf region, the attachment that keeps the buffer's
+ *	memory in place (and @pages and @mm are unused).
+ * @sgt: its mapping for the device.
  */
 struct npo_mr {
 	u32 key;
@@ -41,6 +45,8 @@ struct npo_mr {
 	dma_addr_t *dma;
 	struct mm_struct *mm;
 	bool writable;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
 };
 
 static int npo_mr_account(struct mm_struct *mm, unsigned long npages)
@@ -151,6 +157,54 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr, u32 pd)
 	return err;
 }
 
+/*
+ * Give a region whose memory is mapped a key, enter it in the device's
+ * memory table and in the file; on failure none of that remains.
+ */
+static int npo_mr_insert(struct npo_file *nfile, struct npo_mr *mr)
+{
+	struct npo_dev *ndev = nfile->ndev;
+	int idx, err;
+
+	idx = ida_alloc_range(&ndev->mr_ida, 1, ndev->num_mrs - 1, GFP_KERNEL);
+	if (idx < 0)
+		return idx;
+	/* The tag makes a key of freed or foreign memory hard to guess. */
+	mr->key = FIELD_PREP(NPO_MR_KEY_TAG, get_random_u32() & 0xffff) | idx;
+	mutex_lock(&nfile->lock);
+	err = npo_mr_load(ndev, mr, nfile->pd);
+	if (!err) {
+		err = xa_insert(&nfile->mrs, idx, mr, GFP_KERNEL);
+		if (err)
+			npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &mr->key, 1,
+				      NULL, 0);
+	}
+	mutex_unlock(&nfile->lock);
+	if (err) {
+		ida_free(&ndev->mr_ida, idx);
+		return err;
+	}
+	npo_dbg(ndev, DMA, "pd %u: region 0x%08x, %llu bytes, access 0x%x%s\n",
+		nfile->pd, mr->key, mr->length, mr->access,
+		mr->attach ? ", dma-buf" : "");
+	return 0;
+}
+
+/* Let go of a region's memory: unpin user pages, or detach a dma-buf. */
+static void npo_mr_put_memory(struct npo_dev *ndev, struct npo_mr *mr)
+{
+	struct dma_buf *dmabuf;
+
+	if (!mr->attach) {
+		npo_mr_unpin(ndev, mr, mr->npages, mr->npages);
+		return;
+	}
+	dmabuf = mr->attach->dmabuf;
+	dma_buf_unmap_attachment_unlocked(mr->attach, mr->sgt, DMA_BIDIRECTIONAL);
+	dma_buf_detach(dmabuf, mr->attach);
+	dma_buf_put(dmabuf);
+}
+
 /**
  * npo_mr_register() - pin, map and register user memory
  * @nfile: the registering file; the region joins its protection domain.
@@ -167,7 +221,7 @@ int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg)
 	struct npo_dev *ndev = nfile->ndev;
 	struct npo_mr *mr;
 	u64 end;
-	int idx, err;
+	int err;
 
 	if (reg->flags || reg->pad || !reg->length ||
 	    (reg->access & ~NPO_ACCESS_ALL) ||
@@ -204,34 +258,14 @@ int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg)
 	err = npo_mr_pin(ndev, mr);
 	if (err)
 		goto err_free;
-
-	idx = ida_alloc_range(&ndev->mr_ida, 1, ndev->num_mrs - 1, GFP_KERNEL);
-	if (idx < 0) {
-		err = idx;
-		goto err_unpin;
+	err = npo_mr_insert(nfile, mr);
+	if (err) {
+		npo_mr_unpin(ndev, mr, mr->npages, mr->npages);
+		goto err_free;
 	}
-	/* The tag makes a key of freed or foreign memory hard to guess. */
-	mr->key = FIELD_PREP(NPO_MR_KEY_TAG, get_random_u32() & 0xffff) | idx;
-	mutex_lock(&nfile->lock);
-	err = npo_mr_load(ndev, mr, nfile->pd);
-	if (err)
-		goto err_ida;
-	err = xa_insert(&nfile->mrs, idx, mr, GFP_KERNEL);
-	if (err)
-		goto err_hw;
-	mutex_unlock(&nfile->lock);
 	reg->key = mr->key;
-	npo_dbg(ndev, DMA, "pd %u: region 0x%08x, %llu bytes, access 0x%x\n",
-		nfile->pd, mr->key, mr->length, mr->access);
 	return 0;
 
-err_hw:
-	npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &mr->key, 1, NULL, 0);
-err_ida:
-	mutex_unlock(&nfile->lock);
-	ida_free(&ndev->mr_ida, idx);
-err_unpin:
-	npo_mr_unpin(ndev, mr, mr->npages, mr->npages);
 err_free:
 	npo_mr_free(mr);
 	return err;
@@ -246,8 +280,114 @@ static void npo_mr_release(struct npo_file *nfile, struct npo_mr *mr,
 	if (hw_alive)
 		npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &mr->key, 1, NULL, 0);
 	ida_free(&ndev->mr_ida, FIELD_GET(NPO_MR_KEY_INDEX, mr->key));
-	npo_mr_unpin(ndev, mr, mr->npages, mr->npages);
+	npo_mr_put_memory(ndev, mr);
 	npo_mr_free(mr);
+}
+
+/* The bus address of every page of [offset, offset + length) of sgt. */
+static int npo_mr_dma_pages(struct npo_mr *mr, struct sg_table *sgt,
+			    u64 offset)
+{
+	struct scatterlist *sg;
+	unsigned long n = 0;
+	u64 pos = 0;
+	int i;
+
+	for_each_sgtable_dma_sg(sgt, sg, i) {
+		dma_addr_t addr = sg_dma_address(sg);
+		u64 len = sg_dma_len(sg), off;
+
+		/* The device's page list is in whole pages. */
+		if (!PAGE_ALIGNED(addr) || (!PAGE_ALIGNED(len) &&
+					    !sg_is_last(sg)))
+			return -EINVAL;
+		for (off = 0; off < len && n < mr->npages; off += PAGE_SIZE) {
+			if (pos + off >= offset)
+				mr->dma[n++] = addr + off;
+		}
+		pos += len;
+	}
+	return n == mr->npages ? 0 : -EINVAL;
+}
+
+/**
+ * npo_mr_register_dmabuf() - register (part of) a dma-buf
+ * @nfile: the registering file; the region joins its protection domain.
+ * @reg: the ioctl argument; @reg->key is filled in.
+ *
+ * The attachment is static, so the exporter keeps the memory in place
+ * until the region is deregistered; nothing counts against the caller's
+ * RLIMIT_MEMLOCK because the memory is the exporter's.
+ *
+ * Context: process context, under the device's remove_lock (read).
+ * Return: 0 or a negative errno.
+ */
+int npo_mr_register_dmabuf(struct npo_file *nfile, struct npo_dmabuf_reg *reg)
+{
+	struct npo_dev *ndev = nfile->ndev;
+	struct dma_buf *dmabuf;
+	struct npo_mr *mr;
+	u64 end;
+	int err;
+
+	if (reg->flags || reg->pad || reg->pad2 || !reg->length ||
+	    (reg->access & ~NPO_ACCESS_ALL) || !PAGE_ALIGNED(reg->offset) ||
+	    !PAGE_ALIGNED(reg->iova) ||
+	    check_add_overflow(reg->offset, reg->length, &end) ||
+	    check_add_overflow(reg->iova, reg->length - 1, &end))
+		return -EINVAL;
+	if (!(ndev->caps & NPO_CAPS_QUEUES))
+		return -EOPNOTSUPP;
+	dmabuf = dma_buf_get(reg->fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	if (reg->offset + reg->length > dmabuf->size) {
+		err = -EINVAL;
+		goto err_put;
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_put;
+	}
+	mr->access = reg->access;
+	mr->addr = reg->iova;
+	mr->length = reg->length;
+	mr->npages = DIV_ROUND_UP(reg->length, PAGE_SIZE);
+	mr->dma = kvmalloc_array(mr->npages, sizeof(*mr->dma), GFP_KERNEL);
+	if (!mr->dma) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	mr->attach = dma_buf_attach(dmabuf, &ndev->pdev->dev);
+	if (IS_ERR(mr->attach)) {
+		err = PTR_ERR(mr->attach);
+		mr->attach = NULL;
+		goto err_free;
+	}
+	mr->sgt = dma_buf_map_attachment_unlocked(mr->attach, DMA_BIDIRECTIONAL);
+	if (IS_ERR(mr->sgt)) {
+		err = PTR_ERR(mr->sgt);
+		goto err_detach;
+	}
+	err = npo_mr_dma_pages(mr, mr->sgt, reg->offset);
+	if (!err)
+		err = npo_mr_insert(nfile, mr);
+	if (err)
+		goto err_unmap;
+	reg->key = mr->key;
+	return 0;
+
+err_unmap:
+	dma_buf_unmap_attachment_unlocked(mr->attach, mr->sgt, DMA_BIDIRECTIONAL);
+err_detach:
+	dma_buf_detach(dmabuf, mr->attach);
+	mr->attach = NULL;
+err_free:
+	npo_mr_free(mr);
+err_put:
+	dma_buf_put(dmabuf);
+	return err;
 }
 
 /**

@@ -148,6 +148,41 @@ int npo_reg_mr(struct npo_device *dev, void *addr, size_t length,
 	return 0;
 }
 
+int npo_reg_dmabuf(struct npo_device *dev, int fd, uint64_t offset,
+		   size_t length, uint64_t iova, uint32_t access,
+		   struct npo_mr **mr)
+{
+	struct npo_dmabuf_reg reg = {
+		.access = access,
+		.fd = fd,
+		.offset = offset,
+		.length = length,
+		.iova = iova,
+	};
+	struct npo_mr *m;
+	int err;
+
+	if (!dev || !mr)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	if (ioctl(dev->fd, NPO_IOCTL_REG_DMABUF, &reg)) {
+		err = -errno;
+		npo_log(NPO_LOG_ERR, "%s: cannot register dma-buf %d: %s",
+			dev->name, fd, strerror(-err));
+		free(m);
+		return err;
+	}
+	m->dev = dev;
+	m->key = reg.key;
+	m->node_id = dev->node_id;
+	m->addr = iova;
+	m->length = length;
+	*mr = m;
+	return 0;
+}
+
 int npo_dereg_mr(struct npo_mr *mr)
 {
 	struct npo_mr_dereg md = { 0 };

@@ -18,8 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
 #include <json-c/json.h>
 #include <npo.h>
+#include <xf86drm.h>
 
 #include "kselftest_harness.h"
 #include "npo_test_lib.h"
@@ -800,6 +802,109 @@ TEST_F(queue, interrupt_mode_sleeps_and_wakes)
 	qc.eventfd = 3;
 	EXPECT_EQ(-1, ioctl(npo_device_fd(self->dev), NPO_IOCTL_CREATE_QUEUE, &qc));
 	EXPECT_EQ(EINVAL, errno);
+}
+
+/* A dumb buffer of vgem, the exporter without hardware, as a dma-buf. */
+static int vgem_dmabuf(size_t size, int *card)
+{
+	struct drm_mode_create_dumb cd = { .width = 1024, .bpp = 32 };
+	char path[64];
+	int i, fd = -1, buf;
+
+	for (i = 0; i < 16 && fd < 0; i++) {
+		drmVersionPtr v;
+
+		snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		if (!v || strcmp(v->name, "vgem")) {
+			close(fd);
+			fd = -1;
+		}
+		drmFreeVersion(v);
+	}
+	if (fd < 0)
+		return -1;
+	cd.height = size / 4096;
+	if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &cd) ||
+	    drmPrimeHandleToFD(fd, cd.handle, DRM_CLOEXEC | DRM_RDWR, &buf)) {
+		close(fd);
+		return -1;
+	}
+	*card = fd;
+	return buf;
+}
+
+/* Device memory of another driver, through dma-buf: written and read. */
+TEST_F(queue, dmabuf_from_vgem_is_reachable)
+{
+	const size_t size = 1 << 20;
+	const uint64_t iova = 0x100000000ULL;
+	int buf, card, fd = npo_device_fd(self->dev);
+	struct npo_dmabuf_reg reg;
+	struct npo_mr *mr;
+	struct npo_cqe c;
+	uint8_t *map;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root to load vgem");
+	npo_test_run(NULL, 0, "/sbin/modprobe vgem 2>/dev/null");
+	buf = vgem_dmabuf(size, &card);
+	if (buf < 0)
+		SKIP(return, "no vgem device");
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	memset(map, 0, size);
+
+	ASSERT_EQ(0, npo_reg_dmabuf(self->dev, buf, 0, size, iova,
+				    NPO_ACCESS_ALL, &mr));
+	fill(self->src, size, 21);
+	npo_prep_write(npo_get_sqe(self->q), 1, npo_mr_key(self->src_mr),
+		       self->src, size - 4096, self->node, npo_mr_key(mr),
+		       iova + 4096);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
+	EXPECT_EQ(0, memcmp(map + 4096, self->src, size - 4096));
+	EXPECT_EQ(0, map[4095]);
+
+	memset(self->dst, 0, size);
+	npo_prep_read(npo_get_sqe(self->q), 2, npo_mr_key(self->dst_mr),
+		      self->dst, size, self->node, npo_mr_key(mr), iova);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	ASSERT_EQ(NPO_STATUS_OK, c.status);
+	EXPECT_EQ(0, memcmp(self->dst, map, size));
+	/* Past the registered length is out of bounds, as for any region. */
+	npo_prep_read(npo_get_sqe(self->q), 3, npo_mr_key(self->dst_mr),
+		      self->dst, 8, self->node, npo_mr_key(mr), iova + size);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_REMOTE_ACCESS, c.status);
+	EXPECT_EQ(0, npo_dereg_mr(mr));
+
+	/* Bad arguments: not a dma-buf, no file, beyond it, unaligned. */
+	memset(&reg, 0, sizeof(reg));
+	reg.length = 4096;
+	reg.fd = card;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_DMABUF, &reg));
+	EXPECT_EQ(EINVAL, errno);
+	reg.fd = -1;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_DMABUF, &reg));
+	EXPECT_EQ(EBADF, errno);
+	reg.fd = buf;
+	reg.offset = size;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_DMABUF, &reg));
+	EXPECT_EQ(EINVAL, errno);
+	reg.offset = 100;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_DMABUF, &reg));
+	EXPECT_EQ(EINVAL, errno);
+	/* A region still registered when the file closes goes with it. */
+	reg.offset = 0;
+	ASSERT_EQ(0, ioctl(fd, NPO_IOCTL_REG_DMABUF, &reg));
+	munmap(map, size);
+	close(buf);
+	close(card);
 }
 
 static int64_t jint(struct json_object *o, const char *key)

@@ -76,6 +76,13 @@ int npo_destroy_queue(struct npo_queue *queue);
 /* access: NPO_ACCESS_* bits.  0 or a negative errno. */
 int npo_reg_mr(struct npo_device *dev, void *addr, size_t length,
 	       uint32_t access, struct npo_mr **mr);
+/*
+ * Register length bytes from offset of a dma-buf (a GPU buffer, say);
+ * descriptors address it from iova.  Offset and iova page aligned.
+ */
+int npo_reg_dmabuf(struct npo_device *dev, int fd, uint64_t offset,
+		   size_t length, uint64_t iova, uint32_t access,
+		   struct npo_mr **mr);
 int npo_dereg_mr(struct npo_mr *mr);
 uint32_t npo_mr_key(const struct npo_mr *mr);
 

@@ -15,6 +15,8 @@ here=$(dirname "$(realpath "$0")")
 extra_modules=(aer_inject)
 # Soft-RoCE, the comparison in make bench: rxe on a veth pair.
 extra_modules+=(rdma_rxe veth crc32_generic)
+# A dma-buf exporter with no hardware, for registering GPU-style buffers.
+extra_modules+=(vgem)
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,root,etc,npo}
 install -m 0755 /bin/busybox "$root/bin/busybox"

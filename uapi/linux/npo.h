@@ -236,6 +236,35 @@ struct npo_mr_dereg {
 	__u32 flags;
 };
 
+/**
+ * struct npo_dmabuf_reg - NPO_IOCTL_REG_DMABUF argument
+ * @flags: In. Must be 0.
+ * @access: In. NPO_ACCESS_* rights, as for NPO_IOCTL_REG_MR.
+ * @fd: In. A dma-buf file descriptor (from a GPU or other exporter).
+ * @pad: In. Must be 0.
+ * @offset: In. Start of the region within the buffer, page aligned.
+ * @length: In. Bytes, at least 1, within the buffer.
+ * @iova: In. The address descriptors use for the region's first byte,
+ *	page aligned; any value the caller likes, since the buffer may have no
+ *	address in the caller's memory.
+ * @key: Out. The region's key.
+ * @pad2: Out. Zero.
+ *
+ * The device reaches the buffer's memory directly; the exporter keeps it
+ * in place while the region exists.  Deregister with NPO_IOCTL_DEREG_MR.
+ */
+struct npo_dmabuf_reg {
+	__u32 flags;
+	__u32 access;
+	__s32 fd;
+	__u32 pad;
+	__u64 offset;
+	__u64 length;
+	__u64 iova;
+	__u32 key;
+	__u32 pad2;
+};
+
 /** NPO_IOCTL_GET_INFO - describe the device, see &struct npo_dev_info. */
 #define NPO_IOCTL_GET_INFO	_IOWR(NPO_IOCTL_MAGIC, 0x00, struct npo_dev_info)
 /** NPO_IOCTL_GET_PARAM - query one fact, see &enum npo_param. */
@@ -248,5 +277,7 @@ struct npo_mr_dereg {
 #define NPO_IOCTL_REG_MR	_IOWR(NPO_IOCTL_MAGIC, 0x12, struct npo_mr_reg)
 /** NPO_IOCTL_DEREG_MR - deregister memory, see &struct npo_mr_dereg. */
 #define NPO_IOCTL_DEREG_MR	_IOW(NPO_IOCTL_MAGIC, 0x13, struct npo_mr_dereg)
+/** NPO_IOCTL_REG_DMABUF - register a dma-buf, see &struct npo_dmabuf_reg. */
+#define NPO_IOCTL_REG_DMABUF	_IOWR(NPO_IOCTL_MAGIC, 0x14, struct npo_dmabuf_reg)
 
 #endif /* _UAPI_LINUX_NPO_H */
