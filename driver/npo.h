@@ -262,6 +262,7 @@ void npo_port_apply(struct npo_port *port, bool retrain);
 const char *npo_port_state_name(unsigned int state);
 const char *npo_port_fail_name(unsigned int reason);
 const char *npo_port_rate_name(unsigned int rate);
+u32 npo_port_rate_mbps(unsigned int rate);
 
 /* npo_fw.c */
 int npo_fw_load(struct npo_dev *ndev);

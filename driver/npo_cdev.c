@@ -156,12 +156,53 @@ static int npo_get_param(struct npo_dev *ndev, u32 param, u64 *value)
 	return 0;
 }
 
+/* A fact about port @index, from the driver's view of its link. */
+static int npo_get_port_param(struct npo_dev *ndev, u32 param, u32 index,
+			      u64 *value)
+{
+	struct npo_port *port;
+	int err = 0;
+
+	if (!ndev->ports || index >= ndev->num_ports)
+		return -EINVAL;
+	port = &ndev->ports[index];
+	mutex_lock(&ndev->link_lock);
+	if (ndev->link_running)
+		npo_port_refresh(port);
+	switch (param) {
+	case NPO_PARAM_PORT_STATE:
+		*value = FIELD_GET(NPO_PST_STATE, port->status);
+		break;
+	case NPO_PARAM_PORT_PEER_NODE:
+		*value = port->peer_node;
+		err = port->peer_valid ? 0 : -ENOLINK;
+		break;
+	case NPO_PARAM_PORT_PEER_PORT:
+		*value = port->peer_port;
+		err = port->peer_valid ? 0 : -ENOLINK;
+		break;
+	case NPO_PARAM_PORT_RATE_MBPS:
+		*value = npo_port_rate_mbps(FIELD_GET(NPO_PST_RATE, port->status));
+		break;
+	case NPO_PARAM_PORT_WIDTH:
+		*value = FIELD_GET(NPO_PST_WIDTH, port->status);
+		break;
+	}
+	mutex_unlock(&ndev->link_lock);
+	return err;
+}
+
 static int npo_ioctl_get_param(struct npo_file *nfile, void *data)
 {
 	struct npo_param_query *q = data;
 
-	/* No parameter is per port or per lane yet. */
-	if (q->flags || q->pad || q->index)
+	if (q->flags || q->pad)
+		return -EINVAL;
+	if (q->param >= NPO_PARAM_PORT_STATE && q->param <= NPO_PARAM_PORT_WIDTH)
+		return npo_get_port_param(nfile->ndev, q->param, q->index,
+					  &q->value);
+	/* Device-wide facts have no index. */
+	if (q->index)
 		return -EINVAL;
 	return npo_get_param(nfile->ndev, q->param, &q->value);
 }

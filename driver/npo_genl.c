@@ -12,10 +12,6 @@
 
 #define NPO_TEST_MAX_MS		60000
 
-static const u32 npo_rate_mbps[NPO_NUM_RATES + 1] = {
-	0, 53125, 106250, 212500,
-};
-
 /* Beyond the 16-bit bounds NLA_POLICY_RANGE can hold (6.1 wants non-const). */
 static struct netlink_range_validation npo_test_ms_range = {
 	.min = 1,
@@ -177,7 +173,7 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 		rates &= port->peer_rates;
 		max_width = min_t(unsigned int, max_width, port->peer_lanes);
 	}
-	max_rate = npo_rate_mbps[rates ? fls(rates) : 0];
+	max_rate = npo_port_rate_mbps(rates ? fls(rates) : 0);
 	if (st & NPO_PST_DEGRADED)
 		flags |= NPO_PORT_FLAG_DEGRADED;
 	if (st & NPO_PST_HIGH_BER)
@@ -195,7 +191,7 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 	    nla_put_u32(msg, NPO_ATTR_PORT_INDEX, port->index) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_STATE, FIELD_GET(NPO_PST_STATE, st)) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_RATE,
-			npo_rate_mbps[FIELD_GET(NPO_PST_RATE, st) % (NPO_NUM_RATES + 1)]) ||
+			npo_port_rate_mbps(FIELD_GET(NPO_PST_RATE, st))) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_WIDTH, FIELD_GET(NPO_PST_WIDTH, st)) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_MAX_RATE, max_rate) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_MAX_WIDTH, max_width) ||
@@ -208,7 +204,7 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 			      NPO_ATTR_PAD) ||
 	    nla_put_u8(msg, NPO_ATTR_PORT_ADMIN_UP, port->admin_up) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_TARGET_RATE,
-			npo_rate_mbps[port->max_rate]) ||
+			npo_port_rate_mbps(port->max_rate)) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_TARGET_WIDTH, port->max_width))
 		return -EMSGSIZE;
 	if (port->peer_valid &&
@@ -394,7 +390,7 @@ static int npo_rate_index(u32 mbps)
 	int i;
 
 	for (i = 0; i <= NPO_NUM_RATES; i++)
-		if (npo_rate_mbps[i] == mbps)
+		if (npo_port_rate_mbps(i) == mbps)
 			return i;
 	return -1;
 }

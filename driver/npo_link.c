@@ -72,6 +72,21 @@ const char *npo_port_fail_name(unsigned int reason)
 }
 
 /**
+ * npo_port_rate_mbps() - a lane rate in Mb/s
+ * @rate: 1..NPO_NUM_RATES, 0 for none.
+ *
+ * Return: the rate, 0 for none or an unknown rate.
+ */
+u32 npo_port_rate_mbps(unsigned int rate)
+{
+	static const u32 mbps[NPO_NUM_RATES + 1] = {
+		0, 53125, 106250, 212500,
+	};
+
+	return rate < ARRAY_SIZE(mbps) ? mbps[rate] : 0;
+}
+
+/**
  * npo_port_rate_name() - name of a lane rate
  * @rate: 1..NPO_NUM_RATES, 0 for none.
  *

@@ -117,3 +117,39 @@ int npo_query_param(struct npo_device *dev, enum npo_param param,
 	*value = q.value;
 	return 0;
 }
+
+int npo_query_port(struct npo_device *dev, uint32_t port,
+		   struct npo_port_attr *attr)
+{
+	uint64_t v;
+	int err;
+
+	if (!dev || !attr)
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	err = npo_query_param(dev, NPO_PARAM_PORT_STATE, port, &v);
+	if (err)
+		return err;
+	attr->state = v;
+	err = npo_query_param(dev, NPO_PARAM_PORT_RATE_MBPS, port, &v);
+	if (err)
+		return err;
+	attr->rate_mbps = v;
+	err = npo_query_param(dev, NPO_PARAM_PORT_WIDTH, port, &v);
+	if (err)
+		return err;
+	attr->width = v;
+	/* No peer is no error: the port is simply not connected. */
+	err = npo_query_param(dev, NPO_PARAM_PORT_PEER_NODE, port, &v);
+	if (err == -ENOLINK)
+		return 0;
+	if (err)
+		return err;
+	attr->peer_node = v;
+	err = npo_query_param(dev, NPO_PARAM_PORT_PEER_PORT, port, &v);
+	if (err)
+		return err == -ENOLINK ? 0 : err;
+	attr->peer_port = v;
+	attr->peer_known = 1;
+	return 0;
+}

@@ -191,6 +191,26 @@ TEST_F(remote, write_read_and_atomics_to_the_neighbour)
 	EXPECT_EQ(99, *counter);
 }
 
+/* What a collective library asks before it builds its ring. */
+TEST_F(remote, ports_show_their_peers)
+{
+	struct npo_port_attr pa;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_query_port(self->a.dev, 0, &pa));
+	EXPECT_EQ(5, pa.state) TH_LOG("active");
+	EXPECT_TRUE(pa.peer_known);
+	EXPECT_EQ(self->b.q->node_id, pa.peer_node);
+	EXPECT_EQ(1, pa.peer_port);
+	EXPECT_EQ(212500, pa.rate_mbps);
+	EXPECT_GE(pa.width, 1);
+	/* An unconnected port: no peer, no error. */
+	ASSERT_EQ(0, npo_query_port(self->a.dev, 3, &pa));
+	EXPECT_FALSE(pa.peer_known);
+	EXPECT_EQ(0, pa.width);
+	EXPECT_EQ(-EINVAL, npo_query_port(self->a.dev, 99, &pa));
+}
+
 TEST_F(remote, immediate_data_arrives_with_its_origin)
 {
 	struct end *a = &self->a, *b = &self->b;

@@ -39,6 +39,16 @@ struct npo_device_attr {
 };
 
 /** One entry of npo_get_device_list(3). */
+/* One link port, as the driver sees it now. */
+struct npo_port_attr {
+	uint32_t state;			/* enum npo_port_state, <linux/npo_netlink.h> */
+	int peer_known;			/* the peer fields are valid */
+	uint32_t peer_node;
+	uint32_t peer_port;
+	uint32_t rate_mbps;		/* lane rate, 0 when down */
+	uint32_t width;			/* lanes in use, 0 when down */
+};
+
 struct npo_device_entry {
 	char name[NPO_NAME_MAX];
 	int index;			/* N of /dev/npoN */
@@ -75,6 +85,8 @@ const char *npo_device_name(const struct npo_device *dev);
 int npo_query_device(struct npo_device *dev, struct npo_device_attr *attr);
 int npo_query_param(struct npo_device *dev, enum npo_param param,
 		    uint32_t index, uint64_t *value);
+int npo_query_port(struct npo_device *dev, uint32_t port,
+		   struct npo_port_attr *attr);
 
 /* Names for codes: never NULL. */
 const char *npo_strerror(int err);

@@ -103,6 +103,13 @@ struct npo_dev_info {
  * @NPO_PARAM_NUM_QUEUES: number of DMA queue pairs.
  * @NPO_PARAM_DOORBELL_STRIDE: bytes between two queues' doorbells.
  * @NPO_PARAM_NUM_IRQ_VECTORS: MSI-X vectors the driver enabled.
+ * @NPO_PARAM_PORT_STATE: port @index's link state, &enum npo_port_state of
+ *	<linux/npo_netlink.h>.
+ * @NPO_PARAM_PORT_PEER_NODE: node id of port @index's peer; -ENOLINK while
+ *	no peer is known.
+ * @NPO_PARAM_PORT_PEER_PORT: the peer's port number; -ENOLINK likewise.
+ * @NPO_PARAM_PORT_RATE_MBPS: port @index's lane rate in Mb/s, 0 when down.
+ * @NPO_PARAM_PORT_WIDTH: port @index's lanes in use, 0 when down.
  *
  * Append only: a new fact gets a new number.
  */
@@ -119,12 +126,17 @@ enum npo_param {
 	NPO_PARAM_NUM_QUEUES = 9,
 	NPO_PARAM_DOORBELL_STRIDE = 10,
 	NPO_PARAM_NUM_IRQ_VECTORS = 11,
+	NPO_PARAM_PORT_STATE = 12,
+	NPO_PARAM_PORT_PEER_NODE = 13,
+	NPO_PARAM_PORT_PEER_PORT = 14,
+	NPO_PARAM_PORT_RATE_MBPS = 15,
+	NPO_PARAM_PORT_WIDTH = 16,
 };
 
 /**
  * struct npo_param_query - NPO_IOCTL_GET_PARAM argument
  * @param: In. &enum npo_param.
- * @index: In. Port or lane index for per-port facts; 0 otherwise.
+ * @index: In. Port number for NPO_PARAM_PORT_*; 0 otherwise.
  * @flags: In. Must be 0.
  * @pad: In. Must be 0.
  * @value: Out. The value.
