@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -116,6 +117,57 @@ static double ioctl_us(int fd, unsigned long cmd, void *arg, size_t size,
 	return (now() - t0) / iters * 1e6;
 }
 
+static long mem_free_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemFree: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/*
+ * Kernel memory a registration costs, as a share of what it registers:
+ * the memory is touched first, so the only new allocations are the
+ * driver's (page pointers, bus addresses, bookkeeping).
+ */
+static void mr_metadata(int fd, size_t len, struct json_object *out)
+{
+	uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct npo_mr_reg reg = { .length = len };
+	struct npo_mr_dereg dr = { 0 };
+	long before, after;
+	double t0, secs;
+
+	if (p == MAP_FAILED)
+		return;
+	memset(p, 1, len);
+	reg.addr = (uintptr_t)p;
+	before = mem_free_kib();
+	t0 = now();
+	if (ioctl(fd, NPO_IOCTL_REG_MR, &reg)) {
+		fprintf(stderr, "npo-bench: REG_MR: %s\n", strerror(errno));
+		munmap(p, len);
+		return;
+	}
+	secs = now() - t0;
+	after = mem_free_kib();
+	dr.key = reg.key;
+	ioctl(fd, NPO_IOCTL_DEREG_MR, &dr);
+	munmap(p, len);
+	json_object_object_add(out, "mr_metadata_pct",
+			       json_object_new_double((before - after) * 1024.0 *
+						      100 / len));
+	json_object_object_add(out, "mr_register_s_per_GiB",
+			       json_object_new_double(secs * (1 << 30) / len));
+}
+
 int main(int argc, char **argv)
 {
 	long iters = argc > 1 ? atol(argv[1]) : 100000;
@@ -174,6 +226,7 @@ int main(int argc, char **argv)
 	json_object_object_add(out, "ioctl_get_param_us",
 			       json_object_new_double(ioctl_us(fd, NPO_IOCTL_GET_PARAM,
 							       &q, sizeof(q), iters)));
+	mr_metadata(fd, 256u << 20, out);
 	close(fd);
 	json_object_object_add(out, "remove_s",
 			       json_object_new_double(timed_run("/sbin/modprobe -r npo")));
