@@ -29,7 +29,7 @@ KSELFTEST := $(KSRC_PIECES)/tools/testing/selftests
 HARNESS_CFLAGS := -Wno-unused-parameter -Wno-sign-compare
 
 .PHONY: all deps qemu modules userspace firmware runtime npoctl npo-perf examples selftests \
-	host-tests host-tests-build lint checkpatch kernel-doc sparse initramfs check demo bench install \
+	host-tests host-tests-build lint checkpatch kernel-doc sparse rst initramfs check demo bench install \
 	clean distclean
 
 all: modules userspace qemu
@@ -190,7 +190,12 @@ kernel-doc: $(BUILD)/.deps-stamp
 	@perl $(KSRC_PIECES)/scripts/kernel-doc -none -v driver/*.c driver/*.h \
 		uapi/linux/*.h 2>&1 | grep -v ": info: " | tee $(BUILD)/kernel-doc.log
 	@! grep -q . $(BUILD)/kernel-doc.log
-lint: checkpatch kernel-doc sparse
+# Documentation parses cleanly: tables, references, sections.
+rst:
+	@echo "  RST     Documentation/"
+	@/usr/bin/python3 tools/lint/rst-check.py Documentation/*.rst
+
+lint: checkpatch kernel-doc sparse rst
 
 # --- VM images -------------------------------------------------------------------
 INSTALL_ROOT = $(BUILD)/vm/root

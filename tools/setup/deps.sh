@@ -65,7 +65,7 @@ host_packages=(
 	seabios qemu-system-data
 	ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev
 	flex bison bc libelf-dev
-	valgrind liburing-dev
+	valgrind liburing-dev python3-docutils
 	iproute2 rdma-core ibverbs-providers perftest
 )
 

@@ -46,7 +46,7 @@ count_tap() {	# count_tap NAME LOG PREFIX
 
 echo "== lint"
 cd "$top"
-for target in checkpatch kernel-doc sparse-6.1 sparse-6.12; do
+for target in checkpatch kernel-doc rst sparse-6.1 sparse-6.12; do
 	make --no-print-directory -s "$target" >"$logs/$target.log" 2>&1
 	rc=$?
 	[ $rc = 0 ] || sed 's/^/  /' "$logs/$target.log"
