@@ -388,4 +388,27 @@ TEST_F_TIMEOUT(remote, allreduce_example_matches_the_cpu, 300)
 		TH_LOG("%s", out);
 }
 
+/* npo-perf runs every operation and mode to the neighbour. */
+TEST_F_TIMEOUT(remote, npo_perf_runs_each_test, 300)
+{
+	static const char *const runs[] = {
+		"write -s 64K -n 64", "read -s 64K -n 64", "send -s 64K -n 64",
+		"write lat -s 8 -n 50", "send rate -s 8 -n 256",
+		"-I write -s 4K -n 64", "-q 3 write -s 1M -n 12",
+	};
+	static char out[4096];
+	unsigned int i;
+
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		EXPECT_EQ(0, npo_test_run(out, sizeof(out),
+					  "npo-perf -j -r npo1 %s 2>&1", runs[i]))
+			TH_LOG("%s: %s", runs[i], out);
+		EXPECT_NE(NULL, strstr(out, "\"results\":[{")) TH_LOG("%s", out);
+	}
+	/* Bad usage is refused with status 2. */
+	EXPECT_EQ(2, npo_test_run(out, sizeof(out), "npo-perf -s 9G write 2>&1"));
+	EXPECT_EQ(2, npo_test_run(out, sizeof(out), "npo-perf frobnicate 2>&1"));
+}
+
 TEST_HARNESS_MAIN

@@ -42,6 +42,7 @@ struct opts {
 struct ctx {
 	struct npo_device *ldev, *rdev;
 	struct npo_queue *q[MAX_QUEUES];
+	struct npo_queue *rq;		/* send: the receiving queue */
 	struct npo_mr *lmr, *rmr;
 	uint8_t *lbuf, *rbuf;
 	size_t buf_size;
@@ -59,7 +60,7 @@ static double now_s(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: npo-perf [OPTIONS] write|read [bw|lat|rate]\n"
+		"Usage: npo-perf [OPTIONS] write|read|send [bw|lat|rate]\n"
 		"       npo-perf [OPTIONS] memcpy\n"
 		"  -d, --device DEV      posting device (default npo0)\n"
 		"  -r, --remote DEV      device owning the target memory; the\n"
@@ -148,6 +149,14 @@ static int setup(struct ctx *c, const struct opts *o)
 		if (err)
 			return err;
 	}
+	if (o->opcode == NPO_OP_SEND) {
+		struct npo_queue_attr ra = { .sq_entries = 1, .cq_entries = 256,
+					     .rq_entries = 256 };
+
+		err = npo_create_queue(c->rdev, &ra, &c->rq);
+		if (err)
+			return err;
+	}
 	c->buf_size = MAX_SIZE;
 	c->lbuf = alloc_buffer(c->buf_size);
 	c->rbuf = alloc_buffer(c->buf_size);
@@ -158,8 +167,32 @@ static int setup(struct ctx *c, const struct opts *o)
 	if (err)
 		return err;
 	return npo_reg_mr(c->rdev, c->rbuf, c->buf_size,
-			  NPO_ACCESS_REMOTE_READ | NPO_ACCESS_REMOTE_WRITE,
-			  &c->rmr);
+			  NPO_ACCESS_REMOTE_READ | NPO_ACCESS_REMOTE_WRITE |
+			  NPO_ACCESS_LOCAL_WRITE, &c->rmr);
+}
+
+/*
+ * Send: keep the receiving queue's ring full, reposting a buffer for
+ * every message received, as a receiver would.  Every buffer is the whole
+ * target memory, so any message size fits; only the count matters.
+ */
+static int replenish(struct ctx *c)
+{
+	struct npo_cqe *cqe;
+
+	if (!c->rq)
+		return 0;
+	while ((cqe = npo_peek_cqe(c->rq))) {
+		if (cqe->status) {
+			fprintf(stderr, "npo-perf: receive: %s\n",
+				npo_status_str(cqe->status));
+			return -EIO;
+		}
+		npo_cq_advance(c->rq, 1);
+	}
+	while (!npo_post_recv(c->rq, 0, npo_mr_key(c->rmr), c->rbuf, c->buf_size))
+		;
+	return 0;
 }
 
 static void teardown(struct ctx *c)
@@ -170,6 +203,7 @@ static void teardown(struct ctx *c)
 	npo_dereg_mr(c->rmr);
 	for (i = 0; i < MAX_QUEUES; i++)
 		npo_destroy_queue(c->q[i]);
+	npo_destroy_queue(c->rq);
 	if (c->rdev != c->ldev)
 		npo_close_device(c->rdev);
 	npo_close_device(c->ldev);
@@ -183,8 +217,13 @@ static void teardown(struct ctx *c)
 static void prep(struct ctx *c, const struct opts *o, struct npo_sqe *sqe,
 		 uint64_t n, uint32_t size)
 {
-	npo_prep_rdma(sqe, o->opcode, n, npo_mr_key(c->lmr), c->lbuf, size,
-		      c->dest_node, npo_mr_key(c->rmr), (uintptr_t)c->rbuf);
+	if (o->opcode == NPO_OP_SEND)
+		npo_prep_send(sqe, n, npo_mr_key(c->lmr), c->lbuf, size,
+			      c->dest_node, c->rq->id);
+	else
+		npo_prep_rdma(sqe, o->opcode, n, npo_mr_key(c->lmr), c->lbuf,
+			      size, c->dest_node, npo_mr_key(c->rmr),
+			      (uintptr_t)c->rbuf);
 }
 
 static int reap(struct npo_queue *q, bool block, unsigned int *done)
@@ -223,6 +262,9 @@ static int run_stream(struct ctx *c, const struct opts *o, uint32_t size,
 
 	while (busy) {
 		busy = false;
+		err = replenish(c);
+		if (err)
+			return err;
 		for (i = 0; i < o->queues; i++) {
 			struct npo_queue *q = c->q[i];
 			struct npo_sqe *sqe;
@@ -259,8 +301,12 @@ static int run_lat(struct ctx *c, const struct opts *o, uint32_t size,
 	int err;
 
 	for (i = 0; i < iters; i++) {
-		double t0 = now_s();
+		double t0;
 
+		err = replenish(c);
+		if (err)
+			return err;
+		t0 = now_s();
 		prep(c, o, npo_get_sqe(c->q[0]), i, size);
 		npo_submit(c->q[0]);
 		err = reap(c->q[0], true, &done);
@@ -315,7 +361,8 @@ static const char *test_name(const struct opts *o)
 	if (o->mode == MODE_MEMCPY)
 		return "memcpy";
 	snprintf(name, sizeof(name), "%s_%s",
-		 o->opcode == NPO_OP_READ ? "read" : "write", modes[o->mode]);
+		 o->opcode == NPO_OP_READ ? "read" :
+		 o->opcode == NPO_OP_SEND ? "send" : "write", modes[o->mode]);
 	return name;
 }
 
@@ -479,8 +526,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[optind], "memcpy")) {
 		o.mode = MODE_MEMCPY;
-	} else if (!strcmp(argv[optind], "write") || !strcmp(argv[optind], "read")) {
-		o.opcode = argv[optind][0] == 'r' ? NPO_OP_READ : NPO_OP_WRITE;
+	} else if (!strcmp(argv[optind], "write") || !strcmp(argv[optind], "read") ||
+		   !strcmp(argv[optind], "send")) {
+		o.opcode = argv[optind][0] == 'r' ? NPO_OP_READ :
+			   argv[optind][0] == 's' ? NPO_OP_SEND : NPO_OP_WRITE;
 		if (optind + 1 < argc) {
 			const char *m = argv[optind + 1];
 
