@@ -337,6 +337,14 @@ static int npo_nl_lane_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* A full skb ends this round; the dump continues where it stopped. */
+static int npo_nl_dump_result(struct sk_buff *skb, int err)
+{
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ? err : skb->len;
+}
+
 /* cb->args[0]: next device index, cb->args[1]: next port. */
 static int npo_nl_port_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
@@ -379,10 +387,7 @@ static int npo_nl_port_get_dumpit(struct sk_buff *skb,
 			break;
 	}
 	cb->args[0] = index;
-	/* A full skb ends this round; the dump continues where it stopped. */
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ? err : skb->len;
+	return npo_nl_dump_result(skb, err);
 }
 
 static int npo_rate_index(u32 mbps)
@@ -622,9 +627,7 @@ static int npo_nl_owned_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 			break;
 	}
 	cb->args[0] = index;
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ? err : skb->len;
+	return npo_nl_dump_result(skb, err);
 }
 
 static int npo_nl_queue_get_dumpit(struct sk_buff *skb,

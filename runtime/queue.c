@@ -116,6 +116,27 @@ int npo_destroy_queue(struct npo_queue *q)
 	return err;
 }
 
+/* The library's handle of a region the driver registered under key. */
+static int wrap_region(struct npo_device *dev, uint32_t key, uint64_t addr,
+		       uint64_t length, struct npo_mr **mr)
+{
+	struct npo_mr *m = calloc(1, sizeof(*m));
+
+	if (!m) {
+		struct npo_mr_dereg md = { .key = key };
+
+		ioctl(dev->fd, NPO_IOCTL_DEREG_MR, &md);
+		return -ENOMEM;
+	}
+	m->dev = dev;
+	m->key = key;
+	m->node_id = dev->node_id;
+	m->addr = addr;
+	m->length = length;
+	*mr = m;
+	return 0;
+}
+
 int npo_reg_mr(struct npo_device *dev, void *addr, size_t length,
 	       uint32_t access, struct npo_mr **mr)
 {
@@ -124,28 +145,17 @@ int npo_reg_mr(struct npo_device *dev, void *addr, size_t length,
 		.addr = (uintptr_t)addr,
 		.length = length,
 	};
-	struct npo_mr *m;
 	int err;
 
 	if (!dev || !mr)
 		return -EINVAL;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
 	if (ioctl(dev->fd, NPO_IOCTL_REG_MR, &reg)) {
 		err = -errno;
 		npo_log(NPO_LOG_ERR, "%s: cannot register %zu bytes at %p: %s",
 			dev->name, length, addr, strerror(-err));
-		free(m);
 		return err;
 	}
-	m->dev = dev;
-	m->key = reg.key;
-	m->node_id = dev->node_id;
-	m->addr = reg.addr;
-	m->length = reg.length;
-	*mr = m;
-	return 0;
+	return wrap_region(dev, reg.key, reg.addr, reg.length, mr);
 }
 
 int npo_reg_dmabuf(struct npo_device *dev, int fd, uint64_t offset,
@@ -159,28 +169,17 @@ int npo_reg_dmabuf(struct npo_device *dev, int fd, uint64_t offset,
 		.length = length,
 		.iova = iova,
 	};
-	struct npo_mr *m;
 	int err;
 
 	if (!dev || !mr)
 		return -EINVAL;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
 	if (ioctl(dev->fd, NPO_IOCTL_REG_DMABUF, &reg)) {
 		err = -errno;
 		npo_log(NPO_LOG_ERR, "%s: cannot register dma-buf %d: %s",
 			dev->name, fd, strerror(-err));
-		free(m);
 		return err;
 	}
-	m->dev = dev;
-	m->key = reg.key;
-	m->node_id = dev->node_id;
-	m->addr = iova;
-	m->length = length;
-	*mr = m;
-	return 0;
+	return wrap_region(dev, reg.key, iova, length, mr);
 }
 
 int npo_dereg_mr(struct npo_mr *mr)

@@ -282,6 +282,7 @@ TEST_F_TIMEOUT(queue, send_fills_posted_receive_buffers, 60)
 
 TEST_F(queue, fetch_add_and_compare_swap)
 {
+	struct npo_queue_attr attr = { .sq_entries = 64, .cq_entries = 128 };
 	uint64_t *counter = (uint64_t *)self->dst, *old = (uint64_t *)self->src;
 	struct npo_cqe c;
 	unsigned int i;
@@ -312,12 +313,21 @@ TEST_F(queue, fetch_add_and_compare_swap)
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(7, *old);
 	EXPECT_EQ(7, *counter);
-	/* Atomics need 8 aligned bytes. */
+	/* Atomics need 8 aligned bytes, at both ends. */
 	npo_prep_fetch_add(npo_get_sqe(self->q), 3, npo_mr_key(self->src_mr), old,
 			   self->node, npo_mr_key(self->dst_mr),
 			   (uintptr_t)counter + 4, 1);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_BAD_DESCRIPTOR, c.status);
+	npo_destroy_queue(self->q);
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &self->q));
+	/* A result straddling two pages would write past the first. */
+	npo_prep_fetch_add(npo_get_sqe(self->q), 4, npo_mr_key(self->src_mr),
+			   (uint64_t *)(self->src + 4092), self->node,
+			   npo_mr_key(self->dst_mr), (uintptr_t)counter, 1);
+	ASSERT_EQ(0, run_one(self->q, &c));
+	EXPECT_EQ(NPO_STATUS_BAD_DESCRIPTOR, c.status);
+	EXPECT_EQ(7, *counter);
 }
 
 TEST_F(queue, fenced_read_sees_the_write_before_it)

@@ -394,7 +394,8 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     case NPO_OP_CMP_SWAP:
         lneed = NPO_ACCESS_LOCAL_WRITE;
         rneed = NPO_ACCESS_REMOTE_ATOMIC;
-        if (len != 8 || (raddr & 7)) {
+        /* Aligned words never straddle a page on either side. */
+        if (len != 8 || (raddr & 7) || (laddr & 7)) {
             *status = NPO_STATUS_BAD_DESCRIPTOR;
             return 0;
         }
