@@ -16,6 +16,7 @@
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <uapi/linux/npo.h>
@@ -125,6 +126,7 @@ struct npo_port {
  * @num_vectors: MSI-X vectors enabled.
  * @state: &enum npo_dev_state; written under @state_lock, read locklessly.
  * @state_lock: serialises state transitions (probe, firmware load, reset).
+ * @state_wq: woken on every state change.
  * @fw_version: running firmware version, 0 if none.
  * @fw_error: why the firmware is not running, "" if it is.
  * @mbox_lock: serialises mailbox commands: the mailbox holds one at a time.
@@ -166,6 +168,7 @@ struct npo_dev {
 
 	enum npo_dev_state state;
 	struct mutex state_lock; /* state transitions, fw_error */
+	wait_queue_head_t state_wq;
 	u32 fw_version;
 	char fw_error[96];
 

@@ -422,11 +422,22 @@ static void npo_file_release_dma(struct npo_file *nfile, bool hw_alive)
  * Closing, or the process being killed, ends everything the file owns,
  * with the device told first so that no DMA is in flight when pages go.
  */
+/* Longer than any error recovery takes, short enough not to hang a close. */
+#define NPO_RECOVERY_WAIT	(30 * HZ)
+
 static int npo_release(struct inode *inode, struct file *filp)
 {
 	struct npo_file *nfile = filp->private_data;
 	struct npo_dev *ndev = nfile->ndev;
 
+	/*
+	 * During PCIe error recovery the device may still write to rings and
+	 * pages until it is reset, and the recovery then ends every file's
+	 * queues and regions itself: wait for it rather than free them now.
+	 */
+	wait_event_timeout(ndev->state_wq,
+			   npo_state(ndev) != NPO_DEV_STATE_RESETTING,
+			   NPO_RECOVERY_WAIT);
 	down_read(&ndev->remove_lock);
 	mutex_lock(&nfile->lock);
 	if (!nfile->detached)

@@ -48,6 +48,7 @@ void npo_set_state(struct npo_dev *ndev, enum npo_dev_state state)
 	WRITE_ONCE(ndev->state, state);
 	npo_dbg(ndev, PROBE, "state %s -> %s\n", npo_state_name(old),
 		npo_state_name(state));
+	wake_up_all(&ndev->state_wq);
 }
 
 static irqreturn_t npo_admin_irq(int irq, void *data)
@@ -66,7 +67,7 @@ static irqreturn_t npo_admin_irq(int irq, void *data)
 		npo_link_irq(ndev);
 	if (status & NPO_IRQ_FATAL) {
 		npo_err(ndev, "device reported a fatal error\n");
-		WRITE_ONCE(ndev->state, NPO_DEV_STATE_DEAD);
+		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
 	}
 	return IRQ_HANDLED;
 }
@@ -187,6 +188,7 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&ndev->state_lock);
 	mutex_init(&ndev->mbox_lock);
 	init_completion(&ndev->mbox_done);
+	init_waitqueue_head(&ndev->state_wq);
 	ida_init(&ndev->pd_ida);
 	ida_init(&ndev->queue_ida);
 	ida_init(&ndev->mr_ida);
@@ -299,7 +301,7 @@ static void npo_remove(struct pci_dev *pdev)
 	free_irq(pci_irq_vector(pdev, NPO_IRQ_VECTOR_ADMIN), ndev);
 	pci_free_irq_vectors(pdev);
 	npo_link_fini(ndev);
-	WRITE_ONCE(ndev->state, NPO_DEV_STATE_DEAD);
+	npo_set_state(ndev, NPO_DEV_STATE_DEAD);
 	ndev->pdev = NULL;
 	ndev->regs = NULL;
 	ndev->doorbells = NULL;
@@ -326,10 +328,10 @@ static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
 		state == pci_channel_io_normal ? "normal" :
 		state == pci_channel_io_frozen ? "frozen" : "permanently failed");
 	if (state == pci_channel_io_perm_failure) {
-		WRITE_ONCE(ndev->state, NPO_DEV_STATE_DEAD);
+		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
 		return PCI_ERS_RESULT_DISCONNECT;
 	}
-	WRITE_ONCE(ndev->state, NPO_DEV_STATE_RESETTING);
+	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
 	npo_link_stop(ndev);
 	return state == pci_channel_io_normal ? PCI_ERS_RESULT_CAN_RECOVER :
 						PCI_ERS_RESULT_NEED_RESET;

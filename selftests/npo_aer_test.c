@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include <npo.h>
 
 #include "kselftest_harness.h"
 #include "npo_test_lib.h"
@@ -122,6 +125,53 @@ TEST_F(aer, fatal_error_resets_and_recovers)
 	mark = npo_test_dmesg_mark();
 	ASSERT_EQ(0, inject(self, PCI_ERR_UNC_MALF_TLP));
 	expect_recovered(_metadata, self, mark);
+}
+
+/*
+ * The reset takes the device's queues and memory table with it: a process
+ * holding them finds them gone, its queue's memory revoked, and can start
+ * again on the recovered device.
+ */
+TEST_F(aer, queues_are_revoked_and_can_be_made_again)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	struct npo_device *d;
+	struct npo_device_attr da;
+	struct npo_queue *q;
+	struct npo_mr *mr;
+	struct npo_cqe *c;
+	void *buf = mmap(NULL, 65536, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t mark;
+
+	NPO_TEST_SETUP_DONE();
+	d = npo_open_device(self->name);
+	ASSERT_NE(NULL, d);
+	ASSERT_EQ(0, npo_query_device(d, &da));
+	if (!(da.caps & NPO_CAP_QUEUES))
+		SKIP(return, "device has no DMA queues");
+	ASSERT_EQ(0, npo_create_queue(d, &attr, &q));
+	ASSERT_EQ(0, npo_reg_mr(d, buf, 65536, NPO_ACCESS_ALL, &mr));
+	mark = npo_test_dmesg_mark();
+	ASSERT_EQ(0, inject(self, PCI_ERR_UNC_MALF_TLP));
+	expect_recovered(_metadata, self, mark);
+
+	/* Gone: the queue and the region; the handles only need freeing. */
+	EXPECT_EQ(-ENOENT, npo_destroy_queue(q));
+	EXPECT_EQ(-ENOENT, npo_dereg_mr(mr));
+
+	/* The same open file starts again. */
+	ASSERT_EQ(0, npo_create_queue(d, &attr, &q));
+	ASSERT_EQ(0, npo_reg_mr(d, buf, 65536, NPO_ACCESS_ALL, &mr));
+	npo_prep_write(npo_get_sqe(q), 1, npo_mr_key(mr), buf, 4096, q->node_id,
+		       npo_mr_key(mr), (uintptr_t)buf + 8192);
+	npo_submit(q);
+	ASSERT_EQ(0, npo_wait_cqe(q, &c, 10000));
+	EXPECT_EQ(NPO_STATUS_OK, c->status);
+	npo_dereg_mr(mr);
+	npo_destroy_queue(q);
+	npo_close_device(d);
+	munmap(buf, 65536);
 }
 
 TEST_HARNESS_MAIN
