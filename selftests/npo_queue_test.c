@@ -131,6 +131,40 @@ TEST_F(queue, nops_complete_in_order_with_their_wr_ids)
 	EXPECT_NE(NULL, npo_get_sqe(self->q));
 }
 
+/* A full completion ring pauses the queue, and reaping resumes it. */
+TEST_F(queue, full_completion_ring_pauses_without_loss)
+{
+	struct npo_queue_attr attr = { .sq_entries = 4, .cq_entries = 4 };
+	struct npo_queue *q;
+	struct npo_cqe *c;
+	unsigned int i, n = 0;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
+	for (i = 0; i < 4; i++)
+		npo_prep_nop(npo_get_sqe(q), i);
+	npo_submit(q);
+	/* The four completions fill the ring; wait until the SQ drained. */
+	for (i = 0; i < 1000 && npo_load_acquire(q->sq_head) != 4; i++)
+		usleep(1000);
+	ASSERT_EQ(4, npo_load_acquire(q->sq_head));
+	for (i = 4; i < 8; i++)
+		npo_prep_nop(npo_get_sqe(q), i);
+	npo_submit(q);
+	for (i = 0; i < 1000 && !(npo_load_acquire(q->status) & NPO_QSTAT_CQ_FULL); i++)
+		usleep(1000);
+	EXPECT_TRUE(npo_load_acquire(q->status) & NPO_QSTAT_CQ_FULL);
+	EXPECT_FALSE(npo_queue_in_error(q));
+	while (n < 8) {
+		ASSERT_EQ(0, npo_wait_cqe(q, &c, 10000)) TH_LOG("after %u", n);
+		EXPECT_EQ(n, c->wr_id);
+		npo_cq_advance(q, 1);
+		n++;
+	}
+	EXPECT_FALSE(npo_load_acquire(q->status) & NPO_QSTAT_CQ_FULL);
+	npo_destroy_queue(q);
+}
+
 TEST_F(queue, write_and_read_every_size_class)
 {
 	static const uint32_t sizes[] = {

@@ -210,11 +210,18 @@ typedef struct NpoDest {
     NpoPort *port;              /* NULL for loopback */
 } NpoDest;
 
+/* The ring header's STATUS mirrors the queue's error and stall flags. */
+static void queue_sync_status(NpoState *s, NpoQueue *q)
+{
+    q_write32(s, q, NPO_RING_STATUS, (q->error ? NPO_QSTAT_ERROR : 0) |
+                                     (q->stalled ? NPO_QSTAT_CQ_FULL : 0));
+}
+
 static void queue_fail(NpoState *s, NpoQueue *q, uint32_t status)
 {
     if (!q->error) {
         q->error = true;
-        q_write32(s, q, NPO_RING_STATUS, NPO_QSTAT_ERROR);
+        queue_sync_status(s, q);
         trace_npo_queue_error(s->node_id, q->id, status);
     }
 }
@@ -505,12 +512,8 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
 
         if (!cq_has_room(s, q)) {
             q->stalled = true;
-            q_write32(s, q, NPO_RING_STATUS, NPO_QSTAT_CQ_FULL);
+            queue_sync_status(s, q);
             return moved;
-        }
-        if (q->stalled) {
-            q->stalled = false;
-            q_write32(s, q, NPO_RING_STATUS, 0);
         }
         if (budget <= moved) {
             return moved;
@@ -540,10 +543,8 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
         }
         trace_npo_sqe(s->node_id, q->id, d.opcode, le32_to_cpu(d.length),
                       status);
-        if (status && !q->error) {
-            q->error = true;
-            q_write32(s, q, NPO_RING_STATUS, NPO_QSTAT_ERROR);
-            trace_npo_queue_error(s->node_id, q->id, status);
+        if (status) {
+            queue_fail(s, q, status);
         }
         q->sq_head++;
         q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
@@ -628,24 +629,17 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
             qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: SQ tail %u is "
                           "beyond head %u + %u entries\n", s->node_id, qid,
                           val, q->sq_head, q->sq_entries);
-            if (!q->error) {
-                q->error = true;
-                q_write32(s, q, NPO_RING_STATUS, NPO_QSTAT_ERROR);
-            }
+            queue_fail(s, q, NPO_STATUS_BAD_DESCRIPTOR);
             return;
         }
         q->sq_tail = val;
-        q->stalled = false;
         break;
     case NPO_DB_RQ_TAIL:
         if (val - q->rq_head > q->rq_entries) {
             qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: RQ tail %u is "
                           "beyond head %u + %u entries\n", s->node_id, qid,
                           val, q->rq_head, q->rq_entries);
-            if (!q->error) {
-                q->error = true;
-                q_write32(s, q, NPO_RING_STATUS, NPO_QSTAT_ERROR);
-            }
+            queue_fail(s, q, NPO_STATUS_BAD_DESCRIPTOR);
             return;
         }
         q->rq_tail = val;
@@ -655,12 +649,16 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
         q->armed = true;
         q->arm_head = val;
         queue_irq(s, q);
-        q->stalled = false;
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: no doorbell at "
                       "offset 0x%" HWADDR_PRIx "\n", s->node_id, qid, off);
         return;
+    }
+    /* Any doorbell resumes a queue paused for completion room. */
+    if (q->stalled) {
+        q->stalled = false;
+        queue_sync_status(s, q);
     }
     qemu_bh_schedule(s->dma_bh);
 }
