@@ -128,6 +128,7 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr, u32 pd)
 	u32 args[2] = { lower_32_bits(ndev->cmd_dma),
 			upper_32_bits(ndev->cmd_dma) };
 	unsigned long first, i, count;
+	bool created;
 	int err;
 
 	mutex_lock(&ndev->cmd_lock);
@@ -138,6 +139,7 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr, u32 pd)
 	c->iova = cpu_to_le64(mr->addr);
 	c->length = cpu_to_le64(mr->length);
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_CREATE, args, 2, NULL, 0);
+	created = !err;
 	for (first = 0; !err && first < mr->npages; first += count) {
 		count = min_t(unsigned long, mr->npages - first,
 			      NPO_MR_PAGES_PER_CMD);
@@ -149,7 +151,8 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr, u32 pd)
 		err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_PAGES, args, 2, NULL, 0);
 	}
 	mutex_unlock(&ndev->cmd_lock);
-	if (err && first) {
+	/* A region created but not given all its pages must not linger. */
+	if (err && created) {
 		u32 key = mr->key;
 
 		npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &key, 1, NULL, 0);

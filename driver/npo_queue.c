@@ -206,6 +206,8 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	return 0;
 
 err_hw:
+	/* ARG0 of QUEUE_DESTROY is the bare queue number. */
+	args[0] = id;
 	npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_DESTROY, args, 1, NULL, 0);
 err_free:
 	npo_queue_free(ndev, q);
