@@ -313,28 +313,27 @@ static int npo_reply_port(struct npo_port *port, struct genl_info *info,
 	return genlmsg_reply(msg, info);
 }
 
-static int npo_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
+/* Reply with the port the request names, with its lanes if asked. */
+static int npo_nl_reply_target(struct genl_info *info, u8 cmd, bool lanes)
 {
 	struct npo_port *port = npo_get_target(info);
 	int err;
 
 	if (IS_ERR(port))
 		return PTR_ERR(port);
-	err = npo_reply_port(port, info, NPO_CMD_PORT_GET, false);
+	err = npo_reply_port(port, info, cmd, lanes);
 	npo_put_target(port);
 	return err;
 }
 
+static int npo_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return npo_nl_reply_target(info, NPO_CMD_PORT_GET, false);
+}
+
 static int npo_nl_lane_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct npo_port *port = npo_get_target(info);
-	int err;
-
-	if (IS_ERR(port))
-		return PTR_ERR(port);
-	err = npo_reply_port(port, info, NPO_CMD_LANE_GET, true);
-	npo_put_target(port);
-	return err;
+	return npo_nl_reply_target(info, NPO_CMD_LANE_GET, true);
 }
 
 /* A full skb ends this round; the dump continues where it stopped. */

@@ -613,6 +613,23 @@ static void npo_dma_retry(void *opaque)
 
 /* --- doorbells ----------------------------------------------------------- */
 
+/*
+ * A tail more than the ring size ahead of the device's head: the poster is
+ * broken, and its queue fails.
+ */
+static bool tail_fits(NpoState *s, NpoQueue *q, const char *ring,
+                      uint32_t tail, uint32_t head, uint32_t entries)
+{
+    if (tail - head <= entries) {
+        return true;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: %s tail %u is beyond "
+                  "head %u + %u entries\n", s->node_id, q->id, ring, tail,
+                  head, entries);
+    queue_fail(s, q, NPO_STATUS_BAD_DESCRIPTOR);
+    return false;
+}
+
 void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
 {
     NpoQueue *q = queue_get(s, qid);
@@ -624,22 +641,13 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
     }
     switch (off) {
     case NPO_DB_SQ_TAIL:
-        if (val - q->sq_head > q->sq_entries) {
-            /* More posted than the ring holds: the poster is broken. */
-            qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: SQ tail %u is "
-                          "beyond head %u + %u entries\n", s->node_id, qid,
-                          val, q->sq_head, q->sq_entries);
-            queue_fail(s, q, NPO_STATUS_BAD_DESCRIPTOR);
+        if (!tail_fits(s, q, "SQ", val, q->sq_head, q->sq_entries)) {
             return;
         }
         q->sq_tail = val;
         break;
     case NPO_DB_RQ_TAIL:
-        if (val - q->rq_head > q->rq_entries) {
-            qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: RQ tail %u is "
-                          "beyond head %u + %u entries\n", s->node_id, qid,
-                          val, q->rq_head, q->rq_entries);
-            queue_fail(s, q, NPO_STATUS_BAD_DESCRIPTOR);
+        if (!tail_fits(s, q, "RQ", val, q->rq_head, q->rq_entries)) {
             return;
         }
         q->rq_tail = val;
