@@ -129,7 +129,9 @@ SELFTEST_SRCS := $(wildcard selftests/*_test.c)
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_SRCS))
 SELFTEST_LIB := selftests/npo_test_lib.c selftests/npo_nl_lib.c \
 	firmware/npo_fw_validate.c
-selftests: $(SELFTESTS) $(BUILD)/selftests/run_tests.sh
+# Run by tools/vm/two-vm-test.sh, one in each VM: not a *_test of its own.
+FABRIC_PEER := $(BUILD)/selftests/npo_fabric_peer
+selftests: $(SELFTESTS) $(FABRIC_PEER) $(BUILD)/selftests/run_tests.sh
 $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 		selftests/npo_nl_lib.h $(LIBNPO) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
@@ -221,12 +223,12 @@ install: userspace
 	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man8 man/*.8
 	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man3 man/*.3
 	install -D -m 0755 -t $(DESTDIR)/usr/lib/npo/selftests $(SELFTESTS) \
-		$(BUILD)/selftests/run_tests.sh
+		$(FABRIC_PEER) $(BUILD)/selftests/run_tests.sh
 	install -D -m 0755 $(NPO_BENCH) $(DESTDIR)/usr/lib/npo/bench/npo-bench
 	install -D -m 0755 $(ALLREDUCE) $(DESTDIR)/usr/lib/npo/examples/npo-allreduce
 
 define initramfs_rules
-$(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) \
+$(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) $(FABRIC_PEER) \
 		$(BUILD)/selftests/run_tests.sh $(NPOCTL) $(NPO_PERF) $(LIBNPO) $(FWIMAGE) \
 		$(NPO_BENCH) $(ALLREDUCE) \
 		$(wildcard tools/vm/*) $(wildcard man/*)

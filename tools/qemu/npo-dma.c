@@ -11,6 +11,9 @@
  * Descriptors run in a bottom half, outside the vCPU that rang the
  * doorbell, in slices of at most NPO_DMA_BUDGET bytes so that a large
  * transfer never holds up the VM or the other queues for its whole length.
+ * A linked peer in this QEMU process is reached directly; one in another
+ * process through the fabric transport (npo-fabric.c), whose target side
+ * uses the memory table and receive queues through the npo_ calls here.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -28,12 +31,9 @@
 
 /* Bytes moved per bottom-half run, over all queues. */
 #define NPO_DMA_BUDGET          (16 * MiB)
+QEMU_BUILD_BUG_ON(NPO_MAX_SEND > NPO_DMA_BUDGET);
 /* How often a queue waiting for a link or a receive buffer looks again. */
 #define NPO_LINK_RETRY_NS       (1 * SCALE_MS)
-/* Looks for a receive buffer before a SEND fails as RNR: about 1 s. */
-#define NPO_RNR_TRIES           1000
-/* A SEND is never split, so it fits one engine run. */
-#define NPO_MAX_SEND            NPO_DMA_BUDGET
 
 static dma_addr_t q_ring(NpoQueue *q, uint32_t off)
 {
@@ -53,7 +53,7 @@ static uint32_t q_read32(NpoState *s, NpoQueue *q, uint32_t off)
     return v;
 }
 
-static NpoQueue *queue_get(NpoState *s, unsigned int qid)
+NpoQueue *npo_queue_get(NpoState *s, unsigned int qid)
 {
     return qid < s->num_queues && s->queue[qid].live ? &s->queue[qid] : NULL;
 }
@@ -108,9 +108,8 @@ static NpoMr *mr_get(NpoState *s, uint32_t key)
  * Check [addr, addr + len) against a region; 0 or the status to report.
  * need: NPO_ACCESS_* bits the operation requires.
  */
-static uint32_t mr_check(NpoState *s, NpoMr **out, uint32_t key,
-                         uint64_t addr, uint64_t len, uint32_t need,
-                         uint32_t pd, bool local)
+uint32_t npo_mr_check(NpoState *s, NpoMr **out, uint32_t key, uint64_t addr,
+                      uint64_t len, uint32_t need, uint32_t pd, bool local)
 {
     NpoMr *mr = mr_get(s, key);
 
@@ -166,12 +165,60 @@ static void mr_copy(NpoMr *dst, uint64_t daddr, NpoMr *src, uint64_t saddr,
     }
 }
 
-/* Atomics: 8 aligned bytes never straddle a page. */
-static uint64_t *mr_word(NpoMr *mr, uint64_t addr)
+/* Copy len bytes of a region out to buf (a frame on its way to a peer). */
+void npo_mr_read(NpoMr *mr, uint64_t addr, void *buf, uint64_t len)
 {
-    uint64_t run;
+    uint8_t *out = buf;
 
-    return (uint64_t *)mr_translate(mr, addr, &run);
+    while (len) {
+        uint64_t run, n;
+        uint8_t *p = mr_translate(mr, addr, &run);
+
+        n = MIN(len, run);
+        memcpy(out, p, n);
+        out += n;
+        addr += n;
+        len -= n;
+    }
+}
+
+/* Copy len bytes from buf (a frame from a peer) into a region. */
+void npo_mr_write(NpoMr *mr, uint64_t addr, const void *buf, uint64_t len)
+{
+    const uint8_t *in = buf;
+
+    while (len) {
+        uint64_t run, n;
+        uint8_t *p = mr_translate(mr, addr, &run);
+
+        n = MIN(len, run);
+        memcpy(p, in, n);
+        in += n;
+        addr += n;
+        len -= n;
+    }
+}
+
+/*
+ * FETCH_ADD or CMP_SWAP on the aligned word at addr (so it never straddles
+ * a page); returns the original word.  The whole read-modify-write runs
+ * under the BQL, the only lock under which any device touches the word.
+ * Guest CPUs may race with it, as with any device's atomics on host memory.
+ */
+uint64_t npo_mr_atomic(NpoMr *mr, uint64_t addr, uint8_t opcode,
+                       uint64_t compare_add, uint64_t swap)
+{
+    uint64_t run, old, val;
+    uint64_t *word = (uint64_t *)mr_translate(mr, addr, &run);
+
+    old = le64_to_cpu(qatomic_read(word));
+    if (opcode == NPO_OP_FETCH_ADD) {
+        val = old + compare_add;
+    } else {
+        val = old == compare_add ? swap : old;
+    }
+    qatomic_set(word, cpu_to_le64(val));
+    return old;
 }
 
 /* Map the region's pages from the page list; false if one is not RAM. */
@@ -217,7 +264,7 @@ static void queue_sync_status(NpoState *s, NpoQueue *q)
                                      (q->stalled ? NPO_QSTAT_CQ_FULL : 0));
 }
 
-static void queue_fail(NpoState *s, NpoQueue *q, uint32_t status)
+void npo_queue_fail(NpoState *s, NpoQueue *q, uint32_t status)
 {
     if (!q->error) {
         q->error = true;
@@ -228,28 +275,39 @@ static void queue_fail(NpoState *s, NpoQueue *q, uint32_t status)
 
 /*
  * A completion on the receiving queue dq of device t for a message from
- * queue src of device s.  The receiver was checked before the data moved;
- * if its completion ring filled since, it goes to error rather than lose
- * the completion silently, as a CQ overrun does in RDMA.
+ * the sender.  The receiver was checked before the data moved; if its
+ * completion ring filled since, it goes to error rather than lose the
+ * completion silently, as a CQ overrun does in RDMA.
  */
-static void deliver(NpoState *s, NpoQueue *src, NpoState *t, NpoQueue *dq,
-                    const NpoDest *dest, struct npo_cqe *c)
+void npo_deliver(NpoState *t, NpoQueue *dq, const NpoSender *from,
+                 struct npo_cqe *c)
 {
-    c->port = dest->port ? dest->port->peer_port : NPO_CQE_PORT_NONE;
-    c->peer_node = cpu_to_le32(s->node_id);
-    c->peer_queue = cpu_to_le16(src->id);
+    c->port = from->port;
+    c->peer_node = cpu_to_le32(from->node);
+    c->peer_queue = cpu_to_le16(from->queue);
     if (!cq_has_room(t, dq)) {
-        queue_fail(t, dq, NPO_STATUS_REMOTE_QUEUE);
+        npo_queue_fail(t, dq, NPO_STATUS_REMOTE_QUEUE);
         return;
     }
     cq_post(t, dq, c);
+}
+
+/* The sender of a message from queue src of s, as the receiver names it. */
+static NpoSender sender_of(NpoState *s, NpoQueue *src, const NpoDest *dest)
+{
+    return (NpoSender) {
+        .port = dest->port ? dest->port->peer_port : NPO_CQE_PORT_NONE,
+        .node = s->node_id,
+        .queue = src->id,
+    };
 }
 
 static void deliver_imm(NpoState *s, NpoQueue *src, const struct npo_sqe *d,
                         const NpoDest *dest)
 {
     NpoState *t = dest->dev;
-    NpoQueue *dq = queue_get(t, le16_to_cpu(d->dest_queue));
+    NpoQueue *dq = npo_queue_get(t, le16_to_cpu(d->dest_queue));
+    NpoSender from = sender_of(s, src, dest);
     struct npo_cqe c = {
         .status = cpu_to_le32(NPO_STATUS_OK),
         .length = d->length,
@@ -258,8 +316,47 @@ static void deliver_imm(NpoState *s, NpoQueue *src, const struct npo_sqe *d,
     };
 
     if (dq && !dq->error) {
-        deliver(s, src, t, dq, dest, &c);
+        npo_deliver(t, dq, &from, &c);
     }
+}
+
+/*
+ * Take the next receive buffer of tq for a message of len bytes.  Returns
+ * 0 with the buffer in *r and its region in *rmr (NULL for an empty
+ * message), -1 when no buffer is posted, or the status for the sender
+ * when the buffer cannot take the message: the buffer then completes
+ * with the reason and the receiving queue fails, since it is at fault.
+ */
+int npo_rq_take(NpoState *t, NpoQueue *tq, uint32_t len,
+                const NpoSender *from, struct npo_rqe *r, NpoMr **rmr)
+{
+    struct npo_cqe c = { .opcode = NPO_OP_RECV };
+    uint32_t st;
+
+    *rmr = NULL;
+    if (tq->rq_head == tq->rq_tail) {
+        return -1;
+    }
+    if (pci_dma_read(PCI_DEVICE(t), q_ring(tq, NPO_RING_HEADER_SIZE) +
+                     (dma_addr_t)tq->sq_entries * sizeof(struct npo_sqe) +
+                     (dma_addr_t)tq->cq_entries * sizeof(struct npo_cqe) +
+                     (dma_addr_t)(tq->rq_head & (tq->rq_entries - 1)) *
+                     sizeof(*r), r, sizeof(*r)) != MEMTX_OK) {
+        memset(r, 0, sizeof(*r));
+    }
+    tq->rq_head++;
+    q_write32(t, tq, NPO_RING_RQ_HEAD, tq->rq_head);
+    st = le32_to_cpu(r->length) < len ? NPO_STATUS_REMOTE_LENGTH :
+         len ? npo_mr_check(t, rmr, le32_to_cpu(r->key), le64_to_cpu(r->addr),
+                            len, NPO_ACCESS_LOCAL_WRITE, tq->pd, true) : 0;
+    if (!st) {
+        return 0;
+    }
+    c.wr_id = r->wr_id;
+    c.status = cpu_to_le32(st);
+    npo_deliver(t, tq, from, &c);
+    npo_queue_fail(t, tq, st);
+    return st == NPO_STATUS_REMOTE_LENGTH ? st : NPO_STATUS_REMOTE_QUEUE;
 }
 
 /*
@@ -271,56 +368,44 @@ static int send_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
                     NpoMr *lmr, const NpoDest *dest)
 {
     NpoState *t = dest->dev;
-    NpoQueue *tq = queue_get(t, le16_to_cpu(d->dest_queue));
-    uint32_t len = le32_to_cpu(d->length), st;
+    NpoQueue *tq = npo_queue_get(t, le16_to_cpu(d->dest_queue));
+    NpoSender from = sender_of(s, q, dest);
+    uint32_t len = le32_to_cpu(d->length);
     struct npo_rqe r;
-    struct npo_cqe c = { .opcode = NPO_OP_RECV };
-    NpoMr *rmr = NULL;
+    struct npo_cqe c = {
+        .status = cpu_to_le32(NPO_STATUS_OK),
+        .length = d->length,
+        .opcode = NPO_OP_RECV,
+    };
+    NpoMr *rmr;
+    int st;
 
     if (!tq || tq->error) {
         return NPO_STATUS_REMOTE_QUEUE;
     }
-    if (tq->rq_head == tq->rq_tail) {
+    st = npo_rq_take(t, tq, len, &from, &r, &rmr);
+    if (st < 0) {
         /* Receiver not ready: retry for a while, as RDMA's RNR retry. */
-        if (q->rnr_tries++ < NPO_RNR_TRIES) {
-            return -1;
-        }
-        return NPO_STATUS_RNR;
+        return q->rnr_tries++ < NPO_RNR_TRIES ? -1 : NPO_STATUS_RNR;
     }
-    if (pci_dma_read(PCI_DEVICE(t), q_ring(tq, NPO_RING_HEADER_SIZE) +
-                     (dma_addr_t)tq->sq_entries * sizeof(struct npo_sqe) +
-                     (dma_addr_t)tq->cq_entries * sizeof(struct npo_cqe) +
-                     (dma_addr_t)(tq->rq_head & (tq->rq_entries - 1)) *
-                     sizeof(r), &r, sizeof(r)) != MEMTX_OK) {
-        memset(&r, 0, sizeof(r));
-    }
-    tq->rq_head++;
-    q_write32(t, tq, NPO_RING_RQ_HEAD, tq->rq_head);
-    c.wr_id = r.wr_id;
-    st = le32_to_cpu(r.length) < len ? NPO_STATUS_REMOTE_LENGTH :
-         len ? mr_check(t, &rmr, le32_to_cpu(r.key), le64_to_cpu(r.addr),
-                        len, NPO_ACCESS_LOCAL_WRITE, tq->pd, true) : 0;
     if (st) {
-        /* The receiver's buffer is at fault: its queue fails, and says why. */
-        c.status = cpu_to_le32(st);
-        deliver(s, q, t, tq, dest, &c);
-        queue_fail(t, tq, st);
-        return st == NPO_STATUS_REMOTE_LENGTH ? st : NPO_STATUS_REMOTE_QUEUE;
+        return st;
     }
     if (len) {
         mr_copy(rmr, le64_to_cpu(r.addr), lmr, le64_to_cpu(d->local_addr), len);
     }
-    c.length = cpu_to_le32(len);
-    deliver(s, q, t, tq, dest, &c);
+    c.wr_id = r.wr_id;
+    npo_deliver(t, tq, &from, &c);
     return NPO_STATUS_OK;
 }
 
 /*
  * Resolve the destination; 0 or the status to complete with.  *wait is
  * set when the link is retraining: the descriptor waits, it does not fail.
+ * dest->dev is NULL for a peer in another QEMU process.
  */
-static uint32_t sqe_dest(NpoState *s, const struct npo_sqe *d, NpoDest *dest,
-                         bool *wait)
+static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
+                         NpoDest *dest, bool *wait)
 {
     uint32_t node = le32_to_cpu(d->dest_node);
     NpoPort *p;
@@ -328,14 +413,23 @@ static uint32_t sqe_dest(NpoState *s, const struct npo_sqe *d, NpoDest *dest,
     *wait = false;
     dest->dev = s;
     dest->port = NULL;
-    if (node == s->node_id) {
+    if (q->wire_req) {
+        /* A request already on the wire finishes on its own port. */
+        p = q->wire_port;
+        dest->dev = NULL;
+        dest->port = p;
+        if (q->wire_done) {
+            return NPO_STATUS_OK;
+        }
+    } else if (node == s->node_id) {
         return NPO_STATUS_OK;
+    } else {
+        p = npo_link_route(s, node);
+        if (!p) {
+            return NPO_STATUS_UNREACHABLE;
+        }
+        dest->port = p;
     }
-    p = npo_link_route(s, node);
-    if (!p) {
-        return NPO_STATUS_UNREACHABLE;
-    }
-    dest->port = p;
     switch (npo_link_ready(p)) {
     case NPO_LINK_PAUSED:
         *wait = true;
@@ -345,13 +439,8 @@ static uint32_t sqe_dest(NpoState *s, const struct npo_sqe *d, NpoDest *dest,
     case NPO_LINK_UP:
         break;
     }
-    dest->dev = npo_link_local_peer(p);
-    if (!dest->dev) {
-        /* A peer in another QEMU process: its data path is not modelled. */
-        qemu_log_mask(LOG_UNIMP, "npo%u: port %u: data to node %u in "
-                      "another QEMU process is not carried\n", s->node_id,
-                      p->index, node);
-        return NPO_STATUS_UNREACHABLE;
+    if (!q->wire_req) {
+        dest->dev = npo_link_local_peer(p);
     }
     return NPO_STATUS_OK;
 }
@@ -417,7 +506,7 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         *status = NPO_STATUS_BAD_DESCRIPTOR;
         return 0;
     }
-    *status = sqe_dest(s, d, dest, &wait);
+    *status = sqe_dest(s, q, d, dest, &wait);
     if (*status) {
         return 0;
     }
@@ -427,8 +516,8 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         return 0;
     }
     t = dest->dev;
-    if (d->opcode == NPO_OP_WRITE_IMM) {
-        tq = queue_get(t, le16_to_cpu(d->dest_queue));
+    if (t && d->opcode == NPO_OP_WRITE_IMM) {
+        tq = npo_queue_get(t, le16_to_cpu(d->dest_queue));
         if (!tq || tq->error) {
             *status = NPO_STATUS_REMOTE_QUEUE;
             return 0;
@@ -436,14 +525,18 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     }
     /* A zero-length transfer touches no memory, so no key is checked. */
     if (len) {
-        st = mr_check(s, &lmr, lkey, laddr, len, lneed, q->pd, true);
-        if (!st && d->opcode != NPO_OP_SEND) {
-            st = mr_check(t, &rmr, rkey, raddr, len, rneed, 0, false);
+        st = npo_mr_check(s, &lmr, lkey, laddr, len, lneed, q->pd, true);
+        if (!st && t && d->opcode != NPO_OP_SEND) {
+            st = npo_mr_check(t, &rmr, rkey, raddr, len, rneed, 0, false);
         }
         if (st) {
             *status = st;
             return 0;
         }
+    }
+    if (!t) {
+        /* The peer's device checks the remote side when the request lands. */
+        return npo_fabric_run(s, q, d, lmr, dest->port, budget, done, status);
     }
     if (d->opcode == NPO_OP_SEND) {
         int r = send_run(s, q, d, lmr, dest);
@@ -458,21 +551,10 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         return len;
     }
     if (atomic) {
-        uint64_t *word = mr_word(rmr, raddr), old, val;
+        uint64_t old = npo_mr_atomic(rmr, raddr, d->opcode,
+                                     le64_to_cpu(d->compare_add),
+                                     le64_to_cpu(d->swap));
 
-        /*
-         * The whole read-modify-write runs under the BQL, the only lock
-         * under which any device touches the word.  Guest CPUs may race
-         * with it, as with any device's atomics on host memory.
-         */
-        old = le64_to_cpu(qatomic_read(word));
-        if (d->opcode == NPO_OP_FETCH_ADD) {
-            val = old + le64_to_cpu(d->compare_add);
-        } else {
-            val = old == le64_to_cpu(d->compare_add) ?
-                  le64_to_cpu(d->swap) : old;
-        }
-        qatomic_set(word, cpu_to_le64(val));
         stq_le_p(mr_translate(lmr, laddr, &n), old);
         return 8;
     }
@@ -522,7 +604,7 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
             memset(&d, 0, sizeof(d));
             d.opcode = 0xff;
         }
-        dest.port = NULL;
+        dest = (NpoDest) { 0 };
         if (q->error) {
             status = NPO_STATUS_FLUSHED;
         } else {
@@ -541,15 +623,19 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
         if (d.opcode == NPO_OP_SEND || d.opcode == NPO_OP_WRITE_IMM) {
             c.peer_queue = d.dest_queue;
         }
+        if (q->wire_req) {
+            npo_fabric_finish(s, q);
+        }
         trace_npo_sqe(s->node_id, q->id, d.opcode, le32_to_cpu(d.length),
                       status);
         if (status) {
-            queue_fail(s, q, status);
+            npo_queue_fail(s, q, status);
         }
         q->sq_head++;
         q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
         cq_post(s, q, &c);
-        if (!status && d.opcode == NPO_OP_WRITE_IMM) {
+        /* Over the wire, the target delivered the immediate itself. */
+        if (!status && d.opcode == NPO_OP_WRITE_IMM && dest.dev) {
             deliver_imm(s, q, &d, &dest);
         }
     }
@@ -564,6 +650,9 @@ static void npo_dma_bh(void *opaque)
     bool more = false, wait = false;
     unsigned int i, last = s->dma_next;
 
+    /* Answers to peers' READs share the run with the queues. */
+    budget -= npo_fabric_answer_reads(s, budget / 2, &more);
+
     /*
      * Round robin: the next run starts after the last queue served, so a
      * queue with long transfers cannot starve the others.
@@ -573,8 +662,8 @@ static void npo_dma_bh(void *opaque)
         NpoQueue *q = &s->queue[qid];
         bool idle;
 
-        if (!q->live || q->stalled || q->link_wait ||
-            q->sq_head == q->sq_tail) {
+        if (!q->live || q->stalled || q->link_wait || q->wire_tx_wait ||
+            (q->wire_sent && !q->wire_done) || q->sq_head == q->sq_tail) {
             continue;
         }
         if (!budget) {
@@ -585,7 +674,8 @@ static void npo_dma_bh(void *opaque)
         last = qid;
         if (q->link_wait) {
             wait = true;
-        } else if (!idle && !q->stalled) {
+        } else if (!idle && !q->stalled && !q->wire_tx_wait &&
+                   !(q->wire_sent && !q->wire_done)) {
             more = true;
         }
     }
@@ -626,13 +716,13 @@ static bool tail_fits(NpoState *s, NpoQueue *q, const char *ring,
     qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: %s tail %u is beyond "
                   "head %u + %u entries\n", s->node_id, q->id, ring, tail,
                   head, entries);
-    queue_fail(s, q, NPO_STATUS_BAD_DESCRIPTOR);
+    npo_queue_fail(s, q, NPO_STATUS_BAD_DESCRIPTOR);
     return false;
 }
 
 void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
 {
-    NpoQueue *q = queue_get(s, qid);
+    NpoQueue *q = npo_queue_get(s, qid);
 
     if (!q) {
         qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell of queue %u, which "
@@ -675,6 +765,9 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
 
 static void queue_destroy(NpoState *s, NpoQueue *q)
 {
+    if (q->wire_req) {
+        npo_fabric_finish(s, q);
+    }
     memset(q, 0, sizeof(*q));
 }
 
@@ -716,6 +809,7 @@ static uint32_t mbox_queue_create(NpoState *s)
     }
     queue_destroy(s, q);
     q->id = qid;
+    q->gen = ++s->queue_gen;
     q->pd = s->mbox_arg[1] & 0xffff;
     q->ring = ring;
     q->sq_entries = 1u << sq_log2;
@@ -737,7 +831,7 @@ static uint32_t mbox_queue_create(NpoState *s)
  */
 static uint32_t mbox_queue_destroy(NpoState *s)
 {
-    NpoQueue *q = queue_get(s, s->mbox_arg[0]);
+    NpoQueue *q = npo_queue_get(s, s->mbox_arg[0]);
 
     if (!q) {
         return MBOX_ERR_NOENT;
@@ -889,6 +983,7 @@ void npo_dma_reset(NpoState *s)
     }
     timer_del(s->dma_retry);
     s->dma_next = 0;
+    npo_fabric_reset(s);
 }
 
 void npo_dma_realize(NpoState *s, Error **errp)
@@ -897,11 +992,18 @@ void npo_dma_realize(NpoState *s, Error **errp)
     s->mr = g_new0(NpoMr *, s->num_mrs);
     s->dma_bh = qemu_bh_new(npo_dma_bh, s);
     s->dma_retry = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_dma_retry, s);
+    npo_fabric_realize(s);
+}
+
+void npo_dma_kick(NpoState *s)
+{
+    qemu_bh_schedule(s->dma_bh);
 }
 
 void npo_dma_exit(NpoState *s)
 {
     npo_dma_reset(s);
+    npo_fabric_exit(s);
     qemu_bh_delete(s->dma_bh);
     timer_free(s->dma_retry);
     g_free(s->queue);

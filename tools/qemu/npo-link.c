@@ -44,21 +44,8 @@ static const double sensitivity_dbm[NPO_NUM_RATES] = { -7.4, -4.4, -2.4 };
 #define LOS_TIMEOUT_NS          (60 * SCALE_MS)
 #define EQ_STEP_NS              (500 * SCALE_US)
 
-/* Wire format: a 4-byte header, then the payload. */
-#define WIRE_MAGIC              0x4e
-enum {
-    WIRE_TS1 = 1,       /* polling: who I am */
-    WIRE_TS2 = 2,       /* configuration: what I can receive */
-    WIRE_IDLE = 3,      /* keep-alive while active */
-    WIRE_DOWN = 4,      /* going down: port disabled or retraining */
-    WIRE_LOOPBACK = 5,  /* enter loopback for a PRBS test */
-};
-
-typedef struct QEMU_PACKED WireHdr {
-    uint8_t magic;
-    uint8_t type;
-    uint16_t len;
-} WireHdr;
+/* Frames a port may hold before a data sender must wait for the socket. */
+#define TX_LIMIT                (1024 * 1024)
 
 typedef struct QEMU_PACKED WireTs {
     uint32_t node_id;
@@ -102,18 +89,114 @@ static void port_event(NpoPort *p, uint32_t ev)
     npo_irq_update(p->dev, IRQ_LINK);
 }
 
+/* --- transmitting ----------------------------------------------------------- */
+
+/*
+ * Frames queue on the port and leave as fast as the socket takes them.  A
+ * writer never blocks: two devices streaming at each other, in one QEMU
+ * process or two, cannot deadlock on full socket buffers.
+ */
+static gboolean port_tx_ready(void *do_not_use, GIOCondition cond,
+                              void *opaque);
+
+static void port_tx_drop(NpoPort *p)
+{
+    if (p->tx_watch) {
+        g_source_remove(p->tx_watch);
+        p->tx_watch = 0;
+    }
+    g_byte_array_set_size(p->tx, 0);
+    p->tx_off = 0;
+}
+
+void npo_port_flush(NpoPort *p)
+{
+    while (p->tx_off < p->tx->len) {
+        int n = qemu_chr_fe_write(&p->chr, p->tx->data + p->tx_off,
+                                  MIN(p->tx->len - p->tx_off, INT_MAX));
+
+        if (n < 0 && errno == EAGAIN) {
+            /* Keep what is unsent at the front; whole frames only follow. */
+            if (p->tx_off >= p->tx->len / 2) {
+                g_byte_array_remove_range(p->tx, 0, p->tx_off);
+                p->tx_off = 0;
+            }
+            if (!p->tx_watch) {
+                p->tx_watch = qemu_chr_fe_add_watch(&p->chr,
+                                                    G_IO_OUT | G_IO_HUP,
+                                                    port_tx_ready, p);
+            }
+            return;
+        }
+        if (n <= 0) {
+            /* The connection is gone: queued frames go with the cable. */
+            break;
+        }
+        p->tx_off += n;
+    }
+    port_tx_drop(p);
+    if (p->tx_blocked) {
+        p->tx_blocked = false;
+        npo_fabric_tx_room(p);
+    }
+}
+
+static gboolean port_tx_ready(void *do_not_use, GIOCondition cond,
+                              void *opaque)
+{
+    NpoPort *p = opaque;
+
+    p->tx_watch = 0;
+    npo_port_flush(p);
+    if (p->tx_blocked && p->tx->len - p->tx_off < TX_LIMIT) {
+        p->tx_blocked = false;
+        npo_fabric_tx_room(p);
+    }
+    return G_SOURCE_REMOVE;
+}
+
+/*
+ * Queue a frame with len payload bytes for the caller to fill before the
+ * next npo_port_flush(); NULL when no peer is connected (a cut cable
+ * carries nothing).
+ */
+uint8_t *npo_port_frame(NpoPort *p, uint8_t type, uint16_t len)
+{
+    WireHdr h = { .magic = WIRE_MAGIC, .type = type, .len = cpu_to_le16(len) };
+    guint at = p->tx->len;
+
+    if (!port_connected(p)) {
+        return NULL;
+    }
+    g_byte_array_set_size(p->tx, at + sizeof(h) + len);
+    memcpy(p->tx->data + at, &h, sizeof(h));
+    return p->tx->data + at + sizeof(h);
+}
+
+/*
+ * True when the port holds TX_LIMIT bytes or more: the caller waits for
+ * npo_fabric_tx_room().
+ */
+bool npo_port_tx_full(NpoPort *p)
+{
+    if (p->tx->len - p->tx_off < TX_LIMIT) {
+        return false;
+    }
+    p->tx_blocked = true;
+    return true;
+}
+
 static void port_send(NpoPort *p, uint8_t type, const void *payload,
                       uint16_t len)
 {
-    uint8_t buf[sizeof(WireHdr) + 64];
-    WireHdr h = { .magic = WIRE_MAGIC, .type = type, .len = cpu_to_le16(len) };
+    uint8_t *f = npo_port_frame(p, type, len);
 
-    if (!port_connected(p) || len > 64) {
-        return;
+    if (f) {
+        if (len) {
+            memcpy(f, payload, len);
+        }
+        npo_port_flush(p);
     }
-    memcpy(buf, &h, sizeof(h));
-    memcpy(buf + sizeof(h), payload, len);
-    qemu_chr_fe_write_all(&p->chr, buf, sizeof(h) + len);
 }
 
 /* --- physical model ------------------------------------------------------ */
@@ -323,6 +406,8 @@ static void port_link_down(NpoPort *p, uint8_t reason)
         p->fail_reason = p->down_reason = reason;
         port_event(p, PEV_DOWN);
     }
+    /* Requests through the port end now, as LINK_DOWN. */
+    npo_fabric_port_down(p);
 }
 
 static void port_start_polling(NpoPort *p)
@@ -698,6 +783,16 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
         port_set_state(p, PORT_LOOPBACK, 5 * NANOSECONDS_PER_SECOND);
         port_arm(p, 5 * NANOSECONDS_PER_SECOND);
         break;
+    case WIRE_DATA:
+    case WIRE_READ:
+    case WIRE_READ_DATA:
+    case WIRE_ATOMIC:
+    case WIRE_ACK:
+    case WIRE_ABORT:
+        if (npo_link_ready(p) != NPO_LINK_DOWN) {
+            npo_fabric_rx(p, type, payload, len);
+        }
+        break;
     default:
         qemu_log_mask(LOG_UNIMP, "npo%u: port %u: unknown frame type %u\n",
                       p->dev->node_id, p->index, type);
@@ -758,6 +853,7 @@ static void port_chr_event(void *opaque, QEMUChrEvent event)
         break;
     case CHR_EVENT_CLOSED:
         trace_npo_port_cable(p->dev->node_id, p->index, 0);
+        port_tx_drop(p);
         p->peer_known = false;
         if (port_enabled(p) && p->state != PORT_DETECT) {
             port_link_down(p, FAIL_LOSS_OF_SIGNAL);
@@ -813,12 +909,16 @@ NpoLinkReady npo_link_ready(NpoPort *p)
 
 /*
  * The device at the far end of an active port, if it lives in this QEMU
- * process and its port names us back; NULL if it is elsewhere.
+ * process and its port names us back; NULL if it is elsewhere, or if this
+ * device sends all its data over the wire (property wire-data).
  */
 NpoState *npo_link_local_peer(NpoPort *p)
 {
     NpoState *t;
 
+    if (p->dev->wire_data) {
+        return NULL;
+    }
     QTAILQ_FOREACH(t, &npo_local_devices, next) {
         NpoPort *tp;
 
@@ -1308,6 +1408,7 @@ void npo_link_realize(NpoState *s, Error **errp)
         p->dev = s;
         p->index = i;
         p->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, port_timer, p);
+        p->tx = g_byte_array_new();
         for (j = 0; j < NPO_MAX_LANES; j++) {
             NpoLane *l = &p->lane[j];
 
@@ -1332,8 +1433,12 @@ void npo_link_exit(NpoState *s)
 
     QTAILQ_REMOVE(&npo_local_devices, s, next);
     for (i = 0; i < s->num_ports; i++) {
-        timer_free(s->port[i].timer);
-        qemu_chr_fe_deinit(&s->port[i].chr, false);
+        NpoPort *p = &s->port[i];
+
+        timer_free(p->timer);
+        port_tx_drop(p);
+        g_byte_array_free(p->tx, true);
+        qemu_chr_fe_deinit(&p->chr, false);
     }
     g_rand_free(s->rand);
 }

@@ -513,6 +513,7 @@ static Property npo_properties[] = {
     DEFINE_PROP_UINT32("link_loss_cdb", NpoState, link_loss_cdb, 250),
     DEFINE_PROP_BOOL("test_mode", NpoState, test_mode, false),
     DEFINE_PROP_BOOL("symbol_errors", NpoState, count_symbol_errors, true),
+    DEFINE_PROP_BOOL("wire_data", NpoState, wire_data, false),
 #define NPO_PORT_PROP(n) DEFINE_PROP_CHR("port" #n, NpoState, port[n].chr)
     NPO_PORT_PROP(0), NPO_PORT_PROP(1), NPO_PORT_PROP(2), NPO_PORT_PROP(3),
     NPO_PORT_PROP(4), NPO_PORT_PROP(5), NPO_PORT_PROP(6), NPO_PORT_PROP(7),

@@ -14,6 +14,7 @@
 #include "qom/object.h"
 
 #include "npo_fw_validate.h"
+#include "npo-wire.h"
 #include <linux/npo_queue.h>
 
 #define TYPE_NPO "npo"
@@ -250,8 +251,17 @@ typedef struct NpoPort {
     unsigned int index;
     CharBackend chr;
     QEMUTimer *timer;           /* training steps and the active-link tick */
-    uint8_t rxbuf[256];
+    uint8_t rxbuf[sizeof(WireHdr) + WIRE_MAX_PAYLOAD];
     unsigned int rxlen;
+    GByteArray *tx;             /* frames the socket has not taken yet */
+    guint tx_off;
+    guint tx_watch;
+    bool tx_blocked;            /* a data sender waits for room */
+
+    /* fabric transport, as the target of a peer's requests */
+    GHashTable *rx_sends;       /* request id -> NpoWireRecv arriving */
+    QSIMPLEQ_HEAD(, NpoWireRead) reads;  /* READ answers still to send */
+    uint64_t rx_nak_req;        /* last request refused: drop its frames */
 
     uint32_t control;
     enum npo_port_state state;
@@ -351,6 +361,20 @@ typedef struct NpoQueue {
     uint32_t rnr_tries;         /* the head SEND found no receive buffer */
     uint64_t progress;          /* bytes of the head descriptor done */
     bool link_wait;             /* head descriptor waits for a link */
+    uint32_t gen;               /* tells a re-created queue from the old */
+
+    /* The head descriptor's request to a peer in another QEMU process. */
+    uint64_t wire_req;          /* its id, 0 when there is none */
+    NpoPort *wire_port;
+    uint32_t wire_lkey;         /* where a READ's answer lands */
+    uint64_t wire_laddr;
+    uint32_t wire_len;
+    bool wire_sent;             /* every frame of it is queued */
+    bool wire_tx_wait;          /* waits for room on the port */
+    bool wire_done;             /* its outcome is known: wire_status */
+    bool wire_acked;            /* the target answered: no abort owed */
+    uint32_t wire_status;
+    uint64_t wire_value;        /* an atomic's original word */
 } NpoQueue;
 
 struct NpoState {
@@ -370,6 +394,7 @@ struct NpoState {
     uint8_t rates;              /* supported lane rates, bit n = rate n+1 */
     bool test_mode;             /* fault injection registers present */
     bool count_symbol_errors;   /* the symbol error counter exists */
+    bool wire_data;             /* data to local peers goes over the wire too */
     uint32_t link_loss_cdb;     /* fibre and connector loss, 1/100 dB */
     uint32_t num_mrs;           /* memory table entries */
 
@@ -398,6 +423,8 @@ struct NpoState {
     QEMUBH *dma_bh;
     QEMUTimer *dma_retry;       /* resumes queues waiting for a link */
     unsigned int dma_next;      /* queue the next engine run starts at */
+    uint32_t queue_gen;
+    uint64_t wire_seq;          /* last fabric request id issued */
     QTAILQ_ENTRY(NpoState) next;
 };
 
@@ -409,6 +436,46 @@ void npo_dma_exit(NpoState *s);
 void npo_dma_reset(NpoState *s);
 void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val);
 uint32_t npo_dma_mbox(NpoState *s, uint32_t op);
+void npo_dma_kick(NpoState *s);
+
+/* A SEND is never split between a device's engine runs. */
+#define NPO_MAX_SEND            (16 * 1024 * 1024)
+/* Looks for a receive buffer before a SEND fails as RNR: about 1 s. */
+#define NPO_RNR_TRIES           1000
+
+/* Who a completion on a receiving queue names as the other end. */
+typedef struct NpoSender {
+    uint8_t port;               /* the receiving port, or NPO_CQE_PORT_NONE */
+    uint32_t node;
+    uint16_t queue;
+} NpoSender;
+
+NpoQueue *npo_queue_get(NpoState *s, unsigned int qid);
+void npo_queue_fail(NpoState *s, NpoQueue *q, uint32_t status);
+void npo_deliver(NpoState *t, NpoQueue *dq, const NpoSender *from,
+                 struct npo_cqe *c);
+int npo_rq_take(NpoState *t, NpoQueue *tq, uint32_t len,
+                const NpoSender *from, struct npo_rqe *r, NpoMr **rmr);
+uint32_t npo_mr_check(NpoState *s, NpoMr **out, uint32_t key, uint64_t addr,
+                      uint64_t len, uint32_t need, uint32_t pd, bool local);
+void npo_mr_read(NpoMr *mr, uint64_t addr, void *buf, uint64_t len);
+void npo_mr_write(NpoMr *mr, uint64_t addr, const void *buf, uint64_t len);
+uint64_t npo_mr_atomic(NpoMr *mr, uint64_t addr, uint8_t opcode,
+                       uint64_t compare_add, uint64_t swap);
+
+/* npo-fabric.c */
+void npo_fabric_realize(NpoState *s);
+void npo_fabric_exit(NpoState *s);
+void npo_fabric_reset(NpoState *s);
+uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
+                        NpoMr *lmr, NpoPort *p, uint64_t budget, bool *done,
+                        uint32_t *status);
+void npo_fabric_finish(NpoState *s, NpoQueue *q);
+uint64_t npo_fabric_answer_reads(NpoState *s, uint64_t budget, bool *more);
+void npo_fabric_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
+                   uint16_t len);
+void npo_fabric_port_down(NpoPort *p);
+void npo_fabric_tx_room(NpoPort *p);
 
 /* npo-link.c */
 void npo_link_realize(NpoState *s, Error **errp);
@@ -430,5 +497,8 @@ typedef enum NpoLinkReady {
 NpoPort *npo_link_route(NpoState *s, uint32_t node);
 NpoLinkReady npo_link_ready(NpoPort *p);
 NpoState *npo_link_local_peer(NpoPort *p);
+uint8_t *npo_port_frame(NpoPort *p, uint8_t type, uint16_t len);
+void npo_port_flush(NpoPort *p);
+bool npo_port_tx_full(NpoPort *p);
 
 #endif

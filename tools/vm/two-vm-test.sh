@@ -2,47 +2,83 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Two emulated hosts, each with one NPO device, linked port 0 to port 0
-# through a UNIX socket: both links must come up and name the other host's
-# device as their peer.  Prints TAP-like "ok"/"not ok" and exits 0/1.
+# through a UNIX socket.  Both links must come up naming the other host's
+# device as their peer, and data must flow between the two QEMU processes:
+# npo_fabric_peer runs in each VM, A serving and B joining with the blob A
+# printed (the out-of-band exchange a job's bootstrap would do).  Prints
+# TAP-like "ok"/"not ok" lines and exits 0/1.
 #
 # Usage: two-vm-test.sh KERNEL
 set -u
 here=$(dirname "$(realpath "$0")")
 kernel=${1:-6.1}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'kill $a 2>/dev/null; rm -rf "$work"' EXIT
 sock=$work/fabric.sock
+peer=/usr/lib/npo/selftests/npo_fabric_peer
 
-# Each side waits for its link, reports its peer, then stays up long
-# enough for the other side to see the link too.
-guest='/sbin/modprobe npo
-for i in $(seq 1 200); do
+# Wait for the link, then report its peer.
+show_peer='for i in $(seq 1 300); do
 	if npoctl -j link show npo0/0 | grep -q "\"state\":\"active\""; then
 		npoctl -j link show npo0/0 | sed -n "s/.*\"peer\":{\"node_id\":\([0-9]*\),\"port\":\([0-9]*\)}.*/PEER \1\/\2/p"
-		sleep 3
-		exit 0
+		break
 	fi
 	sleep 0.1
-done
-echo "LINK NOT UP"; npoctl link; exit 1'
+done'
 
+# A serves at once (its blob needs no link) and reports its peer meanwhile.
 "$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 1 \
-	--link 0.0=listen:"$sock" --timeout 300 -- sh -c "$guest" \
-	>"$work/a.log" 2>&1 &
+	--link 0.0=listen:"$sock" --timeout 400 -- sh -c "/sbin/modprobe npo
+	$peer serve & $show_peer
+	wait \$!" >"$work/a.log" 2>&1 &
 a=$!
-sleep 1
-"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 2 \
-	--link 0.0=connect:"$sock" --timeout 300 -- sh -c "$guest" \
-	>"$work/b.log" 2>&1
-rb=$?
+
+blob=
+for _ in $(seq 1 1200); do
+	blob=$(sed -n 's/^NPO-PEER-BLOB \([0-9a-f]*\).*/\1/p' "$work/a.log")
+	[ -n "$blob" ] && break
+	kill -0 $a 2>/dev/null || break
+	sleep 0.25
+done
+
+rb=1
+if [ -n "$blob" ]; then
+	"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 2 \
+		--link 0.0=connect:"$sock" --timeout 400 -- sh -c "/sbin/modprobe npo
+		$show_peer
+		$peer join $blob" >"$work/b.log" 2>&1
+	rb=$?
+else
+	echo "# A printed no blob" >"$work/b.log"
+fi
 wait $a
 ra=$?
-if [ $ra = 0 ] && [ $rb = 0 ] && grep -q '^PEER 2/0$' "$work/a.log" &&
-   grep -q '^PEER 1/0$' "$work/b.log"; then
-	echo "ok - two QEMU processes link up and see each other as peers"
-	exit 0
+
+fail=0
+check() {	# check DESCRIPTION CONDITION...
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what"
+		fail=1
+	fi
+}
+check "B sees A as its peer" grep -q '^PEER 1/0$' "$work/b.log"
+check "A sees B as its peer" grep -q '^PEER 2/0$' "$work/a.log"
+for side in a b; do
+	grep -E '^(# )?(not )?ok [0-9]+ |^# 8 MiB' "$work/$side.log" |
+		sed "s/^/  ${side^^}: /"
+done
+check "data between the processes, as A (status $ra)" [ $ra = 0 ]
+check "data between the processes, as B (status $rb)" [ $rb = 0 ]
+check "every step passed on both sides" \
+	bash -c "! grep -qE '^not ok' '$work/a.log' '$work/b.log' &&
+		 [ \$(grep -cE '^ok [0-9]+ ' '$work/a.log') = 12 ] &&
+		 [ \$(grep -cE '^ok [0-9]+ ' '$work/b.log') = 12 ]"
+if [ $fail != 0 ]; then
+	sed 's/^/  A: /' "$work/a.log" | grep -v '^  A: \[' | tail -n 30
+	sed 's/^/  B: /' "$work/b.log" | grep -v '^  B: \[' | tail -n 30
 fi
-echo "not ok - two QEMU processes link up and see each other as peers"
-sed 's/^/  A: /' "$work/a.log" | grep -v '^  A: \[' | tail -n 20
-sed 's/^/  B: /' "$work/b.log" | grep -v '^  B: \[' | tail -n 20
-exit 1
+exit $fail

@@ -1,0 +1,94 @@
+/*
+ * NPO device model: frames on the wire between two ports.
+ *
+ * A port's chardev carries a byte stream of frames: a 4-byte header, then
+ * the payload.  Training frames are the link layer's own; data frames
+ * carry the requests and answers of the fabric transport (npo-fabric.c)
+ * between devices in different QEMU processes.  Documentation/hardware.rst
+ * ("Fabric transport") describes what a real device puts on the link.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_MISC_NPO_WIRE_H
+#define HW_MISC_NPO_WIRE_H
+
+#define WIRE_MAGIC              0x4e
+
+enum {
+    /* link layer */
+    WIRE_TS1 = 1,       /* polling: who I am */
+    WIRE_TS2 = 2,       /* configuration: what I can receive */
+    WIRE_IDLE = 3,      /* keep-alive while active */
+    WIRE_DOWN = 4,      /* going down: port disabled or retraining */
+    WIRE_LOOPBACK = 5,  /* enter loopback for a PRBS test */
+    /* fabric transport */
+    WIRE_DATA = 6,      /* WRITE, WRITE_IMM or SEND bytes: WireData, bytes */
+    WIRE_READ = 7,      /* READ request: WireRead */
+    WIRE_READ_DATA = 8, /* bytes answering a READ: WireData, bytes */
+    WIRE_ATOMIC = 9,    /* FETCH_ADD or CMP_SWAP: WireAtomic */
+    WIRE_ACK = 10,      /* a request is finished: WireAck */
+    WIRE_ABORT = 11,    /* the requester gave a request up: WireAbort */
+};
+
+typedef struct QEMU_PACKED WireHdr {
+    uint8_t magic;
+    uint8_t type;
+    uint16_t len;       /* of the payload */
+} WireHdr;
+
+/* Bytes of data in one frame: a large transfer is a train of them. */
+#define WIRE_CHUNK              (32 * 1024)
+
+/*
+ * Every request names the requesting queue and a request id, unique per
+ * requesting device; answers carry both back.  Fields are little endian.
+ */
+typedef struct QEMU_PACKED WireData {
+    uint64_t req;
+    uint64_t addr;      /* start of the whole transfer at the target */
+    uint32_t key;
+    uint32_t total;     /* bytes in the whole transfer */
+    uint32_t offset;    /* of this frame's bytes in it */
+    uint32_t imm;
+    uint16_t src_queue;
+    uint16_t dest_queue;
+    uint8_t opcode;     /* NPO_OP_* */
+    uint8_t last;       /* the final frame of the transfer */
+    uint16_t pad;
+} WireData;
+
+typedef struct QEMU_PACKED WireRead {
+    uint64_t req;
+    uint64_t addr;
+    uint32_t key;
+    uint32_t len;
+    uint16_t src_queue;
+    uint16_t pad[3];
+} WireRead;
+
+typedef struct QEMU_PACKED WireAtomic {
+    uint64_t req;
+    uint64_t addr;
+    uint64_t compare_add;
+    uint64_t swap;
+    uint32_t key;
+    uint16_t src_queue;
+    uint8_t opcode;
+    uint8_t pad;
+} WireAtomic;
+
+typedef struct QEMU_PACKED WireAck {
+    uint64_t req;
+    uint64_t value;     /* an atomic's original word */
+    uint32_t status;    /* NPO_STATUS_* */
+    uint16_t src_queue;
+    uint16_t pad;
+} WireAck;
+
+typedef struct QEMU_PACKED WireAbort {
+    uint64_t req;
+} WireAbort;
+
+#define WIRE_MAX_PAYLOAD        (sizeof(WireData) + WIRE_CHUNK)
+
+#endif
