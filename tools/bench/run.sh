@@ -115,6 +115,33 @@ for k, v in out.items():
 PY
 )
 
+# --- the fabric transport: the same two devices, every byte over the link
+# socket as between two QEMU processes (property wire_data) -----------------
+"$vm" --kernel 6.12 --devices 2 --topology ring --device-props wire_data=on \
+	--timeout 900 -- sh -c 'modprobe npo && sleep 1 &&
+	npo-perf -j -r npo1 write -s 8M -n 32 && npo-perf -j -r npo1 write lat -s 8' \
+	>"$out/wire-vm.log" 2>&1 ||
+	{ cat "$out/wire-vm.log"; echo "bench: the transport benchmark VM failed" >&2; exit 1; }
+# shellcheck disable=SC2046
+merge $(python3 - "$out/wire-vm.log" <<'PY'
+import json, sys
+out = {}
+for line in open(sys.argv[1]):
+    if not line.startswith("{"):
+        continue
+    doc = json.loads(line)
+    r = doc["results"][0]
+    if doc["test"] == "write_bw":
+        out["wire_write_bw_8MiB_GBps"] = round(r["bw_gbps"], 3)
+    elif doc["test"] == "write_lat":
+        out["wire_write_lat_8B_us"] = round(r["lat_median_us"], 2)
+if len(out) != 2:
+    sys.exit("bench: no transport figures in " + sys.argv[1])
+for k, v in out.items():
+    print(k, json.dumps(v))
+PY
+)
+
 # --- fast path cost: instructions per message under callgrind ------------
 fastpath=$build/bench-bin/fastpath
 msgs=100000
