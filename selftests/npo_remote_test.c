@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <npo.h>
@@ -368,6 +370,94 @@ TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
 	npo_submit(a->q);
 	ASSERT_EQ(0, reap(a->q, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
+}
+
+/*
+ * Processes killed with a SEND on its way to the neighbour: every receive
+ * buffer they took completes once, OK or FLUSHED (a message the transport
+ * abandoned half-way), the receiving queue stays usable, and the next
+ * sender's message arrives intact after them.
+ */
+#define KILL_ROUNDS	3
+#define KILL_SEND	BUF_SIZE
+
+static void send_and_die(uint32_t node, uint16_t queue, unsigned int delay_us)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	struct npo_device *dev = npo_open_device("npo0");
+	struct npo_queue *q;
+	struct npo_mr *mr;
+	void *p;
+
+	p = mmap(NULL, KILL_SEND, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!dev || p == MAP_FAILED || npo_create_queue(dev, &attr, &q) ||
+	    npo_reg_mr(dev, p, KILL_SEND, NPO_ACCESS_ALL, &mr))
+		_exit(1);
+	npo_prep_send(npo_get_sqe(q), 1, npo_mr_key(mr), p, KILL_SEND, node,
+		      queue);
+	npo_submit(q);
+	usleep(delay_us);
+	raise(SIGKILL);
+}
+
+TEST_F_TIMEOUT(remote, a_killed_sender_leaves_the_receiver_working, 120)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8, .rq_entries = 8 };
+	const size_t size = (KILL_ROUNDS + 1) * (size_t)KILL_SEND;
+	struct end *a = &self->a, *b = &self->b;
+	unsigned int i, round, flushed = 0, whole = 0;
+	struct npo_queue *rq;
+	struct npo_mr *rmr;
+	struct npo_cqe c;
+	uint8_t *bufs;
+	int status;
+
+	NPO_TEST_SETUP_DONE();
+	bufs = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, bufs);
+	ASSERT_EQ(0, npo_reg_mr(b->dev, bufs, size, NPO_ACCESS_ALL, &rmr));
+	ASSERT_EQ(0, npo_create_queue(b->dev, &attr, &rq));
+	for (i = 0; i <= KILL_ROUNDS; i++)
+		ASSERT_EQ(0, npo_post_recv(rq, i, npo_mr_key(rmr),
+					   bufs + i * KILL_SEND, KILL_SEND));
+	for (round = 0; round < KILL_ROUNDS; round++) {
+		pid_t pid = fork();
+
+		ASSERT_GE(pid, 0);
+		if (pid == 0)
+			send_and_die(b->q->node_id, rq->id, round * 5000);
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFSIGNALED(status));
+	}
+
+	fill(a->buf, 4096, 77);
+	npo_prep_send(npo_get_sqe(a->q), 1, npo_mr_key(a->mr), a->buf, 4096,
+		      b->q->node_id, rq->id);
+	npo_submit(a->q);
+	ASSERT_EQ(0, reap(a->q, &c));
+	ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
+	for (;;) {
+		ASSERT_EQ(0, reap(rq, &c)) TH_LOG("our message never came");
+		ASSERT_LE(c.wr_id, KILL_ROUNDS);
+		if (c.status == NPO_STATUS_OK && c.peer_queue == a->q->id)
+			break;
+		if (c.status == NPO_STATUS_FLUSHED)
+			flushed++;
+		else
+			EXPECT_EQ(NPO_STATUS_OK, c.status)
+				TH_LOG("%s", npo_status_str(c.status));
+		whole += c.status == NPO_STATUS_OK;
+	}
+	EXPECT_EQ(4096, c.length);
+	EXPECT_EQ(0, memcmp(a->buf, bufs + c.wr_id * KILL_SEND, 4096));
+	EXPECT_FALSE(npo_queue_in_error(rq));
+	TH_LOG("%u messages of killed senders arrived whole, %u were flushed",
+	       whole, flushed);
+	npo_destroy_queue(rq);
+	npo_dereg_mr(rmr);
+	munmap(bufs, size);
 }
 
 /* The example a collective library would start from runs and verifies. */

@@ -94,9 +94,12 @@ struct npo_sqe {
  *	error.
  * @NPO_STATUS_UNREACHABLE: no active link leads to the destination node.
  * @NPO_STATUS_DMA_ERROR: host memory could not be read or written.
- * @NPO_STATUS_FLUSHED: not executed: the queue was already in error.
+ * @NPO_STATUS_FLUSHED: not executed: the queue was already in error.  On
+ *	a RECV completion: the sender abandoned the message half-way (its
+ *	queue was destroyed); the buffer's contents are undefined.
  * @NPO_STATUS_LINK_DOWN: the link to the destination (the completion's
- *	port) went down, or its peer is not there.
+ *	port) went down, or its peer is not there.  On a RECV completion:
+ *	the link went down while the message arrived.
  * @NPO_STATUS_RNR: receiver not ready: the destination queue had no
  *	receive buffer posted for a SEND within the retry time.
  * @NPO_STATUS_REMOTE_LENGTH: the receive buffer is smaller than the SEND.
