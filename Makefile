@@ -131,7 +131,7 @@ SELFTEST_LIB := selftests/npo_test_lib.c selftests/npo_nl_lib.c \
 	firmware/npo_fw_validate.c
 # Run by tools/vm/two-vm-test.sh, one in each VM: not a *_test of its own.
 FABRIC_PEER := $(BUILD)/selftests/npo_fabric_peer
-selftests: $(SELFTESTS) $(FABRIC_PEER) $(BUILD)/selftests/run_tests.sh
+selftests: $(SELFTESTS) $(FABRIC_PEER) $(TESTPTP) $(BUILD)/selftests/run_tests.sh
 $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 		selftests/npo_nl_lib.h $(LIBNPO) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
@@ -142,6 +142,12 @@ $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 $(BUILD)/selftests/run_tests.sh: selftests/run_tests.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
+
+# The kernel's own PHC test tool, from the kernel source pieces.
+TESTPTP := $(BUILD)/bin/testptp
+$(TESTPTP): $(BUILD)/.deps-stamp
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -o $@ $(KSELFTEST)/ptp/testptp.c -lrt
 
 FASTPATH := $(BUILD)/bench-bin/fastpath
 $(FASTPATH): tools/bench/fastpath.c runtime/include/npo_datapath.h
@@ -226,9 +232,10 @@ install: userspace
 		$(FABRIC_PEER) $(BUILD)/selftests/run_tests.sh
 	install -D -m 0755 $(NPO_BENCH) $(DESTDIR)/usr/lib/npo/bench/npo-bench
 	install -D -m 0755 $(ALLREDUCE) $(DESTDIR)/usr/lib/npo/examples/npo-allreduce
+	install -D -m 0755 $(TESTPTP) $(DESTDIR)/usr/lib/npo/selftests/testptp
 
 define initramfs_rules
-$(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) $(FABRIC_PEER) \
+$(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) $(FABRIC_PEER) $(TESTPTP) \
 		$(BUILD)/selftests/run_tests.sh $(NPOCTL) $(NPO_PERF) $(LIBNPO) $(FWIMAGE) \
 		$(NPO_BENCH) $(ALLREDUCE) \
 		$(wildcard tools/vm/*) $(wildcard man/*)

@@ -13,6 +13,7 @@
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/ptp_clock_kernel.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/types.h>
@@ -20,6 +21,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <uapi/linux/npo.h>
+#include <uapi/linux/npo_netlink.h>
 #include <uapi/linux/npo_queue.h>
 
 #include "npo_regs.h"
@@ -35,6 +37,7 @@
 #define NPO_DBG_IOCTL		BIT(4)
 #define NPO_DBG_LINK		BIT(5)
 #define NPO_DBG_DMA		BIT(6)
+#define NPO_DBG_CLOCK		BIT(7)
 
 extern unsigned int npo_dbg_mask;
 
@@ -105,6 +108,132 @@ struct npo_port {
 };
 
 /**
+ * struct npo_ts_port - fabric time sync on one port
+ * @sync_seq: sequence number of our last SYNC.
+ * @sync_pending: that SYNC awaits its REPLY.
+ * @sync_tx: its departure stamp.
+ * @heard_at: jiffies of the last message from the peer, 0 never.
+ * @node: the peer's node id.
+ * @prio: the peer's own priority.
+ * @peer_state: the peer's &enum npo_clock_state.
+ * @gm_prio: the grandmaster the peer announces: its priority,
+ * @gm_node: node id,
+ * @gm_seq: and interval count, as last heard.
+ * @gm_seq_at: jiffies when @gm_seq last advanced, 0 not yet.
+ * @steps: the peer's links to that grandmaster.
+ * @offset: the peer's clock less ours at the last exchange, ns.
+ * @delay: the path delay measured then, ns.
+ * @delay_avg: the path delay, filtered.
+ */
+struct npo_ts_port {
+	u32 sync_seq;
+	bool sync_pending;
+	u64 sync_tx;
+	unsigned long heard_at;
+	u32 node;
+	u8 prio;
+	u8 peer_state;
+	u8 gm_prio;
+	u32 gm_node;
+	u32 gm_seq;
+	unsigned long gm_seq_at;
+	u8 steps;
+	s64 offset;
+	s64 delay;
+	s64 delay_avg;
+};
+
+/**
+ * struct npo_timesync - the device's part in fabric time sync
+ * @wq: ordered: periodic work and received messages, one at a time.
+ * @work: once per sync interval: elect, then send SYNCs.
+ * @rx_work: handles received messages.
+ * @lock: protects the fields below against netlink readers.
+ * @ports: per-port state.
+ * @hw_lost: the device was not ready at the last interval.
+ * @changed: something listeners should hear about.
+ * @prio: this device's grandmaster priority, lower preferred.
+ * @role: &enum npo_clock_role.
+ * @state: &enum npo_clock_state.
+ * @parent: port towards the grandmaster, -1 as grandmaster.
+ * @gm_prio: the grandmaster's priority,
+ * @gm_node: node id,
+ * @gm_seq: and interval count.
+ * @own_seq: this device's interval count, announced when it leads.
+ * @steps: links to the grandmaster.
+ * @holdover_since: jiffies when holdover began.
+ * @offset: this clock less the parent's at the last measurement, ns.
+ * @delay: path delay to the parent, filtered, ns.
+ * @max_adj_ppb: the clock's frequency range.
+ * @freq_ppb16: frequency adjustment in effect, ppb << 16.
+ * @integral: the servo's integral term, ppb << 16.
+ * @samples: measurements since following began, capped at 2.
+ * @syntonised: the rate was measured against a grandmaster once.
+ * @last_off: previous measurement,
+ * @last_at: and when, on this clock.
+ * @good: consecutive measurements within the lock threshold.
+ * @steps_taken: clock steps since probe.
+ */
+struct npo_timesync {
+	struct workqueue_struct *wq;
+	struct delayed_work work;
+	struct work_struct rx_work;
+	struct mutex lock; /* the fields below */
+	struct npo_ts_port *ports;
+	bool hw_lost;
+	bool changed;
+	u8 prio;
+	u8 role;
+	u8 state;
+	int parent;
+	u8 gm_prio;
+	u32 gm_node;
+	u32 gm_seq;
+	u32 own_seq;
+	u8 steps;
+	unsigned long holdover_since;
+	s64 offset;
+	s64 delay;
+	u32 max_adj_ppb;
+	s64 freq_ppb16;
+	s64 integral;
+	int samples;
+	bool syntonised;
+	s64 last_off;
+	u64 last_at;
+	int good;
+	u64 steps_taken;
+};
+
+/**
+ * struct npo_timesync_info - a copy of &struct npo_timesync for readers
+ * @role: &enum npo_clock_role.
+ * @state: &enum npo_clock_state.
+ * @prio: own priority.
+ * @gm_prio: grandmaster's priority.
+ * @gm_node: grandmaster's node id.
+ * @steps: links to it.
+ * @parent: port towards it, -1 as grandmaster.
+ * @offset: last offset to the parent, ns.
+ * @delay: path delay to the parent, ns.
+ * @freq_ppt: frequency adjustment, parts per trillion.
+ * @steps_taken: clock steps since probe.
+ */
+struct npo_timesync_info {
+	u8 role;
+	u8 state;
+	u8 prio;
+	u8 gm_prio;
+	u32 gm_node;
+	u8 steps;
+	int parent;
+	s64 offset;
+	s64 delay;
+	s64 freq_ppt;
+	u64 steps_taken;
+};
+
+/**
  * struct npo_dev - one NPO device
  * @pdev: the PCI device; NULL once the device is removed while files are
  *	still open (protected by @remove_lock).
@@ -146,6 +275,10 @@ struct npo_port {
  * @cmd_buf: one page the device reads command blocks from.
  * @cmd_dma: its bus address.
  * @cmd_lock: one command block at a time.
+ * @clk_lock: keeps multi-register clock accesses whole.
+ * @ptp_info: the PHC's operations.
+ * @ptp: the PHC, NULL if the device has no clock.
+ * @ts: fabric time sync.
  */
 struct npo_dev {
 	struct pci_dev *pdev;
@@ -192,6 +325,10 @@ struct npo_dev {
 	void *cmd_buf;
 	dma_addr_t cmd_dma;
 	struct mutex cmd_lock; /* cmd_buf */
+	spinlock_t clk_lock; /* clock register sequences */
+	struct ptp_clock_info ptp_info;
+	struct ptp_clock *ptp;
+	struct npo_timesync ts;
 };
 
 /**
@@ -267,6 +404,23 @@ const char *npo_port_fail_name(unsigned int reason);
 const char *npo_port_rate_name(unsigned int rate);
 u32 npo_port_rate_mbps(unsigned int rate);
 
+/* npo_clock.c */
+int npo_clock_register(struct npo_dev *ndev);
+void npo_clock_unregister(struct npo_dev *ndev);
+int npo_clock_index(struct npo_dev *ndev);
+u64 npo_clock_now(struct npo_dev *ndev);
+void npo_clock_step(struct npo_dev *ndev, s64 delta);
+void npo_clock_set_freq(struct npo_dev *ndev, long scaled_ppm);
+
+/* npo_timesync.c */
+int npo_timesync_start(struct npo_dev *ndev);
+void npo_timesync_stop(struct npo_dev *ndev);
+void npo_timesync_irq(struct npo_dev *ndev);
+void npo_timesync_user_changed(struct npo_dev *ndev);
+void npo_timesync_set_priority(struct npo_dev *ndev, u8 prio);
+int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info);
+const char *npo_clock_state_name(unsigned int state);
+
 /* npo_fw.c */
 int npo_fw_load(struct npo_dev *ndev);
 
@@ -301,6 +455,7 @@ int npo_mr_dump(struct sk_buff *skb, struct netlink_callback *cb,
 int npo_genl_init(void);
 void npo_genl_exit(void);
 void npo_genl_event(struct npo_port *port, u32 event);
+void npo_genl_clock_event(struct npo_dev *ndev);
 void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 			  u8 cmd, struct npo_file *nfile);
 

@@ -26,6 +26,7 @@ static const struct nla_policy npo_nl_policy[NPO_ATTR_MAX + 1] = {
 	[NPO_ATTR_PORT_TARGET_WIDTH] = NLA_POLICY_MAX(NLA_U32, 16),
 	[NPO_ATTR_TEST_DURATION_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &npo_test_ms_range),
+	[NPO_ATTR_CLOCK_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 255),
 };
 
 static struct genl_family npo_genl_family;
@@ -641,6 +642,134 @@ static int npo_nl_mr_get_dumpit(struct sk_buff *skb,
 	return npo_nl_owned_dumpit(skb, cb, npo_mr_dump);
 }
 
+/* --- fabric clock --------------------------------------------------------- */
+
+/* A device's identity and its clock's sync state. */
+static int npo_put_clock(struct sk_buff *msg, struct npo_dev *ndev)
+{
+	struct npo_timesync_info ti;
+	char name[16];
+	int err;
+
+	err = npo_timesync_get(ndev, &ti);
+	if (err)
+		return err;
+	snprintf(name, sizeof(name), "npo%d", ndev->minor);
+	if (nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
+	    nla_put_string(msg, NPO_ATTR_DEV_NAME, name) ||
+	    nla_put_u32(msg, NPO_ATTR_DEV_NODE_ID, ndev->node_id) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_PHC_INDEX, npo_clock_index(ndev)) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_ROLE, ti.role) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_STATE, ti.state) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_PRIORITY, ti.prio) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_GM_NODE_ID, ti.gm_node) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_GM_PRIORITY, ti.gm_prio) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_STEPS, ti.steps) ||
+	    (ti.parent >= 0 &&
+	     nla_put_u32(msg, NPO_ATTR_CLOCK_PARENT_PORT, ti.parent)) ||
+	    nla_put_s64(msg, NPO_ATTR_CLOCK_OFFSET, ti.offset, NPO_ATTR_PAD) ||
+	    nla_put_s64(msg, NPO_ATTR_CLOCK_PATH_DELAY, ti.delay, NPO_ATTR_PAD) ||
+	    nla_put_s64(msg, NPO_ATTR_CLOCK_FREQ, ti.freq_ppt, NPO_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_STEPS_TAKEN, ti.steps_taken,
+			      NPO_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int npo_fill_clock(struct sk_buff *msg, struct npo_dev *ndev,
+			  u32 portid, u32 seq, int flags)
+{
+	void *hdr = genlmsg_put(msg, portid, seq, &npo_genl_family, flags,
+				NPO_CMD_CLOCK_GET);
+	int err;
+
+	if (!hdr)
+		return -EMSGSIZE;
+	err = npo_put_clock(msg, ndev);
+	if (err) {
+		genlmsg_cancel(msg, hdr);
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
+/* The device a clock request names, referenced; NULL with extack set. */
+static struct npo_dev *npo_get_clock_dev(struct genl_info *info)
+{
+	struct npo_dev *ndev;
+
+	if (GENL_REQ_ATTR_CHECK(info, NPO_ATTR_DEV_INDEX))
+		return NULL;
+	ndev = npo_dev_get(nla_get_u32(info->attrs[NPO_ATTR_DEV_INDEX]));
+	if (!ndev || !ndev->ptp) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NPO_ATTR_DEV_INDEX],
+				    "no such NPO device with a clock");
+		if (ndev)
+			put_device(&ndev->dev);
+		return NULL;
+	}
+	return ndev;
+}
+
+static int npo_nl_clock_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct npo_dev *ndev = npo_get_clock_dev(info);
+	struct sk_buff *msg;
+	int err;
+
+	if (!ndev)
+		return -ENODEV;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	err = msg ? npo_fill_clock(msg, ndev, info->snd_portid, info->snd_seq,
+				   0) : -ENOMEM;
+	put_device(&ndev->dev);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+/* cb->args[0]: next device index. */
+static int npo_nl_clock_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	unsigned long index;
+	int err = 0;
+
+	for (index = cb->args[0]; index < NPO_MAX_DEVICES; index++) {
+		struct npo_dev *ndev = npo_dev_get(index);
+
+		if (!ndev)
+			continue;
+		if (ndev->ptp)
+			err = npo_fill_clock(skb, ndev,
+					     NETLINK_CB(cb->skb).portid,
+					     cb->nlh->nlmsg_seq, NLM_F_MULTI);
+		put_device(&ndev->dev);
+		if (err)
+			break;
+	}
+	cb->args[0] = index;
+	return npo_nl_dump_result(skb, err);
+}
+
+static int npo_nl_clock_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct npo_dev *ndev;
+
+	if (GENL_REQ_ATTR_CHECK(info, NPO_ATTR_CLOCK_PRIORITY))
+		return -EINVAL;
+	ndev = npo_get_clock_dev(info);
+	if (!ndev)
+		return -ENODEV;
+	npo_timesync_set_priority(ndev,
+				  nla_get_u32(info->attrs[NPO_ATTR_CLOCK_PRIORITY]));
+	put_device(&ndev->dev);
+	return 0;
+}
+
 static const struct genl_small_ops npo_nl_ops[] = {
 	{
 		.cmd = NPO_CMD_PORT_GET,
@@ -681,6 +810,16 @@ static const struct genl_small_ops npo_nl_ops[] = {
 		.dumpit = npo_nl_mr_get_dumpit,
 		.flags = GENL_ADMIN_PERM,
 	},
+	{
+		.cmd = NPO_CMD_CLOCK_GET,
+		.doit = npo_nl_clock_get_doit,
+		.dumpit = npo_nl_clock_get_dumpit,
+	},
+	{
+		.cmd = NPO_CMD_CLOCK_SET,
+		.doit = npo_nl_clock_set_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
 
 static struct genl_family npo_genl_family __ro_after_init = {
@@ -717,6 +856,32 @@ void npo_genl_event(struct npo_port *port, u32 event)
 	    npo_put_port(msg, port, event == NPO_EVENT_LINK_DOWN ?
 			 port->down_reason :
 			 FIELD_GET(NPO_PST_FAIL, port->status))) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast(&npo_genl_family, msg, 0, 0, GFP_KERNEL);
+}
+
+/**
+ * npo_genl_clock_event() - tell listeners a device's clock changed
+ * @ndev: the device.
+ *
+ * Context: process context, without &npo_timesync.lock.
+ */
+void npo_genl_clock_event(struct npo_dev *ndev)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&npo_genl_family, &init_net, 0))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &npo_genl_family, 0, NPO_CMD_EVENT);
+	if (!hdr || nla_put_u32(msg, NPO_ATTR_EVENT, NPO_EVENT_CLOCK) ||
+	    npo_put_clock(msg, ndev)) {
 		nlmsg_free(msg);
 		return;
 	}

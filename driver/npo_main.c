@@ -65,6 +65,8 @@ static irqreturn_t npo_admin_irq(int irq, void *data)
 		npo_mbox_irq(ndev);
 	if (status & NPO_IRQ_LINK)
 		npo_link_irq(ndev);
+	if (status & NPO_IRQ_TIME)
+		npo_timesync_irq(ndev);
 	if (status & NPO_IRQ_FATAL) {
 		npo_err(ndev, "device reported a fatal error\n");
 		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
@@ -89,7 +91,8 @@ static int npo_hw_reset(struct npo_dev *ndev)
 	}
 	npo_wr32(ndev, NPO_REG_IRQ_STATUS, U32_MAX);
 	npo_wr32(ndev, NPO_REG_IRQ_MASK,
-		 NPO_IRQ_MBOX_DONE | NPO_IRQ_FATAL | NPO_IRQ_LINK);
+		 NPO_IRQ_MBOX_DONE | NPO_IRQ_FATAL | NPO_IRQ_LINK |
+		 (ndev->caps & NPO_CAPS_CLOCK ? NPO_IRQ_TIME : 0));
 	return 0;
 }
 
@@ -263,10 +266,20 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_irq;
 
+	err = npo_clock_register(ndev);
+	if (err) {
+		npo_err(ndev, "cannot register the PTP clock (%d)\n", err);
+		goto err_stop;
+	}
+	err = npo_timesync_start(ndev);
+	if (err) {
+		npo_err(ndev, "cannot start fabric time sync (%d)\n", err);
+		goto err_clock;
+	}
 	err = npo_cdev_add(ndev);
 	if (err) {
 		npo_err(ndev, "cannot create character device (%d)\n", err);
-		goto err_stop;
+		goto err_timesync;
 	}
 	npo_debugfs_add(ndev);
 	npo_info(ndev, "npo%d: node %u, serial %016llx, %u ports x %u lanes, %s\n",
@@ -274,6 +287,10 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		 ndev->lanes_per_port, npo_state_name(npo_state(ndev)));
 	return 0;
 
+err_timesync:
+	npo_timesync_stop(ndev);
+err_clock:
+	npo_clock_unregister(ndev);
 err_stop:
 	npo_hw_stop(ndev);
 err_irq:
@@ -293,6 +310,8 @@ static void npo_remove(struct pci_dev *pdev)
 
 	npo_debugfs_del(ndev);
 	npo_cdev_del(ndev);
+	npo_timesync_stop(ndev);
+	npo_clock_unregister(ndev);
 	/* Wait for ioctls in progress; later ones see no device. */
 	down_write(&ndev->remove_lock);
 	npo_hw_stop(ndev);

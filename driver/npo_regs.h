@@ -33,6 +33,7 @@
 #define   NPO_CAPS_LINK			BIT(2)
 #define   NPO_CAPS_FAULT_INJECT		BIT(3)
 #define   NPO_CAPS_QUEUES		BIT(4)
+#define   NPO_CAPS_CLOCK		BIT(5)	/* interface 1.4 */
 #define NPO_REG_GEOMETRY		0x00c
 #define   NPO_GEOMETRY_PORTS		GENMASK(7, 0)
 #define   NPO_GEOMETRY_LANES		GENMASK(15, 8)
@@ -76,6 +77,8 @@ enum npo_mbox_opcode {
 	NPO_MBOX_OP_MR_CREATE = 0x32,
 	NPO_MBOX_OP_MR_PAGES = 0x33,
 	NPO_MBOX_OP_MR_DESTROY = 0x34,
+	NPO_MBOX_OP_TIME_SEND = 0x40,
+	NPO_MBOX_OP_TIME_RECV = 0x41,
 };
 
 /* Mailbox results; FW_LOAD rejections are also latched in NPO_REG_FW_ERROR. */
@@ -104,7 +107,25 @@ enum npo_mbox_result {
 #define   NPO_IRQ_MBOX_DONE		BIT(0)
 #define   NPO_IRQ_FATAL			BIT(1)
 #define   NPO_IRQ_LINK			BIT(2)
+#define   NPO_IRQ_TIME			BIT(3)	/* a time-sync message came */
 #define NPO_REG_LINK_EVENT_PORTS	0x208	/* ports with pending events */
+
+/* Device clock (interface 1.4) */
+#define NPO_REG_CLK_MAX_ADJ		0x300	/* ppb */
+#define NPO_REG_CLK_TIME_LO		0x304	/* latches TIME_HI */
+#define NPO_REG_CLK_TIME_HI		0x308
+#define NPO_REG_CLK_ADJ_FINE		0x30c	/* ppm << 16, signed */
+#define NPO_REG_CLK_ARG_LO		0x310
+#define NPO_REG_CLK_ARG_HI		0x314
+#define NPO_REG_CLK_CMD			0x318
+#define   NPO_CLK_CMD_SET		1
+#define   NPO_CLK_CMD_STEP		2
+#define   NPO_CLK_CMD_LATCH		3
+#define NPO_REG_CLK_LATCH_TIME_LO	0x320
+#define NPO_REG_CLK_LATCH_TIME_HI	0x324
+#define NPO_REG_CLK_LATCH_REF_LO	0x328	/* the CPU's TSC */
+#define NPO_REG_CLK_LATCH_REF_HI	0x32c
+#define NPO_REG_CLK_RX_DROPS		0x330
 
 /* Ports: NPO_PORT_STRIDE bytes each from NPO_PORT_BASE. */
 #define NPO_PORT_BASE			0x1000
@@ -286,5 +307,27 @@ struct npo_hw_mr_pages {
 } __packed;
 
 #define NPO_MR_PAGES_PER_CMD		510
+
+/* TIME_SEND: ARG0 port | flags << 8; the one-step stamp goes at byte 8. */
+#define NPO_TIME_SEND_ONE_STEP		BIT(0)
+#define NPO_TIME_ONE_STEP_OFFSET	8
+#define NPO_TIME_MSG_MAX		48
+#define NPO_TIME_RX_DEPTH		64
+
+/**
+ * struct npo_hw_time_msg - TIME_RECV block: one received message
+ * @rx_time: device time at its arrival, stamped by the device.
+ * @port: the port it arrived on.
+ * @len: payload bytes.
+ * @rsvd: zero.
+ * @payload: the message.
+ */
+struct npo_hw_time_msg {
+	__le64 rx_time;
+	u8 port;
+	u8 len;
+	u8 rsvd[6];
+	u8 payload[NPO_TIME_MSG_MAX];
+} __packed;
 
 #endif /* _NPO_REGS_H */

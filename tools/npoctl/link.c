@@ -495,6 +495,17 @@ static int on_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
 
 	if (cmd != NPO_CMD_EVENT)
 		return 0;
+	if (ev == NPO_EVENT_CLOCK) {
+		print_begin(print_is_json(), false);
+		print_open_object(NULL);
+		print_string("device", "%s: ", dev);
+		print_string("event", "%s", npo_event_str(ev));
+		clock_print_state(tb);
+		print_text("\n");
+		print_close_object();
+		print_end();
+		return 0;
+	}
 	snprintf(name, sizeof(name), "%s/%u", dev,
 		 get_u32(tb, NPO_ATTR_PORT_INDEX, 0));
 	/* One self-contained line or JSON object per event. */

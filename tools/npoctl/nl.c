@@ -278,9 +278,26 @@ const char *npo_event_str(uint32_t event)
 	static const char *const names[] = {
 		"unknown", "link-up", "link-down", "degraded", "recovered",
 		"retrain", "train-failed", "error-threshold", "test-done",
+		"clock",
 	};
 
 	return NAME_OF(names, event);
+}
+
+const char *npo_clock_role_str(uint32_t role)
+{
+	static const char *const names[] = { "grandmaster", "follower" };
+
+	return NAME_OF(names, role);
+}
+
+const char *npo_clock_state_str(uint32_t state)
+{
+	static const char *const names[] = {
+		"unlocked", "locking", "locked", "holdover",
+	};
+
+	return NAME_OF(names, state);
 }
 
 const char *npo_rate_str(uint32_t mbps)

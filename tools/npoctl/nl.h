@@ -60,6 +60,10 @@ int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port);
 const char *npo_port_state_str(uint32_t state);
 const char *npo_reason_str(uint32_t reason);
 const char *npo_event_str(uint32_t event);
+const char *npo_clock_role_str(uint32_t role);
+const char *npo_clock_state_str(uint32_t state);
+/* A clock's role, state, grandmaster, offset, delay and frequency. */
+void clock_print_state(struct nlattr **tb);
 /* "212G", "106G", "53G" or "-" for a lane rate in Mb/s. */
 const char *npo_rate_str(uint32_t mbps);
 

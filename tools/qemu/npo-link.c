@@ -793,6 +793,11 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
             npo_fabric_rx(p, type, payload, len);
         }
         break;
+    case WIRE_TIME:
+        if (npo_link_ready(p) == NPO_LINK_UP) {
+            npo_clock_rx(p, payload, len);
+        }
+        break;
     default:
         qemu_log_mask(LOG_UNIMP, "npo%u: port %u: unknown frame type %u\n",
                       p->dev->node_id, p->index, type);
@@ -868,8 +873,13 @@ static void port_chr_event(void *opaque, QEMUChrEvent event)
 /* --- data path ------------------------------------------------------------- */
 
 /* Devices of this QEMU process, so that linked neighbours find each other. */
-static QTAILQ_HEAD(, NpoState) npo_local_devices =
+static NpoDeviceList npo_local_devices =
     QTAILQ_HEAD_INITIALIZER(npo_local_devices);
+
+NpoDeviceList *npo_link_devices(void)
+{
+    return &npo_local_devices;
+}
 
 /*
  * The port that leads to node: one whose trained peer it is, preferring one

@@ -28,6 +28,8 @@ enum {
     WIRE_ATOMIC = 9,    /* FETCH_ADD or CMP_SWAP: WireAtomic */
     WIRE_ACK = 10,      /* a request is finished: WireAck */
     WIRE_ABORT = 11,    /* the requester gave a request up: WireAbort */
+    /* time sync */
+    WIRE_TIME = 12,     /* a time-sync message: WireTime */
 };
 
 typedef struct QEMU_PACKED WireHdr {
@@ -90,5 +92,20 @@ typedef struct QEMU_PACKED WireAbort {
 } WireAbort;
 
 #define WIRE_MAX_PAYLOAD        (sizeof(WireData) + WIRE_CHUNK)
+
+/*
+ * A time-sync message, with the instant it left in the common time base
+ * (host monotonic ns) and the propagation delay of this direction of the
+ * link: the receiver stamps the arrival instant, whenever it gets to it.
+ */
+#define NPO_TIME_MSG_MAX        48
+
+typedef struct QEMU_PACKED WireTime {
+    uint64_t true_tx_ns;
+    int64_t delay_ps;
+    uint8_t len;
+    uint8_t pad[7];
+    uint8_t payload[NPO_TIME_MSG_MAX];
+} WireTime;
 
 #endif

@@ -73,6 +73,7 @@ static void npo_reset_state(NpoState *s)
     s->fw_num_presets = 0;
     npo_link_reset(s);
     npo_dma_reset(s);
+    npo_clock_reset(s);
 }
 
 static void npo_reset_done(void *opaque)
@@ -173,6 +174,9 @@ static void npo_mbox_complete(void *opaque)
             result = npo_dma_mbox(s, s->mbox_cmd);
         }
         if (result == MBOX_ERR_OPCODE) {
+            result = npo_clock_mbox(s, s->mbox_cmd);
+        }
+        if (result == MBOX_ERR_OPCODE) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: unknown mailbox opcode 0x%x\n",
                           s->node_id, s->mbox_cmd);
@@ -224,7 +228,7 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         val = NPO_IF_VERSION;
         break;
     case R_CAPS:
-        val = CAPS_FW_MAILBOX | CAPS_AER | CAPS_LINK | CAPS_QUEUES |
+        val = CAPS_FW_MAILBOX | CAPS_AER | CAPS_LINK | CAPS_QUEUES | CAPS_CLOCK |
               (s->test_mode ? CAPS_FAULT_INJECT : 0);
         break;
     case R_GEOMETRY:
@@ -286,7 +290,8 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         val = npo_link_event_ports(s);
         break;
     default:
-        if (!npo_link_reg_read(s, addr, &val)) {
+        if (!npo_link_reg_read(s, addr, &val) &&
+            !npo_clock_reg_read(s, addr, &val)) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: read of unimplemented register 0x%"
                           HWADDR_PRIx "\n", s->node_id, addr);
@@ -335,7 +340,8 @@ static void npo_regs_write(void *opaque, hwaddr addr, uint64_t val,
         npo_irq_update(s, s->irq_status);
         break;
     default:
-        if (!npo_link_reg_write(s, addr, val)) {
+        if (!npo_link_reg_write(s, addr, val) &&
+            !npo_clock_reg_write(s, addr, val)) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: write of 0x%" PRIx64 " to read-only or "
                           "unimplemented register 0x%" HWADDR_PRIx "\n",
@@ -465,6 +471,7 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
 
     s->reset_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_reset_done, s);
     s->mbox_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_mbox_complete, s);
+    npo_clock_realize(s);
     npo_link_realize(s, errp);
     npo_dma_realize(s, errp);
     return;
@@ -486,6 +493,7 @@ static void npo_exit(PCIDevice *pdev)
     pcie_cap_exit(pdev);
     msix_uninit_exclusive_bar(pdev);
     npo_dma_exit(s);
+    npo_clock_exit(s);
 }
 
 /* Power-on or bus reset: the device is ready at once, with no firmware. */
@@ -514,6 +522,12 @@ static Property npo_properties[] = {
     DEFINE_PROP_BOOL("test_mode", NpoState, test_mode, false),
     DEFINE_PROP_BOOL("symbol_errors", NpoState, count_symbol_errors, true),
     DEFINE_PROP_BOOL("wire_data", NpoState, wire_data, false),
+    DEFINE_PROP_INT32("clock_ppb", NpoState, clock_ppb, NPO_CLOCK_DERIVED_PPB),
+    DEFINE_PROP_INT64("clock_offset_ns", NpoState, clock_offset_ns,
+                      NPO_CLOCK_DERIVED_OFFSET),
+    DEFINE_PROP_UINT32("link_delay_ns", NpoState, link_delay_ns, 0),
+    DEFINE_PROP_INT32("link_asym_ps", NpoState, link_asym_ps, 0),
+    DEFINE_PROP_UINT32("ts_noise_ps", NpoState, ts_noise_ps, 2000),
 #define NPO_PORT_PROP(n) DEFINE_PROP_CHR("port" #n, NpoState, port[n].chr)
     NPO_PORT_PROP(0), NPO_PORT_PROP(1), NPO_PORT_PROP(2), NPO_PORT_PROP(3),
     NPO_PORT_PROP(4), NPO_PORT_PROP(5), NPO_PORT_PROP(6), NPO_PORT_PROP(7),
@@ -546,6 +560,7 @@ static void npo_class_init(ObjectClass *klass, void *data)
 static void npo_instance_init(Object *obj)
 {
     npo_link_add_properties(obj);
+    npo_clock_add_properties(obj);
 }
 
 static const TypeInfo npo_info = {

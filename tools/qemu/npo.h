@@ -32,7 +32,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
 #define NPO_NUM_RATES           3
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
-#define NPO_IF_VERSION          ((1 << 16) | 3)
+#define NPO_IF_VERSION          ((1 << 16) | 4)
 
 /* Identity, control, status */
 #define R_MAGIC                 0x000
@@ -43,6 +43,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
 #define   CAPS_LINK             BIT(2)
 #define   CAPS_FAULT_INJECT     BIT(3)
 #define   CAPS_QUEUES           BIT(4)
+#define   CAPS_CLOCK            BIT(5)
 #define R_GEOMETRY              0x00c
 #define R_QUEUES                0x010
 #define R_DB_LAYOUT             0x014
@@ -81,6 +82,8 @@ enum {
     MBOX_OP_MR_CREATE = 0x32,
     MBOX_OP_MR_PAGES = 0x33,
     MBOX_OP_MR_DESTROY = 0x34,
+    MBOX_OP_TIME_SEND = 0x40,
+    MBOX_OP_TIME_RECV = 0x41,
 };
 
 enum {
@@ -108,8 +111,66 @@ enum {
 #define   IRQ_MBOX_DONE         BIT(0)
 #define   IRQ_FATAL             BIT(1)
 #define   IRQ_LINK              BIT(2)
-#define   IRQ_ALL               (IRQ_MBOX_DONE | IRQ_FATAL | IRQ_LINK)
+#define   IRQ_TIME              BIT(3)
+#define   IRQ_ALL               (IRQ_MBOX_DONE | IRQ_FATAL | IRQ_LINK | IRQ_TIME)
 #define R_LINK_EVENT_PORTS      0x208
+
+/* Clock */
+#define R_CLK_MAX_ADJ           0x300
+#define R_CLK_TIME_LO           0x304
+#define R_CLK_TIME_HI           0x308
+#define R_CLK_ADJ_FINE          0x30c
+#define R_CLK_ARG_LO            0x310
+#define R_CLK_ARG_HI            0x314
+#define R_CLK_CMD               0x318
+#define   CLK_CMD_SET           1
+#define   CLK_CMD_STEP          2
+#define   CLK_CMD_LATCH         3
+#define R_CLK_LATCH_TIME_LO     0x320
+#define R_CLK_LATCH_TIME_HI     0x324
+#define R_CLK_LATCH_REF_LO      0x328
+#define R_CLK_LATCH_REF_HI      0x32c
+#define R_CLK_RX_DROPS          0x330
+
+#define NPO_CLOCK_MAX_ADJ_PPB   500000
+#define NPO_CLOCK_ANCHORS       16
+#define NPO_TIME_RX_DEPTH       64
+#define TIME_SEND_ONE_STEP      BIT(0)  /* stamp bytes 8..15 on the way out */
+#define NPO_CLOCK_DERIVED_PPB   INT32_MIN
+#define NPO_CLOCK_DERIVED_OFFSET INT64_MIN
+
+/* TIME_RECV's block: one received message, little endian. */
+typedef struct QEMU_PACKED NpoHwTimeMsg {
+    uint64_t rx_time;           /* device ns at arrival */
+    uint8_t port;
+    uint8_t len;
+    uint8_t rsvd[6];
+    uint8_t payload[NPO_TIME_MSG_MAX];
+} NpoHwTimeMsg;
+
+/* A segment of the clock: device time at a true instant, and the rate. */
+typedef struct NpoClockAnchor {
+    bool valid;
+    int64_t true_ns;
+    int64_t dev_ns;
+    double frac;                /* of dev_ns */
+    double rate;                /* d(device)/d(true) - 1 from true_ns on */
+} NpoClockAnchor;
+
+typedef struct NpoClock {
+    NpoClockAnchor anchor[NPO_CLOCK_ANCHORS];
+    unsigned int cur;           /* the newest anchor */
+    int32_t adj_scaled_ppm;     /* ppm x 2^16 */
+    uint32_t time_hi;           /* TIME_HI as latched by TIME_LO */
+    uint64_t arg;
+    uint64_t latch_time;
+    uint64_t latch_ref;
+    NpoHwTimeMsg rx[NPO_TIME_RX_DEPTH];
+    unsigned int rx_head;
+    unsigned int rx_count;
+    uint32_t rx_drops;
+    GRand *rand;                /* stamping noise */
+} NpoClock;
 
 /* Ports: 0x40 bytes each from R_PORT_BASE */
 #define R_PORT_BASE             0x1000
@@ -395,6 +456,11 @@ struct NpoState {
     bool test_mode;             /* fault injection registers present */
     bool count_symbol_errors;   /* the symbol error counter exists */
     bool wire_data;             /* data to local peers goes over the wire too */
+    int32_t clock_ppb;          /* the clock's rate error */
+    int64_t clock_offset_ns;    /* its time at power-on less the time base */
+    uint32_t link_delay_ns;     /* propagation delay; 0: per link, 50-500 */
+    int32_t link_asym_ps;       /* the two directions' difference */
+    uint32_t ts_noise_ps;       /* RMS noise of each timestamp */
     uint32_t link_loss_cdb;     /* fibre and connector loss, 1/100 dB */
     uint32_t num_mrs;           /* memory table entries */
 
@@ -417,6 +483,8 @@ struct NpoState {
 
     GRand *rand;
     NpoPort port[NPO_MAX_PORTS];
+
+    NpoClock clk;
 
     NpoQueue *queue;
     NpoMr **mr;
@@ -463,6 +531,16 @@ void npo_mr_write(NpoMr *mr, uint64_t addr, const void *buf, uint64_t len);
 uint64_t npo_mr_atomic(NpoMr *mr, uint64_t addr, uint8_t opcode,
                        uint64_t compare_add, uint64_t swap);
 
+/* npo-clock.c */
+void npo_clock_realize(NpoState *s);
+void npo_clock_exit(NpoState *s);
+void npo_clock_reset(NpoState *s);
+void npo_clock_add_properties(Object *obj);
+bool npo_clock_reg_read(NpoState *s, hwaddr addr, uint64_t *val);
+bool npo_clock_reg_write(NpoState *s, hwaddr addr, uint64_t val);
+uint32_t npo_clock_mbox(NpoState *s, uint32_t op);
+void npo_clock_rx(NpoPort *p, const uint8_t *payload, uint16_t len);
+
 /* npo-fabric.c */
 void npo_fabric_realize(NpoState *s);
 void npo_fabric_exit(NpoState *s);
@@ -494,6 +572,8 @@ typedef enum NpoLinkReady {
     NPO_LINK_UP,
 } NpoLinkReady;
 
+typedef QTAILQ_HEAD(NpoDeviceList, NpoState) NpoDeviceList;
+NpoDeviceList *npo_link_devices(void);
 NpoPort *npo_link_route(NpoState *s, uint32_t node);
 NpoLinkReady npo_link_ready(NpoPort *p);
 NpoState *npo_link_local_peer(NpoPort *p);

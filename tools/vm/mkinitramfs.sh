@@ -17,6 +17,8 @@ extra_modules=(aer_inject)
 extra_modules+=(rdma_rxe veth crc32_generic)
 # A dma-buf exporter with no hardware, for registering GPU-style buffers.
 extra_modules+=(vgem)
+# The PTP clock core, which npo.ko registers its clocks with.
+extra_modules+=(ptp)
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,root,etc,npo}
 install -m 0755 /bin/busybox "$root/bin/busybox"
@@ -36,9 +38,10 @@ if command -v lspci >/dev/null; then
 fi
 
 # Shared libraries of every ELF file, at their host paths.
-# perftest, iproute2's ip and rdma, and the rxe verbs provider, when the
-# host has them (tools/setup/deps.sh installs them).
-for tool in ib_write_bw ib_write_lat ip rdma; do
+# perftest, iproute2's ip and rdma, linuxptp, and the rxe verbs provider,
+# when the host has them (tools/setup/deps.sh installs them).
+# linuxptp's phc_ctl and phc2sys, the PHC clients tests run unchanged.
+for tool in ib_write_bw ib_write_lat ip rdma phc_ctl phc2sys; do
 	path=$(command -v $tool || true)
 	[ -n "$path" ] && install -m 0755 "$path" "$root/usr/bin/$tool"
 done

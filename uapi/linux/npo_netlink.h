@@ -39,6 +39,10 @@
  *	CAP_NET_ADMIN: it shows other users' processes.
  * @NPO_CMD_MR_GET: dump the registered memory regions likewise.  Needs
  *	CAP_NET_ADMIN.
+ * @NPO_CMD_CLOCK_GET: get one device's fabric clock (NPO_ATTR_DEV_INDEX)
+ *	or dump every device's: NPO_ATTR_CLOCK_* attributes.
+ * @NPO_CMD_CLOCK_SET: set a device's NPO_ATTR_CLOCK_PRIORITY.  Needs
+ *	CAP_NET_ADMIN.
  * @__NPO_CMD_MAX: one past the last command.
  * @NPO_CMD_MAX: the last command.
  */
@@ -53,9 +57,37 @@ enum npo_cmd {
 	NPO_CMD_EVENT,
 	NPO_CMD_QUEUE_GET,
 	NPO_CMD_MR_GET,
+	NPO_CMD_CLOCK_GET,
+	NPO_CMD_CLOCK_SET,
 
 	__NPO_CMD_MAX,
 	NPO_CMD_MAX = __NPO_CMD_MAX - 1
+};
+
+/**
+ * enum npo_clock_role - a device's part in fabric time sync
+ * @NPO_CLOCK_ROLE_GRANDMASTER: its clock is the fabric's time.
+ * @NPO_CLOCK_ROLE_FOLLOWER: it follows the grandmaster through a port.
+ */
+enum npo_clock_role {
+	NPO_CLOCK_ROLE_GRANDMASTER,
+	NPO_CLOCK_ROLE_FOLLOWER,
+};
+
+/**
+ * enum npo_clock_state - how well a device's clock holds fabric time
+ * @NPO_CLOCK_UNLOCKED: not synchronised yet.
+ * @NPO_CLOCK_LOCKING: stepped and slewing towards the grandmaster.
+ * @NPO_CLOCK_LOCKED: within the lock threshold for several intervals; a
+ *	grandmaster is always locked.
+ * @NPO_CLOCK_HOLDOVER: the grandmaster is unheard: the clock keeps its
+ *	last frequency until another grandmaster is elected.
+ */
+enum npo_clock_state {
+	NPO_CLOCK_UNLOCKED,
+	NPO_CLOCK_LOCKING,
+	NPO_CLOCK_LOCKED,
+	NPO_CLOCK_HOLDOVER,
 };
 
 /**
@@ -122,6 +154,8 @@ enum npo_link_reason {
  * @NPO_EVENT_ERR_THRESHOLD: a lane's pre-FEC BER crossed the warning
  *	threshold.
  * @NPO_EVENT_TEST_DONE: a PRBS test finished.
+ * @NPO_EVENT_CLOCK: a device's clock changed role, state, grandmaster or
+ *	parent port; carries the device and its NPO_ATTR_CLOCK_* attributes.
  */
 enum npo_event {
 	NPO_EVENT_UNSPEC,
@@ -133,6 +167,7 @@ enum npo_event {
 	NPO_EVENT_TRAIN_FAILED,
 	NPO_EVENT_ERR_THRESHOLD,
 	NPO_EVENT_TEST_DONE,
+	NPO_EVENT_CLOCK,
 };
 
 /* NPO_ATTR_PORT_FLAGS bits */
@@ -224,6 +259,21 @@ enum npo_event {
  * @NPO_ATTR_MR_ADDR: u64, its start in the owner's address space.
  * @NPO_ATTR_MR_LENGTH: u64, its length in bytes.
  * @NPO_ATTR_MR_ACCESS: u32, NPO_ACCESS_* rights.
+ * @NPO_ATTR_CLOCK_PHC_INDEX: u32, N of the device's /dev/ptpN.
+ * @NPO_ATTR_CLOCK_ROLE: u32, &enum npo_clock_role.
+ * @NPO_ATTR_CLOCK_STATE: u32, &enum npo_clock_state.
+ * @NPO_ATTR_CLOCK_PRIORITY: u32, the device's grandmaster priority, 0..255,
+ *	lower preferred; ties go to the lower node id.
+ * @NPO_ATTR_CLOCK_GM_NODE_ID: u32, the grandmaster's node id.
+ * @NPO_ATTR_CLOCK_GM_PRIORITY: u32, the grandmaster's priority.
+ * @NPO_ATTR_CLOCK_STEPS: u32, links between the device and the grandmaster.
+ * @NPO_ATTR_CLOCK_PARENT_PORT: u32, the port towards the grandmaster;
+ *	absent on the grandmaster.
+ * @NPO_ATTR_CLOCK_OFFSET: s64, this clock less the parent's at the last
+ *	measurement, ns.
+ * @NPO_ATTR_CLOCK_PATH_DELAY: s64, path delay to the parent, ns.
+ * @NPO_ATTR_CLOCK_FREQ: s64, frequency adjustment, parts per trillion.
+ * @NPO_ATTR_CLOCK_STEPS_TAKEN: u64, times the clock was stepped.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -293,6 +343,18 @@ enum npo_attr {
 	NPO_ATTR_MR_ADDR,
 	NPO_ATTR_MR_LENGTH,
 	NPO_ATTR_MR_ACCESS,
+	NPO_ATTR_CLOCK_PHC_INDEX,
+	NPO_ATTR_CLOCK_ROLE,
+	NPO_ATTR_CLOCK_STATE,
+	NPO_ATTR_CLOCK_PRIORITY,
+	NPO_ATTR_CLOCK_GM_NODE_ID,
+	NPO_ATTR_CLOCK_GM_PRIORITY,
+	NPO_ATTR_CLOCK_STEPS,
+	NPO_ATTR_CLOCK_PARENT_PORT,
+	NPO_ATTR_CLOCK_OFFSET,
+	NPO_ATTR_CLOCK_PATH_DELAY,
+	NPO_ATTR_CLOCK_FREQ,
+	NPO_ATTR_CLOCK_STEPS_TAKEN,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO device clock as a PTP hardware clock.
+ *
+ * Each device's free-running clock becomes /dev/ptpN, so linuxptp and
+ * everything else that speaks PHC uses it unchanged.  The fabric
+ * time-sync service (npo_timesync.c) steers the same clock; changes from
+ * user space need CAP_SYS_TIME whatever the device node's mode.
+ */
+#include <linux/capability.h>
+#include <linux/ptp_clock_kernel.h>
+#include <linux/timekeeping.h>
+
+#include "npo.h"
+
+/* Read the clock; TIME_LO latches the whole value.  Caller holds clk_lock. */
+static u64 npo_clock_read_locked(struct npo_dev *ndev,
+				 struct ptp_system_timestamp *sts)
+{
+	u32 lo, hi;
+
+	ptp_read_system_prets(sts);
+	lo = npo_rd32(ndev, NPO_REG_CLK_TIME_LO);
+	ptp_read_system_postts(sts);
+	hi = npo_rd32(ndev, NPO_REG_CLK_TIME_HI);
+	return (u64)hi << 32 | lo;
+}
+
+/**
+ * npo_clock_now() - read the device clock
+ * @ndev: the device.
+ *
+ * Return: the device time in nanoseconds.
+ */
+u64 npo_clock_now(struct npo_dev *ndev)
+{
+	u64 ns;
+
+	spin_lock(&ndev->clk_lock);
+	ns = npo_clock_read_locked(ndev, NULL);
+	spin_unlock(&ndev->clk_lock);
+	return ns;
+}
+
+static void npo_clock_cmd(struct npo_dev *ndev, u32 cmd, u64 arg)
+{
+	spin_lock(&ndev->clk_lock);
+	npo_wr32(ndev, NPO_REG_CLK_ARG_LO, lower_32_bits(arg));
+	npo_wr32(ndev, NPO_REG_CLK_ARG_HI, upper_32_bits(arg));
+	npo_wr32(ndev, NPO_REG_CLK_CMD, cmd);
+	spin_unlock(&ndev->clk_lock);
+}
+
+/**
+ * npo_clock_step() - move the device clock by a signed amount
+ * @ndev: the device.
+ * @delta: nanoseconds to add.
+ */
+void npo_clock_step(struct npo_dev *ndev, s64 delta)
+{
+	npo_clock_cmd(ndev, NPO_CLK_CMD_STEP, (u64)delta);
+}
+
+/**
+ * npo_clock_set_freq() - set the device clock's frequency adjustment
+ * @ndev: the device.
+ * @scaled_ppm: parts per million with a 16-bit fraction, within the
+ *	device's range (NPO_REG_CLK_MAX_ADJ).
+ */
+void npo_clock_set_freq(struct npo_dev *ndev, long scaled_ppm)
+{
+	spin_lock(&ndev->clk_lock);
+	npo_wr32(ndev, NPO_REG_CLK_ADJ_FINE, (u32)(s32)scaled_ppm);
+	spin_unlock(&ndev->clk_lock);
+}
+
+static struct npo_dev *npo_ptp_dev(struct ptp_clock_info *info)
+{
+	return container_of(info, struct npo_dev, ptp_info);
+}
+
+/* User space steers the clock only with the right to set time. */
+static int npo_ptp_may_change(struct npo_dev *ndev)
+{
+	if (!capable(CAP_SYS_TIME))
+		return -EPERM;
+	return npo_state(ndev) == NPO_DEV_STATE_READY ? 0 : -EIO;
+}
+
+static int npo_ptp_adjfine(struct ptp_clock_info *info, long scaled_ppm)
+{
+	struct npo_dev *ndev = npo_ptp_dev(info);
+	int err = npo_ptp_may_change(ndev);
+
+	if (err)
+		return err;
+	npo_clock_set_freq(ndev, scaled_ppm);
+	npo_timesync_user_changed(ndev);
+	return 0;
+}
+
+static int npo_ptp_adjtime(struct ptp_clock_info *info, s64 delta)
+{
+	struct npo_dev *ndev = npo_ptp_dev(info);
+	int err = npo_ptp_may_change(ndev);
+
+	if (err)
+		return err;
+	npo_clock_step(ndev, delta);
+	npo_timesync_user_changed(ndev);
+	return 0;
+}
+
+static int npo_ptp_settime(struct ptp_clock_info *info,
+			   const struct timespec64 *ts)
+{
+	struct npo_dev *ndev = npo_ptp_dev(info);
+	int err = npo_ptp_may_change(ndev);
+
+	if (err)
+		return err;
+	npo_clock_cmd(ndev, NPO_CLK_CMD_SET, timespec64_to_ns(ts));
+	npo_timesync_user_changed(ndev);
+	return 0;
+}
+
+static int npo_ptp_gettimex(struct ptp_clock_info *info,
+			    struct timespec64 *ts,
+			    struct ptp_system_timestamp *sts)
+{
+	struct npo_dev *ndev = npo_ptp_dev(info);
+	u64 ns;
+
+	spin_lock(&ndev->clk_lock);
+	ns = npo_clock_read_locked(ndev, sts);
+	spin_unlock(&ndev->clk_lock);
+	*ts = ns_to_timespec64(ns);
+	return 0;
+}
+
+#ifdef NPO_CROSSTSTAMP_CS_ID
+/*
+ * The latch samples the device clock and the CPU's TSC in one instant, as
+ * PCIe PTM or Intel ART would.  The timekeeping core turns the TSC value
+ * into system time when the TSC is the system clocksource; 6.1's core
+ * wants the clocksource's struct instead, which a module cannot name, so
+ * cross timestamps need a kernel with clocksource ids.
+ */
+static int npo_ptp_latch(ktime_t *device, struct system_counterval_t *sys,
+			 void *ctx)
+{
+	struct npo_dev *ndev = ctx;
+	u64 t, ref;
+
+	spin_lock(&ndev->clk_lock);
+	npo_wr32(ndev, NPO_REG_CLK_CMD, NPO_CLK_CMD_LATCH);
+	t = (u64)npo_rd32(ndev, NPO_REG_CLK_LATCH_TIME_HI) << 32 |
+	    npo_rd32(ndev, NPO_REG_CLK_LATCH_TIME_LO);
+	ref = (u64)npo_rd32(ndev, NPO_REG_CLK_LATCH_REF_HI) << 32 |
+	      npo_rd32(ndev, NPO_REG_CLK_LATCH_REF_LO);
+	spin_unlock(&ndev->clk_lock);
+	*device = ns_to_ktime(t);
+	sys->cycles = ref;
+	sys->cs_id = CSID_X86_TSC;
+	sys->use_nsecs = false;
+	return 0;
+}
+
+static int npo_ptp_getcrosststamp(struct ptp_clock_info *info,
+				  struct system_device_crosststamp *xt)
+{
+	struct npo_dev *ndev = npo_ptp_dev(info);
+
+	return get_device_system_crosststamp(npo_ptp_latch, ndev, NULL, xt);
+}
+#endif
+
+static int npo_ptp_enable(struct ptp_clock_info *info,
+			  struct ptp_clock_request *rq, int on)
+{
+	return -EOPNOTSUPP;
+}
+
+/**
+ * npo_clock_register() - offer the device clock as a PHC
+ * @ndev: the device, identified and mapped.
+ *
+ * A device without a clock, or a kernel without PTP support, leaves
+ * @ndev->ptp NULL; that is not an error.
+ *
+ * Return: 0 or a negative errno.
+ */
+int npo_clock_register(struct npo_dev *ndev)
+{
+	struct ptp_clock_info *info = &ndev->ptp_info;
+	struct ptp_clock *ptp;
+
+	spin_lock_init(&ndev->clk_lock);
+	if (!(ndev->caps & NPO_CAPS_CLOCK))
+		return 0;
+	*info = (struct ptp_clock_info) {
+		.owner = THIS_MODULE,
+		.max_adj = npo_rd32(ndev, NPO_REG_CLK_MAX_ADJ),
+		.adjfine = npo_ptp_adjfine,
+		.adjtime = npo_ptp_adjtime,
+		.gettimex64 = npo_ptp_gettimex,
+		.settime64 = npo_ptp_settime,
+		.enable = npo_ptp_enable,
+#ifdef NPO_CROSSTSTAMP_CS_ID
+		.getcrosststamp = IS_ENABLED(CONFIG_X86_TSC) ?
+				  npo_ptp_getcrosststamp : NULL,
+#endif
+	};
+	snprintf(info->name, sizeof(info->name), "npo%d node %u",
+		 ndev->minor, ndev->node_id);
+	ptp = ptp_clock_register(info, &ndev->pdev->dev);
+	if (IS_ERR(ptp))
+		return PTR_ERR(ptp);
+	ndev->ptp = ptp;
+	return 0;
+}
+
+/**
+ * npo_clock_unregister() - withdraw the PHC
+ * @ndev: the device.
+ */
+void npo_clock_unregister(struct npo_dev *ndev)
+{
+	if (ndev->ptp)
+		ptp_clock_unregister(ndev->ptp);
+	ndev->ptp = NULL;
+}
+
+/**
+ * npo_clock_index() - the PHC's index, N of /dev/ptpN
+ * @ndev: the device.
+ *
+ * Return: the index, or -1 without a PHC.
+ */
+int npo_clock_index(struct npo_dev *ndev)
+{
+	return ndev->ptp ? ptp_clock_index(ndev->ptp) : -1;
+}

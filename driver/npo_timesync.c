@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO fabric time sync: one time for every device of the fabric.
+ *
+ * Every interval each device sends a SYNC on each active link and the
+ * peer answers at once with a REPLY; both leave with a hardware stamp in
+ * them (one-step) and are stamped on arrival, so the four instants of
+ * two-way time transfer give the peer's offset and the path delay, free
+ * of software latency.  Every message also announces the sender's
+ * grandmaster: its priority, node id, how many links away it is, and
+ * the grandmaster's own count of intervals, which only advances while
+ * the grandmaster is alive and reachable.
+ *
+ * The best grandmaster (lowest priority, then lowest node id) whose count
+ * still advances wins; each device follows it through the port that
+ * announces it with the fewest steps, and a PI servo steps then slews its
+ * clock to that port's peer.  When the count stops, devices hold over on
+ * their last frequency, then elect again among what is still alive.
+ * Documentation/timesync.rst describes the protocol and its bounds.
+ */
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+
+#include "npo.h"
+
+static unsigned int sync_interval_ms = 100;
+module_param(sync_interval_ms, uint, 0444);
+MODULE_PARM_DESC(sync_interval_ms,
+		 "Fabric time sync: ms between SYNCs on each link (10-1000)");
+
+/* Intervals without a sign of life before a peer or grandmaster is gone. */
+#define NPO_TS_ALIVE_INTERVALS		4
+/* Intervals of holdover before electing another grandmaster. */
+#define NPO_TS_HOLDOVER_INTERVALS	15
+#define NPO_TS_STEP_NS			20000	/* step, not slew, beyond */
+#define NPO_TS_MAX_DELAY_NS		100000	/* 20 km of fibre: beyond, junk */
+#define NPO_TS_LOCK_NS			100
+#define NPO_TS_UNLOCK_NS		1000
+#define NPO_TS_LOCK_SAMPLES		8
+#define NPO_TS_DEFAULT_PRIORITY		128
+
+enum {
+	NPO_TS_MSG_SYNC = 1,
+	NPO_TS_MSG_REPLY = 2,
+};
+
+/*
+ * On the wire, little endian.  t_tx is at byte 8, where the device
+ * writes the departure stamp of a one-step message.
+ */
+struct npo_ts_msg {
+	u8 type;
+	u8 state;		/* the sender's &enum npo_clock_state */
+	u8 gm_prio;
+	u8 steps;		/* the sender's links to its grandmaster */
+	__le32 seq;		/* of the SYNC; a REPLY echoes it */
+	__le64 t_tx;		/* departure, stamped by the device */
+	__le64 t_rx;		/* REPLY: arrival of the SYNC it answers */
+	__le32 gm_node;
+	__le32 gm_seq;		/* the grandmaster's interval count */
+	__le32 node;		/* the sender */
+	u8 prio;		/* the sender's own priority */
+	u8 pad[3];
+} __packed;
+
+static_assert(offsetof(struct npo_ts_msg, t_tx) == NPO_TIME_ONE_STEP_OFFSET);
+static_assert(sizeof(struct npo_ts_msg) <= NPO_TIME_MSG_MAX);
+
+static const char * const npo_clock_state_names[] = {
+	[NPO_CLOCK_UNLOCKED] = "unlocked",
+	[NPO_CLOCK_LOCKING] = "locking",
+	[NPO_CLOCK_LOCKED] = "locked",
+	[NPO_CLOCK_HOLDOVER] = "holdover",
+};
+
+/**
+ * npo_clock_state_name() - name of a fabric clock state
+ * @state: &enum npo_clock_state.
+ *
+ * Return: a static string, "?" if unknown.
+ */
+const char *npo_clock_state_name(unsigned int state)
+{
+	return state < ARRAY_SIZE(npo_clock_state_names) ?
+	       npo_clock_state_names[state] : "?";
+}
+
+static unsigned long npo_ts_interval(void)
+{
+	return msecs_to_jiffies(clamp(sync_interval_ms, 10u, 1000u));
+}
+
+static bool npo_ts_recent(unsigned long at, unsigned int intervals)
+{
+	return at && time_before(jiffies, at + intervals * npo_ts_interval());
+}
+
+/* Device-level mailbox use of the command page, one message at a time. */
+static int npo_ts_send(struct npo_dev *ndev, unsigned int port,
+		       const struct npo_ts_msg *msg, u64 *stamp)
+{
+	u32 args[4], ret[2];
+	int err;
+
+	mutex_lock(&ndev->cmd_lock);
+	memcpy(ndev->cmd_buf, msg, sizeof(*msg));
+	args[0] = port | NPO_TIME_SEND_ONE_STEP << 8;
+	args[1] = sizeof(*msg);
+	args[2] = lower_32_bits(ndev->cmd_dma);
+	args[3] = upper_32_bits(ndev->cmd_dma);
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_TIME_SEND, args, 4, ret, 2);
+	mutex_unlock(&ndev->cmd_lock);
+	if (!err && stamp)
+		*stamp = (u64)ret[1] << 32 | ret[0];
+	return err;
+}
+
+static int npo_ts_recv(struct npo_dev *ndev, struct npo_hw_time_msg *m)
+{
+	u32 args[2];
+	int err;
+
+	mutex_lock(&ndev->cmd_lock);
+	args[0] = lower_32_bits(ndev->cmd_dma);
+	args[1] = upper_32_bits(ndev->cmd_dma);
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_TIME_RECV, args, 2, NULL, 0);
+	if (!err)
+		memcpy(m, ndev->cmd_buf, sizeof(*m));
+	mutex_unlock(&ndev->cmd_lock);
+	return err;
+}
+
+static bool npo_ts_port_active(struct npo_dev *ndev, unsigned int i)
+{
+	return ndev->ports && FIELD_GET(NPO_PST_STATE, READ_ONCE(ndev->ports[i].status)) ==
+	       NPO_PORT_ACTIVE;
+}
+
+/* What this device announces: its grandmaster as it knows it. */
+static void npo_ts_fill(struct npo_dev *ndev, struct npo_ts_msg *msg, u8 type,
+			u32 seq)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	*msg = (struct npo_ts_msg) {
+		.type = type,
+		.state = ts->state,
+		.gm_prio = ts->gm_prio,
+		.steps = ts->steps,
+		.seq = cpu_to_le32(seq),
+		.gm_node = cpu_to_le32(ts->gm_node),
+		.gm_seq = cpu_to_le32(ts->gm_seq),
+		.node = cpu_to_le32(ndev->node_id),
+		.prio = ts->prio,
+	};
+}
+
+static void npo_ts_event(struct npo_dev *ndev)
+{
+	npo_genl_clock_event(ndev);
+}
+
+static void npo_ts_set_state(struct npo_dev *ndev, u8 state)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	if (ts->state == state)
+		return;
+	npo_dbg(ndev, CLOCK, "clock %s -> %s\n", npo_clock_state_name(ts->state),
+		npo_clock_state_name(state));
+	ts->state = state;
+	ts->changed = true;
+}
+
+/* --- servo --------------------------------------------------------------- */
+
+/* Frequency adjustments are kept as ppb << 16 and applied as scaled ppm. */
+static void npo_ts_apply_freq(struct npo_dev *ndev, s64 ppb16)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	s64 max = (s64)ts->max_adj_ppb << 16;
+
+	ts->freq_ppb16 = clamp(ppb16, -max, max);
+	npo_clock_set_freq(ndev, div_s64(ts->freq_ppb16, 1000));
+}
+
+/*
+ * Offset ns over dt ns as a frequency, in ppb << 16, times num / den.
+ * |off| <= 100 us keeps off * 1e9 << 16 within s64.
+ */
+static s64 npo_ts_rate(s64 off, s64 dt, int num, int den)
+{
+	off = clamp_t(s64, off, -100000, 100000);
+	return div64_s64(off * NSEC_PER_SEC * 65536 / den * num, dt);
+}
+
+/* Step the clock by -off; the last sample's time moves with it. */
+static void npo_ts_step(struct npo_dev *ndev, s64 off)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	npo_clock_step(ndev, -off);
+	ts->last_at -= off;
+	ts->steps_taken++;
+	ts->good = 0;
+}
+
+/*
+ * One measurement of this clock against the parent's: off = self - parent
+ * at local time at.  The first two estimate the rate and step; then PI,
+ * fast until locked and gentle after, so that stamp noise averages out.
+ */
+static void npo_ts_servo(struct npo_dev *ndev, s64 off, u64 at)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	s64 dt = at - ts->last_at, nominal = sync_interval_ms * NSEC_PER_MSEC;
+	int kp_num = 70, ki_num = 10, den = 100;
+
+	ts->offset = off;
+	if (ts->samples == 0) {
+		ts->samples = 1;
+		ts->last_off = off;
+		ts->last_at = at;
+		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
+		return;
+	}
+	if (dt <= 0 || dt > 100 * nominal) {
+		/* Our own clock moved under the samples: start again. */
+		ts->samples = 0;
+		return;
+	}
+	if (dt < nominal / 2)
+		return;
+	ts->last_at = at;
+	if (ts->samples == 1) {
+		/* Drift over the two samples is the rate error: cancel it. */
+		npo_ts_apply_freq(ndev, ts->freq_ppb16 -
+				  npo_ts_rate(off - ts->last_off, dt, 1, 1));
+		ts->integral = ts->freq_ppb16;
+		npo_ts_step(ndev, off);
+		ts->samples = 2;
+		ts->syntonised = true;
+		return;
+	}
+	dt = min(dt, 4 * nominal);
+	if (abs(off) > NPO_TS_STEP_NS) {
+		npo_ts_step(ndev, off);
+		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
+		return;
+	}
+	/*
+	 * Gains per sample, damped (kp >= 2 sqrt(ki)) so that a chain of
+	 * followers does not ring: each would amplify its parent's wander.
+	 */
+	if (ts->state == NPO_CLOCK_LOCKED) {
+		kp_num = 40;
+		ki_num = 1;
+		den = 400;
+	}
+	ts->integral -= npo_ts_rate(off, dt, ki_num, den);
+	ts->integral = clamp(ts->integral, -((s64)ts->max_adj_ppb << 16),
+			     (s64)ts->max_adj_ppb << 16);
+	npo_ts_apply_freq(ndev, ts->integral - npo_ts_rate(off, dt, kp_num, den));
+
+	if (abs(off) <= NPO_TS_LOCK_NS) {
+		if (++ts->good >= NPO_TS_LOCK_SAMPLES)
+			npo_ts_set_state(ndev, NPO_CLOCK_LOCKED);
+	} else {
+		ts->good = 0;
+		if (abs(off) > NPO_TS_UNLOCK_NS)
+			npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
+	}
+}
+
+/* --- receiving ------------------------------------------------------------- */
+
+/* Note the peer's announce; its grandmaster lives while gm_seq advances. */
+static void npo_ts_heard(struct npo_dev *ndev, unsigned int i,
+			 const struct npo_ts_msg *msg)
+{
+	struct npo_ts_port *tp = &ndev->ts.ports[i];
+	u32 gm_node = le32_to_cpu(msg->gm_node), gm_seq = le32_to_cpu(msg->gm_seq);
+
+	tp->heard_at = jiffies;
+	tp->node = le32_to_cpu(msg->node);
+	tp->prio = msg->prio;
+	tp->steps = msg->steps;
+	tp->peer_state = msg->state;
+	if (gm_node != tp->gm_node || msg->gm_prio != tp->gm_prio) {
+		/* A new grandmaster counts once its count moves. */
+		tp->gm_node = gm_node;
+		tp->gm_prio = msg->gm_prio;
+		tp->gm_seq = gm_seq;
+		tp->gm_seq_at = 0;
+	} else if ((s32)(gm_seq - tp->gm_seq) > 0) {
+		tp->gm_seq = gm_seq;
+		tp->gm_seq_at = jiffies;
+	}
+}
+
+static void npo_ts_rx_sync(struct npo_dev *ndev, unsigned int i,
+			   const struct npo_ts_msg *msg, u64 rx_time)
+{
+	struct npo_ts_msg reply;
+
+	npo_ts_fill(ndev, &reply, NPO_TS_MSG_REPLY, le32_to_cpu(msg->seq));
+	reply.t_rx = cpu_to_le64(rx_time);
+	npo_ts_send(ndev, i, &reply, NULL);
+}
+
+/* The four instants of an exchange: the peer's offset and the path delay. */
+static void npo_ts_rx_reply(struct npo_dev *ndev, unsigned int i,
+			    const struct npo_ts_msg *msg, u64 t4)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	struct npo_ts_port *tp = &ts->ports[i];
+	s64 t1 = tp->sync_tx, t2 = le64_to_cpu(msg->t_rx);
+	s64 t3 = le64_to_cpu(msg->t_tx), fwd, back;
+
+	if (!tp->sync_pending || le32_to_cpu(msg->seq) != tp->sync_seq)
+		return;
+	tp->sync_pending = false;
+	fwd = t2 - t1;
+	back = (s64)t4 - t3;
+	tp->offset = (fwd - back) / 2;
+	tp->delay = (fwd + back) / 2;
+	if (tp->delay < 0 || tp->delay > NPO_TS_MAX_DELAY_NS)
+		return;		/* a clock stepped during the exchange */
+	tp->delay_avg = tp->delay_avg ?
+			tp->delay_avg + (tp->delay - tp->delay_avg) / 16 :
+			tp->delay;
+	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER && ts->parent == i &&
+	    ts->state != NPO_CLOCK_HOLDOVER) {
+		ts->delay = tp->delay_avg;
+		npo_ts_servo(ndev, -tp->offset, t4);
+	}
+}
+
+static void npo_ts_rx_work(struct work_struct *work)
+{
+	struct npo_dev *ndev = container_of(work, struct npo_dev, ts.rx_work);
+	struct npo_timesync *ts = &ndev->ts;
+	struct npo_hw_time_msg m;
+	struct npo_ts_msg msg;
+	int budget = NPO_TIME_RX_DEPTH;
+
+	if (npo_state(ndev) != NPO_DEV_STATE_READY)
+		return;
+	mutex_lock(&ts->lock);
+	while (budget-- && !npo_ts_recv(ndev, &m)) {
+		if (m.port >= ndev->num_ports || m.len < sizeof(msg))
+			continue;
+		memcpy(&msg, m.payload, sizeof(msg));
+		npo_ts_heard(ndev, m.port, &msg);
+		if (msg.type == NPO_TS_MSG_SYNC)
+			npo_ts_rx_sync(ndev, m.port, &msg,
+				       le64_to_cpu(m.rx_time));
+		else if (msg.type == NPO_TS_MSG_REPLY)
+			npo_ts_rx_reply(ndev, m.port, &msg,
+					le64_to_cpu(m.rx_time));
+	}
+	mutex_unlock(&ts->lock);
+	if (ts->changed) {
+		ts->changed = false;
+		npo_ts_event(ndev);
+	}
+}
+
+/**
+ * npo_timesync_irq() - a time-sync message arrived
+ * @ndev: the device.
+ *
+ * Context: hard interrupt.
+ */
+void npo_timesync_irq(struct npo_dev *ndev)
+{
+	if (ndev->ts.wq)
+		queue_work(ndev->ts.wq, &ndev->ts.rx_work);
+}
+
+/* --- electing ------------------------------------------------------------ */
+
+/* The port whose peer announces the best live grandmaster, or -1. */
+static int npo_ts_best_port(struct npo_dev *ndev)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < ndev->num_ports; i++) {
+		struct npo_ts_port *tp = &ts->ports[i], *bp;
+
+		if (!npo_ts_port_active(ndev, i) ||
+		    !npo_ts_recent(tp->heard_at, NPO_TS_ALIVE_INTERVALS) ||
+		    !npo_ts_recent(tp->gm_seq_at, NPO_TS_ALIVE_INTERVALS) ||
+		    tp->gm_node == ndev->node_id)
+			continue;
+		if (best < 0) {
+			best = i;
+			continue;
+		}
+		bp = &ts->ports[best];
+		if (tp->gm_prio < bp->gm_prio ||
+		    (tp->gm_prio == bp->gm_prio &&
+		     (tp->gm_node < bp->gm_node ||
+		      (tp->gm_node == bp->gm_node && tp->steps < bp->steps))))
+			best = i;
+	}
+	return best;
+}
+
+static void npo_ts_become_gm(struct npo_dev *ndev)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	if (ts->role != NPO_CLOCK_ROLE_GRANDMASTER || ts->gm_prio != ts->prio) {
+		npo_info(ndev, "fabric time: grandmaster (priority %u)\n",
+			 ts->prio);
+		ts->changed = true;
+	}
+	ts->role = NPO_CLOCK_ROLE_GRANDMASTER;
+	ts->parent = -1;
+	ts->gm_node = ndev->node_id;
+	ts->gm_prio = ts->prio;
+	ts->steps = 0;
+	ts->offset = 0;
+	ts->delay = 0;
+	/* The grandmaster's time is the fabric's: it keeps its rate. */
+	npo_ts_set_state(ndev, NPO_CLOCK_LOCKED);
+}
+
+static void npo_ts_follow(struct npo_dev *ndev, int port)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	struct npo_ts_port *tp = &ts->ports[port];
+	bool new_gm = ts->role != NPO_CLOCK_ROLE_FOLLOWER ||
+		      ts->gm_node != tp->gm_node || ts->gm_prio != tp->gm_prio;
+
+	if (new_gm) {
+		npo_info(ndev, "fabric time: following grandmaster node %u through port %d, %u steps\n",
+			 tp->gm_node, port, tp->steps + 1);
+		/*
+		 * A clock already syntonised (held over, or a grandmaster
+		 * elected from holdover) keeps its rate and slews; one that
+		 * never followed measures its rate error and steps first.
+		 */
+		ts->samples = ts->syntonised ? 2 : 0;
+		ts->integral = ts->freq_ppb16;
+		ts->good = 0;
+		npo_ts_set_state(ndev, ts->syntonised ? NPO_CLOCK_LOCKING :
+					NPO_CLOCK_UNLOCKED);
+		ts->changed = true;
+	}
+	if (ts->parent != port)
+		ts->changed = true;
+	ts->role = NPO_CLOCK_ROLE_FOLLOWER;
+	ts->parent = port;
+	ts->gm_node = tp->gm_node;
+	ts->gm_prio = tp->gm_prio;
+	ts->gm_seq = tp->gm_seq;
+	ts->steps = tp->steps + 1;
+}
+
+/*
+ * Once an interval: follow the best live grandmaster, or hold over when
+ * ours went quiet, or lead.
+ */
+static void npo_ts_elect(struct npo_dev *ndev)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	int best = npo_ts_best_port(ndev);
+	struct npo_ts_port *bp = best >= 0 ? &ts->ports[best] : NULL;
+	bool ours = bp && bp->gm_node == ts->gm_node && bp->gm_prio == ts->gm_prio;
+
+	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER && !ours) {
+		/* Our grandmaster is unheard: no port has it alive. */
+		if (ts->state != NPO_CLOCK_HOLDOVER &&
+		    ts->state != NPO_CLOCK_UNLOCKED) {
+			npo_warn(ndev, "fabric time: grandmaster node %u lost, holding over\n",
+				 ts->gm_node);
+			ts->holdover_since = jiffies;
+			npo_ts_set_state(ndev, NPO_CLOCK_HOLDOVER);
+		}
+		if (ts->state == NPO_CLOCK_HOLDOVER &&
+		    npo_ts_recent(ts->holdover_since, NPO_TS_HOLDOVER_INTERVALS))
+			return;
+	}
+	if (!bp || ts->prio < bp->gm_prio ||
+	    (ts->prio == bp->gm_prio && ndev->node_id < bp->gm_node))
+		npo_ts_become_gm(ndev);
+	else
+		npo_ts_follow(ndev, best);
+}
+
+static void npo_ts_work(struct work_struct *work)
+{
+	struct npo_dev *ndev = container_of(to_delayed_work(work),
+					    struct npo_dev, ts.work);
+	struct npo_timesync *ts = &ndev->ts;
+	unsigned int i;
+
+	if (npo_state(ndev) != NPO_DEV_STATE_READY) {
+		ts->hw_lost = true;
+		goto out;
+	}
+	mutex_lock(&ts->lock);
+	if (ts->hw_lost) {
+		/* A reset cleared the adjustment: give it back, re-measure. */
+		ts->hw_lost = false;
+		npo_ts_apply_freq(ndev, ts->freq_ppb16);
+		ts->samples = 0;
+		if (ts->role == NPO_CLOCK_ROLE_FOLLOWER)
+			npo_ts_set_state(ndev, NPO_CLOCK_UNLOCKED);
+	}
+	ts->own_seq++;
+	npo_ts_elect(ndev);
+	if (ts->role == NPO_CLOCK_ROLE_GRANDMASTER)
+		ts->gm_seq = ts->own_seq;
+	for (i = 0; i < ndev->num_ports; i++) {
+		struct npo_ts_port *tp = &ts->ports[i];
+		struct npo_ts_msg msg;
+
+		if (!npo_ts_port_active(ndev, i))
+			continue;
+		tp->sync_seq++;
+		npo_ts_fill(ndev, &msg, NPO_TS_MSG_SYNC, tp->sync_seq);
+		tp->sync_pending = !npo_ts_send(ndev, i, &msg, &tp->sync_tx);
+	}
+	mutex_unlock(&ts->lock);
+	if (ts->changed) {
+		ts->changed = false;
+		npo_ts_event(ndev);
+	}
+out:
+	queue_delayed_work(ts->wq, &ts->work, npo_ts_interval());
+}
+
+/* --- control ------------------------------------------------------------- */
+
+/**
+ * npo_timesync_user_changed() - user space stepped, set or tuned the clock
+ * @ndev: the device.
+ *
+ * A follower measures its clock afresh; a grandmaster's change is the
+ * fabric's new time, which the followers take up.
+ */
+void npo_timesync_user_changed(struct npo_dev *ndev)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	if (!ts->wq)
+		return;
+	mutex_lock(&ts->lock);
+	ts->freq_ppb16 = (s64)(s32)npo_rd32(ndev, NPO_REG_CLK_ADJ_FINE) * 1000;
+	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER) {
+		ts->samples = 0;
+		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
+	}
+	mutex_unlock(&ts->lock);
+}
+
+/**
+ * npo_timesync_set_priority() - change the device's grandmaster priority
+ * @ndev: the device.
+ * @prio: 0 (most preferred) to 255.
+ *
+ * Takes effect at the next election, within one sync interval.
+ */
+void npo_timesync_set_priority(struct npo_dev *ndev, u8 prio)
+{
+	mutex_lock(&ndev->ts.lock);
+	ndev->ts.prio = prio;
+	if (ndev->ts.role == NPO_CLOCK_ROLE_GRANDMASTER)
+		ndev->ts.gm_prio = prio;
+	mutex_unlock(&ndev->ts.lock);
+}
+
+/**
+ * npo_timesync_get() - a consistent copy of the service's state
+ * @ndev: the device.
+ * @info: filled in.
+ *
+ * Return: 0, or -ENODEV if the device has no clock.
+ */
+int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	if (!ts->wq)
+		return -ENODEV;
+	mutex_lock(&ts->lock);
+	*info = (struct npo_timesync_info) {
+		.role = ts->role,
+		.state = ts->state,
+		.prio = ts->prio,
+		.gm_prio = ts->gm_prio,
+		.gm_node = ts->gm_node,
+		.steps = ts->steps,
+		.parent = ts->parent,
+		.offset = ts->offset,
+		.delay = ts->delay,
+		.freq_ppt = div_s64(ts->freq_ppb16 * 1000, 65536),
+		.steps_taken = ts->steps_taken,
+	};
+	mutex_unlock(&ts->lock);
+	return 0;
+}
+
+/**
+ * npo_timesync_start() - start the service on a device with a clock
+ * @ndev: the device, its PHC registered.
+ *
+ * Return: 0 or a negative errno.
+ */
+int npo_timesync_start(struct npo_dev *ndev)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	mutex_init(&ts->lock);
+	if (!ndev->ptp)
+		return 0;
+	ts->ports = kcalloc(ndev->num_ports, sizeof(*ts->ports), GFP_KERNEL);
+	if (!ts->ports)
+		return -ENOMEM;
+	ts->wq = alloc_ordered_workqueue("npo%d_time", WQ_HIGHPRI | WQ_MEM_RECLAIM,
+					 ndev->minor);
+	if (!ts->wq) {
+		kfree(ts->ports);
+		return -ENOMEM;
+	}
+	INIT_DELAYED_WORK(&ts->work, npo_ts_work);
+	INIT_WORK(&ts->rx_work, npo_ts_rx_work);
+	ts->prio = NPO_TS_DEFAULT_PRIORITY;
+	ts->max_adj_ppb = ndev->ptp_info.max_adj;
+	ts->role = NPO_CLOCK_ROLE_GRANDMASTER;
+	ts->state = NPO_CLOCK_UNLOCKED;
+	ts->parent = -1;
+	ts->gm_node = ndev->node_id;
+	ts->gm_prio = ts->prio;
+	queue_delayed_work(ts->wq, &ts->work, 0);
+	return 0;
+}
+
+/**
+ * npo_timesync_stop() - stop the service
+ * @ndev: the device.
+ */
+void npo_timesync_stop(struct npo_dev *ndev)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	if (!ts->wq)
+		return;
+	cancel_delayed_work_sync(&ts->work);
+	cancel_work_sync(&ts->rx_work);
+	destroy_workqueue(ts->wq);
+	ts->wq = NULL;
+	kfree(ts->ports);
+	ts->ports = NULL;
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Fabric time: every device is a PTP hardware clock that linuxptp's
+ * phc_ctl and phc2sys and the kernel's testptp use unchanged; the ring
+ * locks to the grandmaster it should; priorities move the grandmaster;
+ * cutting the grandmaster off sends the others to holdover, then to a new
+ * grandmaster, and restoring it brings the fabric back without a step;
+ * only CAP_SYS_TIME may change a clock, and only within its range.
+ *
+ * Needs npo-vm --topology ring (device i port 0 to device i+1 port 1,
+ * device i is node i + 1).  True offsets, which no driver can be trusted
+ * to report, are measured from the host: tools/vm/clock-sync-test.sh.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/timex.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <linux/ptp_clock.h>
+
+#include "kselftest_harness.h"
+#include "npo_test_lib.h"
+
+#define FD_TO_CLOCKID(fd)	((~(clockid_t)(fd) << 3) | 3)
+#define TOOLS			"/usr/lib/npo/selftests"
+#define LOCK_TIMEOUT_S		60
+
+struct clock {
+	int node;
+	int phc;
+	char role[16];
+	char state[16];
+	int gm;
+	int steps;
+	long long steps_taken;
+};
+
+FIXTURE(clock) {
+	int ndev;
+	struct clock c[16];
+	char out[65536];
+};
+
+static int json_int(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : -1;
+}
+
+static void json_copy(struct json_object *o, const char *key, char *buf,
+		      size_t len)
+{
+	struct json_object *v;
+
+	snprintf(buf, len, "%s", json_object_object_get_ex(o, key, &v) ?
+		 json_object_get_string(v) : "");
+}
+
+/* Every device's clock, from npoctl -j clock; the count, or -1. */
+static int read_clocks(FIXTURE_DATA(clock) *self)
+{
+	struct json_object *doc, *arr, *o;
+	int i, n;
+
+	if (npo_test_run(self->out, sizeof(self->out), "npoctl -j clock"))
+		return -1;
+	doc = json_tokener_parse(self->out);
+	if (!doc || !json_object_object_get_ex(doc, "clocks", &arr)) {
+		json_object_put(doc);
+		return -1;
+	}
+	n = json_object_array_length(arr);
+	for (i = 0; i < n && i < 16; i++) {
+		struct clock *c = &self->c[i];
+		struct json_object *v;
+
+		o = json_object_array_get_idx(arr, i);
+		c->node = json_int(o, "node_id");
+		c->phc = json_int(o, "phc_index");
+		json_copy(o, "role", c->role, sizeof(c->role));
+		json_copy(o, "state", c->state, sizeof(c->state));
+		c->gm = json_int(o, "grandmaster");
+		c->steps = json_int(o, "steps");
+		c->steps_taken = json_object_object_get_ex(o, "steps_taken", &v) ?
+				 json_object_get_int64(v) : -1;
+	}
+	json_object_put(doc);
+	return n;
+}
+
+/* Wait until devices [from, to) are locked to grandmaster gm. */
+static bool wait_locked(FIXTURE_DATA(clock) *self, int from, int to, int gm)
+{
+	int t, i;
+
+	for (t = 0; t < LOCK_TIMEOUT_S * 5; t++) {
+		bool all = read_clocks(self) >= to;
+
+		for (i = from; all && i < to; i++)
+			all = !strcmp(self->c[i].state, "locked") &&
+			      self->c[i].gm == gm;
+		if (all)
+			return true;
+		usleep(200000);
+	}
+	return false;
+}
+
+static int ring_distance(int a, int b, int n)
+{
+	int d = abs(a - b);
+
+	return d < n - d ? d : n - d;
+}
+
+static int fault(int dev, const char *cmd)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
+	return npo_test_write_file(path, cmd);
+}
+
+FIXTURE_SETUP(clock)
+{
+	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
+
+	memset(self, 0, sizeof(*self));
+	self->ndev = npo_test_count_devices();
+	if (self->ndev < 3)
+		SKIP(return, "needs a ring of at least 3 NPO devices");
+	if (!topo || strcmp(topo, "ring"))
+		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	if (!npo_test_is_root())
+		SKIP(return, "needs root");
+	if (read_clocks(self) < self->ndev)
+		SKIP(return, "NPO devices without clocks");
+	ASSERT_TRUE(wait_locked(self, 0, self->ndev, 1))
+		TH_LOG("the ring did not lock to node 1 in %d s", LOCK_TIMEOUT_S);
+}
+
+FIXTURE_TEARDOWN(clock)
+{
+}
+
+TEST_F(clock, every_device_is_a_phc)
+{
+	struct ptp_clock_caps caps;
+	char path[32];
+	int i, fd;
+
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < self->ndev; i++) {
+		snprintf(path, sizeof(path), "/dev/ptp%d", self->c[i].phc);
+		fd = open(path, O_RDONLY);
+		ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+		ASSERT_EQ(0, ioctl(fd, PTP_CLOCK_GETCAPS, &caps));
+		EXPECT_EQ(500000, caps.max_adj);
+		close(fd);
+	}
+}
+
+TEST_F(clock, the_ring_follows_the_lowest_node)
+{
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	EXPECT_STREQ("grandmaster", self->c[0].role);
+	for (i = 1; i < self->ndev; i++) {
+		EXPECT_STREQ("follower", self->c[i].role);
+		EXPECT_EQ(1, self->c[i].gm);
+		EXPECT_EQ(ring_distance(0, i, self->ndev), self->c[i].steps)
+			TH_LOG("node %d", self->c[i].node);
+	}
+}
+
+/* linuxptp's phc_ctl, unchanged, on a follower the service then re-locks. */
+TEST_F(clock, phc_ctl_gets_sets_and_adjusts)
+{
+	int phc;
+
+	NPO_TEST_SETUP_DONE();
+	phc = self->c[2].phc;
+	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  "phc_ctl /dev/ptp%d get cmp 2>&1", phc));
+	EXPECT_NE(NULL, strstr(self->out, "clock time is"));
+	EXPECT_NE(NULL, strstr(self->out, "offset from CLOCK_REALTIME"));
+	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  "phc_ctl /dev/ptp%d freq 50 adj 0.001 set 1000 get 2>&1",
+				  phc));
+	EXPECT_NE(NULL, strstr(self->out, "adjusted clock frequency offset to 50"));
+	EXPECT_NE(NULL, strstr(self->out, "adjusted clock by 0.001"));
+	EXPECT_NE(NULL, strstr(self->out, "set clock time to 1000"));
+	/* The fabric takes its follower back. */
+	EXPECT_TRUE(wait_locked(self, 0, self->ndev, 1));
+}
+
+TEST_F(clock, testptp_reads_capabilities_and_cross_timestamps)
+{
+	bool precise;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  TOOLS "/testptp -d /dev/ptp%d -c 2>&1",
+				  self->c[0].phc));
+	EXPECT_NE(NULL, strstr(self->out, "500000 maximum frequency adjustment"));
+	precise = strstr(self->out, "1 cross timestamping");
+	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  TOOLS "/testptp -d /dev/ptp%d -x 5 2>&1",
+				  self->c[0].phc));
+	EXPECT_NE(NULL, strstr(self->out, "returned 5 samples"));
+	/* The latch pairs device time with the TSC where the kernel can use it. */
+	npo_test_run(self->out, sizeof(self->out),
+		     TOOLS "/testptp -d /dev/ptp%d -X 2>&1", self->c[0].phc);
+	EXPECT_NE(NULL, strstr(self->out, precise ?
+			       "crosstimestamping request okay" : "not supported"))
+		TH_LOG("%s", self->out);
+}
+
+/* phc2sys steers the system clock from a fabric clock and settles. */
+TEST_F_TIMEOUT(clock, phc2sys_disciplines_the_system_clock, 120)
+{
+	long long off, last = -1;
+	int locked = 0;
+	char *line;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  "timeout -s INT 12 phc2sys -s /dev/ptp%d -c CLOCK_REALTIME -O 0 -R 4 -m -q 2>&1; true",
+				  self->c[1].phc));
+	for (line = strtok(self->out, "\n"); line; line = strtok(NULL, "\n")) {
+		char *p = strstr(line, "phc offset");
+
+		if (p && sscanf(p, "phc offset %lld s2", &off) == 1 &&
+		    strstr(p, " s2 ")) {
+			locked++;
+			last = llabs(off);
+		}
+	}
+	EXPECT_LT(3, locked) TH_LOG("phc2sys never reached s2");
+	/* Bracketed reads in an emulator: tens of microseconds at worst. */
+	EXPECT_LT(last, 100000);
+}
+
+/* Changing a clock needs CAP_SYS_TIME, whatever the device node allows. */
+TEST_F(clock, unprivileged_changes_fail_with_eperm)
+{
+	char path[32];
+	int status;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	snprintf(path, sizeof(path), "/dev/ptp%d", self->c[3].phc);
+	ASSERT_EQ(0, chmod(path, 0666));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct timespec ts;
+		struct timex tx = { .modes = ADJ_FREQUENCY, .freq = 1 << 16 };
+		int fd;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		fd = open(path, O_RDWR);
+		if (fd < 0)
+			_exit(11);
+		if (clock_gettime(FD_TO_CLOCKID(fd), &ts))
+			_exit(12);
+		if (clock_settime(FD_TO_CLOCKID(fd), &ts) != -1 || errno != EPERM)
+			_exit(13);
+		if (clock_adjtime(FD_TO_CLOCKID(fd), &tx) != -1 || errno != EPERM)
+			_exit(14);
+		tx.modes = ADJ_SETOFFSET | ADJ_NANO;
+		tx.time.tv_usec = 1000;
+		if (clock_adjtime(FD_TO_CLOCKID(fd), &tx) != -1 || errno != EPERM)
+			_exit(15);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	chmod(path, 0600);
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("step %d failed",
+						 WEXITSTATUS(status));
+}
+
+TEST_F(clock, out_of_range_frequency_is_rejected)
+{
+	struct timex tx = { .modes = ADJ_FREQUENCY };
+	char path[32];
+	int fd;
+
+	NPO_TEST_SETUP_DONE();
+	snprintf(path, sizeof(path), "/dev/ptp%d", self->c[0].phc);
+	fd = open(path, O_RDWR);
+	ASSERT_LE(0, fd);
+	/* 600 ppm, beyond the device's 500. */
+	tx.freq = 600L << 16;
+	EXPECT_EQ(-1, clock_adjtime(FD_TO_CLOCKID(fd), &tx));
+	EXPECT_EQ(ERANGE, errno);
+	tx.freq = -(600L << 16);
+	EXPECT_EQ(-1, clock_adjtime(FD_TO_CLOCKID(fd), &tx));
+	EXPECT_EQ(ERANGE, errno);
+	close(fd);
+}
+
+/* A better priority takes the fabric over; clock events say so. */
+TEST_F_TIMEOUT(clock, priority_moves_the_grandmaster, 180)
+{
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl monitor > /tmp/clock-events & echo $! > /tmp/clock-monitor"));
+	usleep(300000);
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl clock set npo2 priority 10"));
+	EXPECT_TRUE(wait_locked(self, 0, self->ndev, 3));
+	EXPECT_STREQ("grandmaster", self->c[2].role);
+	EXPECT_EQ(ring_distance(2, 5, self->ndev), self->c[5].steps);
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl clock set npo2 priority 128"));
+	EXPECT_TRUE(wait_locked(self, 0, self->ndev, 1));
+	npo_test_run(self->out, sizeof(self->out),
+		     "kill $(cat /tmp/clock-monitor); sleep 0.2; cat /tmp/clock-events");
+	EXPECT_NE(NULL, strstr(self->out, "npo2: clock  grandmaster"))
+		TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "npo1: clock  follower"));
+	/* An administrator's knob: others get a clear error. */
+	EXPECT_NE(0, npo_test_run(NULL, 0, "npoctl clock set npo2 priority 300 2>/dev/null"));
+}
+
+/*
+ * Cut the grandmaster off: the others hold over, elect node 2 and lock to
+ * it; restore: node 1 leads again, and its followers slew, never step.
+ */
+TEST_F_TIMEOUT(clock, a_lost_grandmaster_is_replaced_and_comes_back, 300)
+{
+	long long steps[16];
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl monitor > /tmp/clock-events & echo $! > /tmp/clock-monitor"));
+	usleep(300000);
+	ASSERT_EQ(0, fault(0, "cut 0 1"));
+	ASSERT_EQ(0, fault(0, "cut 1 1"));
+	EXPECT_TRUE(wait_locked(self, 1, self->ndev, 2));
+	EXPECT_STREQ("grandmaster", self->c[1].role);
+	for (i = 1; i < self->ndev; i++)
+		steps[i] = self->c[i].steps_taken;
+	ASSERT_EQ(0, fault(0, "clear"));
+	EXPECT_TRUE(wait_locked(self, 0, self->ndev, 1));
+	for (i = 1; i < self->ndev; i++)
+		EXPECT_EQ(steps[i], self->c[i].steps_taken)
+			TH_LOG("node %d stepped on the way back", self->c[i].node);
+	npo_test_run(self->out, sizeof(self->out),
+		     "kill $(cat /tmp/clock-monitor); sleep 0.2; cat /tmp/clock-events");
+	EXPECT_NE(NULL, strstr(self->out, "holdover")) TH_LOG("%s", self->out);
+}
+
+TEST_HARNESS_MAIN

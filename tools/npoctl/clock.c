@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npoctl clock: fabric time sync of every device, and the grandmaster
+ * priority that steers its election.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nl.h"
+#include "npoctl.h"
+#include "print.h"
+
+static void clock_usage(FILE *to)
+{
+	fprintf(to,
+		"Usage: npoctl clock [ show [ DEV ] ]\n"
+		"       npoctl clock set DEV priority PRIO    (0..255, lower wins)\n");
+}
+
+static int64_t get_s64(struct nlattr **tb, int attr)
+{
+	return tb[attr] ? nla_get_s64(tb[attr]) : 0;
+}
+
+/* Role through frequency: shared by the table and by monitor's events. */
+void clock_print_state(struct nlattr **tb)
+{
+	print_string("role", "  %-11s", npo_clock_role_str(
+		     get_u32(tb, NPO_ATTR_CLOCK_ROLE, 0)));
+	print_string("state", "  %-8s", npo_clock_state_str(
+		     get_u32(tb, NPO_ATTR_CLOCK_STATE, 0)));
+	print_uint("grandmaster", "  %5llu",
+		   get_u32(tb, NPO_ATTR_CLOCK_GM_NODE_ID, 0));
+	print_uint("gm_priority", "  %4llu",
+		   get_u32(tb, NPO_ATTR_CLOCK_GM_PRIORITY, 0));
+	print_uint("steps", "  %5llu", get_u32(tb, NPO_ATTR_CLOCK_STEPS, 0));
+	if (tb[NPO_ATTR_CLOCK_PARENT_PORT])
+		print_uint("parent_port", "  %4llu",
+			   nla_get_u32(tb[NPO_ATTR_CLOCK_PARENT_PORT]));
+	else
+		print_text("  %4s", "-");
+	print_int("offset_ns", "  %9lld", get_s64(tb, NPO_ATTR_CLOCK_OFFSET));
+	print_int("path_delay_ns", "  %8lld",
+		  get_s64(tb, NPO_ATTR_CLOCK_PATH_DELAY));
+	/* Parts per trillion on the wire; ppb reads better. */
+	print_double("freq_ppb", "  %12.3f",
+		     get_s64(tb, NPO_ATTR_CLOCK_FREQ) / 1000.0);
+}
+
+static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
+		    UNUSED int len, uint8_t cmd, void *arg)
+{
+	if (cmd != NPO_CMD_CLOCK_GET)
+		return 0;
+	(*(unsigned int *)arg)++;
+	print_open_object(NULL);
+	print_string("device", "%-6s", tb[NPO_ATTR_DEV_NAME] ?
+		     nla_get_string(tb[NPO_ATTR_DEV_NAME]) : "?");
+	print_uint("node_id", "  %5llu", get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0));
+	if (print_is_json())
+		print_uint("phc_index", "",
+			   get_u32(tb, NPO_ATTR_CLOCK_PHC_INDEX, 0));
+	else
+		print_text("  /dev/ptp%-3u",
+			   get_u32(tb, NPO_ATTR_CLOCK_PHC_INDEX, 0));
+	print_uint("priority", "  %4llu", get_u32(tb, NPO_ATTR_CLOCK_PRIORITY, 0));
+	clock_print_state(tb);
+	print_uint("steps_taken", "  %5llu",
+		   get_u64(tb, NPO_ATTR_CLOCK_STEPS_TAKEN));
+	print_text("\n");
+	print_close_object();
+	return 0;
+}
+
+/* "npo3" or "3": the device index, or -1. */
+static long dev_index(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!strncmp(s, "npo", 3))
+		s += 3;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	v = strtol(s, &end, 10);
+	return *end || v > 255 ? -1 : v;
+}
+
+static int clock_show(struct npo_nl *nl, long dev)
+{
+	struct nl_msg *msg = npo_nl_msg(nl, NPO_CMD_CLOCK_GET,
+					dev < 0 ? NLM_F_DUMP : 0);
+	unsigned int count = 0;
+	int err;
+
+	if (!msg)
+		return npo_nl_report(nl, -ENOMEM, "clock");
+	if (dev >= 0)
+		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, dev);
+	print_open_object(NULL);
+	print_text("%-6s  %5s  %-12s  %4s  %-11s  %-8s  %5s  %4s  %5s  %4s  %9s  %8s  %12s  %5s\n",
+		   "DEV", "NODE", "PHC", "PRIO", "ROLE", "STATE", "GM", "GMPR",
+		   "STEPS", "PORT", "OFFSET", "DELAY", "FREQ[ppb]", "JUMPS");
+	print_open_array("clocks");
+	err = npo_nl_request(nl, msg, on_clock, &count);
+	print_close_array();
+	print_close_object();
+	return npo_nl_report(nl, err, "clock");
+}
+
+static int clock_set(struct npo_nl *nl, long dev, const char *prio)
+{
+	struct nl_msg *msg;
+	char *end;
+	long v = strtol(prio, &end, 10);
+
+	if (*end || !*prio || v < 0 || v > 255) {
+		npoctl_err("clock set: priority must be 0..255, not \"%s\"", prio);
+		return NPOCTL_EXIT_USAGE;
+	}
+	msg = npo_nl_msg(nl, NPO_CMD_CLOCK_SET, 0);
+	if (!msg)
+		return npo_nl_report(nl, -ENOMEM, "clock set");
+	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, dev);
+	nla_put_u32(msg, NPO_ATTR_CLOCK_PRIORITY, v);
+	return npo_nl_report(nl, npo_nl_send(nl, msg), "clock set");
+}
+
+int cmd_clock(int argc, char **argv)
+{
+	long dev = -1;
+	struct npo_nl nl;
+	int ret;
+
+	if (argc && matches(argv[0], "help")) {
+		clock_usage(stdout);
+		return NPOCTL_EXIT_OK;
+	}
+	if (argc >= 2)
+		dev = dev_index(argv[1]);
+	if ((argc && !matches(argv[0], "show") && !matches(argv[0], "set")) ||
+	    (argc && matches(argv[0], "show") && argc > 2) ||
+	    (argc && matches(argv[0], "set") &&
+	     (argc != 4 || !matches(argv[2], "priority"))) ||
+	    (argc >= 2 && dev < 0)) {
+		npoctl_err("clock: bad arguments");
+		clock_usage(stderr);
+		return NPOCTL_EXIT_USAGE;
+	}
+	ret = npo_nl_open(&nl);
+	if (ret)
+		return ret;
+	if (argc && matches(argv[0], "set"))
+		ret = clock_set(&nl, dev, argv[3]);
+	else
+		ret = clock_show(&nl, dev);
+	npo_nl_close(&nl);
+	return ret;
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Measure true fabric sync error from the host, trusting no driver.
+
+Usage: clock-offsets.py SOCKET SAMPLES INTERVAL_S [DEVICE]
+
+Reads the NPO model's clock_offsets property (every device's clock less
+the common time base, all read at one instant) SAMPLES times, INTERVAL_S
+apart, through QEMU's QMP socket, and prints one JSON object: the largest
+and the RMS pairwise offset over all samples, the worst sample's offsets,
+and each node's mean offset from the fabric mean.
+"""
+import itertools
+import json
+import math
+import socket
+import sys
+import time
+
+
+def qmp_session(path):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    stream = sock.makefile("rw")
+
+    def call(cmd, **args):
+        stream.write(json.dumps({"execute": cmd, "arguments": args}) + "\n")
+        stream.flush()
+        while True:
+            msg = json.loads(stream.readline())
+            if "event" in msg:
+                continue
+            if "error" in msg:
+                sys.exit("qmp: %s: %s" % (cmd, msg["error"]["desc"]))
+            return msg.get("return")
+
+    json.loads(stream.readline())  # the greeting
+    call("qmp_capabilities")
+    return call
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit(__doc__)
+    call = qmp_session(sys.argv[1])
+    samples, interval = int(sys.argv[2]), float(sys.argv[3])
+    device = sys.argv[4] if len(sys.argv) == 5 else "npo0"
+    worst, worst_sample, sq, pairs = 0.0, None, 0.0, 0
+    sums = {}
+    for i in range(samples):
+        text = call("qom-get", path="/machine/peripheral/" + device,
+                    property="clock_offsets")
+        offs = {int(n): float(v) for n, v in
+                (item.split(":") for item in text.split())}
+        for a, b in itertools.combinations(sorted(offs), 2):
+            d = offs[a] - offs[b]
+            sq += d * d
+            pairs += 1
+            if abs(d) > worst:
+                worst, worst_sample = abs(d), offs
+        mean = sum(offs.values()) / len(offs)
+        if worst_sample is offs:
+            worst_sample = {n: v - mean for n, v in offs.items()}
+        for n, v in offs.items():
+            sums[n] = sums.get(n, 0.0) + v - mean
+        if i + 1 < samples:
+            time.sleep(interval)
+    print(json.dumps({
+        "samples": samples,
+        "max_pairwise_ns": round(worst, 3),
+        "rms_pairwise_ns": round(math.sqrt(sq / pairs), 3) if pairs else 0,
+        "worst_sample": {str(n): round(v, 3) for n, v in
+                         sorted((worst_sample or {}).items())},
+        "mean_from_fabric_ns": {str(n): round(v / samples, 3)
+                                for n, v in sorted(sums.items())},
+    }, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
