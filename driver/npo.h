@@ -124,6 +124,8 @@ struct npo_port {
  * @offset: the peer's clock less ours at the last exchange, ns.
  * @delay: the path delay measured then, ns.
  * @delay_avg: the path delay, filtered.
+ * @delay_samples: exchanges behind @delay_avg.
+ * @delay_rejects: exchanges dropped in a row for a delay far from it.
  */
 struct npo_ts_port {
 	u32 sync_seq;
@@ -141,6 +143,8 @@ struct npo_ts_port {
 	s64 offset;
 	s64 delay;
 	s64 delay_avg;
+	u32 delay_samples;
+	u32 delay_rejects;
 };
 
 /**
@@ -148,6 +152,7 @@ struct npo_ts_port {
  * @wq: ordered: periodic work and received messages, one at a time.
  * @work: once per sync interval: elect, then send SYNCs.
  * @rx_work: handles received messages.
+ * @running: interrupts may queue @rx_work.
  * @lock: protects the fields below against netlink readers.
  * @ports: per-port state.
  * @hw_lost: the device was not ready at the last interval.
@@ -178,6 +183,7 @@ struct npo_timesync {
 	struct workqueue_struct *wq;
 	struct delayed_work work;
 	struct work_struct rx_work;
+	bool running;
 	struct mutex lock; /* the fields below */
 	struct npo_ts_port *ports;
 	bool hw_lost;

@@ -35,9 +35,21 @@ MODULE_PARM_DESC(sync_interval_ms,
 #define NPO_TS_HOLDOVER_INTERVALS	15
 #define NPO_TS_STEP_NS			20000	/* step, not slew, beyond */
 #define NPO_TS_MAX_DELAY_NS		100000	/* 20 km of fibre: beyond, junk */
-#define NPO_TS_LOCK_NS			100
+/*
+ * Once the path delay is known, an exchange whose delay is further from it
+ * spanned a step of one of the clocks (steps are over 20 us): drop it.
+ * After this many in a row the path itself changed: learn it again.
+ */
+#define NPO_TS_DELAY_TOLERANCE_NS	1000
+#define NPO_TS_DELAY_LEARN		4
+#define NPO_TS_DELAY_RELEARN		8
+#define NPO_TS_LOCK_NS			20
 #define NPO_TS_UNLOCK_NS		1000
-#define NPO_TS_LOCK_SAMPLES		8
+#define NPO_TS_LOCK_SAMPLES		16
+/* PI gains per sample, in 1/1024: kp from fast to gentle as lock holds. */
+#define NPO_TS_KP_FAST			717	/* 0.7 */
+#define NPO_TS_KP_SLOW			102	/* 0.1 */
+#define NPO_TS_SETTLE_MAX		64
 #define NPO_TS_DEFAULT_PRIORITY		128
 
 enum {
@@ -207,15 +219,28 @@ static void npo_ts_step(struct npo_dev *ndev, s64 off)
 }
 
 /*
+ * PI gains for the current run of good samples: fast to pull in, then
+ * halving the excess over the gentle gain every 16 good samples, so that
+ * stamp noise averages out without a jolt when lock is declared.  ki is
+ * kp^2 / 4 (in 1/2^20): critically damped, since an underdamped follower
+ * amplifies its parent's wander and a chain of them compounds it.
+ */
+static void npo_ts_gains(const struct npo_timesync *ts, int *kp, int *ki)
+{
+	*kp = NPO_TS_KP_SLOW +
+	      ((NPO_TS_KP_FAST - NPO_TS_KP_SLOW) >> (ts->good / 16));
+	*ki = *kp * *kp / 4;
+}
+
+/*
  * One measurement of this clock against the parent's: off = self - parent
- * at local time at.  The first two estimate the rate and step; then PI,
- * fast until locked and gentle after, so that stamp noise averages out.
+ * at local time at.  The first two estimate the rate and step; then PI.
  */
 static void npo_ts_servo(struct npo_dev *ndev, s64 off, u64 at)
 {
 	struct npo_timesync *ts = &ndev->ts;
 	s64 dt = at - ts->last_at, nominal = sync_interval_ms * NSEC_PER_MSEC;
-	int kp_num = 70, ki_num = 10, den = 100;
+	int kp, ki;
 
 	ts->offset = off;
 	if (ts->samples == 0) {
@@ -245,26 +270,28 @@ static void npo_ts_servo(struct npo_dev *ndev, s64 off, u64 at)
 	}
 	dt = min(dt, 4 * nominal);
 	if (abs(off) > NPO_TS_STEP_NS) {
+		/*
+		 * Far off: step, and measure the rate afresh from here, since
+		 * a wrong rate is what usually takes a clock this far.
+		 */
 		npo_ts_step(ndev, off);
+		ts->last_off = 0;
+		ts->samples = 1;
 		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
 		return;
 	}
-	/*
-	 * Gains per sample, damped (kp >= 2 sqrt(ki)) so that a chain of
-	 * followers does not ring: each would amplify its parent's wander.
-	 */
-	if (ts->state == NPO_CLOCK_LOCKED) {
-		kp_num = 40;
-		ki_num = 1;
-		den = 400;
-	}
-	ts->integral -= npo_ts_rate(off, dt, ki_num, den);
+	npo_ts_gains(ts, &kp, &ki);
+	ts->integral -= npo_ts_rate(off, dt, ki, 1 << 20);
 	ts->integral = clamp(ts->integral, -((s64)ts->max_adj_ppb << 16),
 			     (s64)ts->max_adj_ppb << 16);
-	npo_ts_apply_freq(ndev, ts->integral - npo_ts_rate(off, dt, kp_num, den));
+	npo_ts_apply_freq(ndev, ts->integral - npo_ts_rate(off, dt, kp, 1024));
 
 	if (abs(off) <= NPO_TS_LOCK_NS) {
-		if (++ts->good >= NPO_TS_LOCK_SAMPLES)
+		if (ts->good < NPO_TS_SETTLE_MAX)
+			ts->good++;
+		/* Locked to the grandmaster only once the parent is. */
+		if (ts->good >= NPO_TS_LOCK_SAMPLES &&
+		    ts->ports[ts->parent].peer_state == NPO_CLOCK_LOCKED)
 			npo_ts_set_state(ndev, NPO_CLOCK_LOCKED);
 	} else {
 		ts->good = 0;
@@ -316,20 +343,28 @@ static void npo_ts_rx_reply(struct npo_dev *ndev, unsigned int i,
 	struct npo_timesync *ts = &ndev->ts;
 	struct npo_ts_port *tp = &ts->ports[i];
 	s64 t1 = tp->sync_tx, t2 = le64_to_cpu(msg->t_rx);
-	s64 t3 = le64_to_cpu(msg->t_tx), fwd, back;
+	s64 t3 = le64_to_cpu(msg->t_tx), fwd, back, offset, delay;
 
 	if (!tp->sync_pending || le32_to_cpu(msg->seq) != tp->sync_seq)
 		return;
 	tp->sync_pending = false;
 	fwd = t2 - t1;
 	back = (s64)t4 - t3;
-	tp->offset = (fwd - back) / 2;
-	tp->delay = (fwd + back) / 2;
-	if (tp->delay < 0 || tp->delay > NPO_TS_MAX_DELAY_NS)
+	offset = (fwd - back) / 2;
+	delay = (fwd + back) / 2;
+	if (delay < 0 || delay > NPO_TS_MAX_DELAY_NS)
 		return;		/* a clock stepped during the exchange */
-	tp->delay_avg = tp->delay_avg ?
-			tp->delay_avg + (tp->delay - tp->delay_avg) / 16 :
-			tp->delay;
+	if (tp->delay_samples >= NPO_TS_DELAY_LEARN &&
+	    abs(delay - tp->delay_avg) > NPO_TS_DELAY_TOLERANCE_NS) {
+		if (++tp->delay_rejects < NPO_TS_DELAY_RELEARN)
+			return;
+		tp->delay_samples = 0;
+	}
+	tp->delay_rejects = 0;
+	tp->offset = offset;
+	tp->delay = delay;
+	tp->delay_avg = tp->delay_samples++ ?
+			tp->delay_avg + (delay - tp->delay_avg) / 16 : delay;
 	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER && ts->parent == i &&
 	    ts->state != NPO_CLOCK_HOLDOVER) {
 		ts->delay = tp->delay_avg;
@@ -375,7 +410,7 @@ static void npo_ts_rx_work(struct work_struct *work)
  */
 void npo_timesync_irq(struct npo_dev *ndev)
 {
-	if (ndev->ts.wq)
+	if (READ_ONCE(ndev->ts.running))
 		queue_work(ndev->ts.wq, &ndev->ts.rx_work);
 }
 
@@ -454,6 +489,11 @@ static void npo_ts_follow(struct npo_dev *ndev, int port)
 	}
 	if (ts->parent != port)
 		ts->changed = true;
+	if (ts->state == NPO_CLOCK_HOLDOVER) {
+		/* Our grandmaster is back: slew to it again. */
+		ts->good = 0;
+		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
+	}
 	ts->role = NPO_CLOCK_ROLE_FOLLOWER;
 	ts->parent = port;
 	ts->gm_node = tp->gm_node;
@@ -638,6 +678,7 @@ int npo_timesync_start(struct npo_dev *ndev)
 	ts->parent = -1;
 	ts->gm_node = ndev->node_id;
 	ts->gm_prio = ts->prio;
+	WRITE_ONCE(ts->running, true);
 	queue_delayed_work(ts->wq, &ts->work, 0);
 	return 0;
 }
@@ -652,6 +693,9 @@ void npo_timesync_stop(struct npo_dev *ndev)
 
 	if (!ts->wq)
 		return;
+	/* No interrupt queues work once we start tearing it down. */
+	WRITE_ONCE(ts->running, false);
+	synchronize_irq(pci_irq_vector(ndev->pdev, NPO_IRQ_VECTOR_ADMIN));
 	cancel_delayed_work_sync(&ts->work);
 	cancel_work_sync(&ts->rx_work);
 	destroy_workqueue(ts->wq);

@@ -142,6 +142,14 @@ for k, v in out.items():
 PY
 )
 
+# --- fabric time: lock time and true offsets, read from the host ----------
+"$here/../vm/clock-sync-test.sh" 6.12 --json "$out/clock.json" >"$out/clock.log" 2>&1 ||
+	{ cat "$out/clock.log"; echo "bench: the clock benchmark failed" >&2; exit 1; }
+# shellcheck disable=SC2046
+merge $(python3 -c 'import json, sys
+for k, v in json.load(open(sys.argv[1])).items():
+    print(k, json.dumps(v))' "$out/clock.json")
+
 # --- fast path cost: instructions per message under callgrind ------------
 fastpath=$build/bench-bin/fastpath
 msgs=100000

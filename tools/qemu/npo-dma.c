@@ -165,38 +165,30 @@ static void mr_copy(NpoMr *dst, uint64_t daddr, NpoMr *src, uint64_t saddr,
     }
 }
 
-/* Copy len bytes of a region out to buf (a frame on its way to a peer). */
-void npo_mr_read(NpoMr *mr, uint64_t addr, void *buf, uint64_t len)
+/* Copy between a region and a plain buffer (a frame to or from a peer). */
+static void mr_copy_buf(NpoMr *mr, uint64_t addr, uint8_t *buf, uint64_t len,
+                        bool into_mr)
 {
-    uint8_t *out = buf;
-
     while (len) {
         uint64_t run, n;
         uint8_t *p = mr_translate(mr, addr, &run);
 
         n = MIN(len, run);
-        memcpy(out, p, n);
-        out += n;
+        memcpy(into_mr ? p : buf, into_mr ? buf : p, n);
+        buf += n;
         addr += n;
         len -= n;
     }
 }
 
-/* Copy len bytes from buf (a frame from a peer) into a region. */
+void npo_mr_read(NpoMr *mr, uint64_t addr, void *buf, uint64_t len)
+{
+    mr_copy_buf(mr, addr, buf, len, false);
+}
+
 void npo_mr_write(NpoMr *mr, uint64_t addr, const void *buf, uint64_t len)
 {
-    const uint8_t *in = buf;
-
-    while (len) {
-        uint64_t run, n;
-        uint8_t *p = mr_translate(mr, addr, &run);
-
-        n = MIN(len, run);
-        memcpy(p, in, n);
-        in += n;
-        addr += n;
-        len -= n;
-    }
+    mr_copy_buf(mr, addr, (uint8_t *)buf, len, true);
 }
 
 /*

@@ -28,6 +28,20 @@ record() {	# record NAME STATUS
 	fi
 }
 
+# Record each "ok - X" / "not ok - X" line of a host-side test script, and
+# its exit status when no line explains it.
+record_script() {	# record_script PREFIX LOG STATUS
+	local line
+	while read -r line; do
+		case $line in
+		"ok - "*) record "$1: ${line#ok - }" 0 ;;
+		"not ok - "*) record "$1: ${line#not ok - }" 1 ;;
+		esac
+	done < <(grep -E '^(not )?ok - ' "$2")
+	grep -qE '^not ok - ' "$2" || [ "$3" = 0 ] ||
+		record "$1: the test failed (status $3)" 1
+}
+
 # Count the kselftest result lines of a log; prefix is "" or "# ".
 count_tap() {	# count_tap NAME LOG PREFIX
 	local name=$1 log=$2 pre=$3 p f s
@@ -132,18 +146,17 @@ for k in "$@"; do
 	sed 's/^/  /' "$logs/qmp-fault-$k.log"
 	record "kernel $k: link cut and restored through QMP" $rc2
 
+	echo "== fabric time measured from the host, kernel $k"
+	"$here/clock-sync-test.sh" "$k" >"$logs/clock-sync-$k.log" 2>&1
+	rc2=$?
+	grep -vE '^(not )?ok - ' "$logs/clock-sync-$k.log" | sed 's/^/  /'
+	record_script "kernel $k: clock" "$logs/clock-sync-$k.log" $rc2
+
 	echo "== two VMs sharing a fabric, kernel $k"
 	"$here/two-vm-test.sh" "$k" >"$logs/two-vm-$k.log" 2>&1
 	rc2=$?
 	grep -E '^  ' "$logs/two-vm-$k.log"
-	while read -r line; do
-		case $line in
-		"ok - "*) record "kernel $k: two VMs: ${line#ok - }" 0 ;;
-		"not ok - "*) record "kernel $k: two VMs: ${line#not ok - }" 1 ;;
-		esac
-	done < <(grep -E '^(not )?ok - ' "$logs/two-vm-$k.log")
-	grep -qE '^not ok - ' "$logs/two-vm-$k.log" || [ $rc2 = 0 ] ||
-		record "kernel $k: two VMs: the test failed (status $rc2)" 1
+	record_script "kernel $k: two VMs" "$logs/two-vm-$k.log" $rc2
 done
 
 echo

@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Measure true fabric sync error from the host, trusting no driver.
 
-Usage: clock-offsets.py SOCKET SAMPLES INTERVAL_S [DEVICE]
+Usage: clock-offsets.py SOCKET SAMPLES INTERVAL_S [EXCLUDE_NODE...]
 
 Reads the NPO model's clock_offsets property (every device's clock less
 the common time base, all read at one instant) SAMPLES times, INTERVAL_S
 apart, through QEMU's QMP socket, and prints one JSON object: the largest
-and the RMS pairwise offset over all samples, the worst sample's offsets,
-and each node's mean offset from the fabric mean.
+and the RMS pairwise offset over all samples, the worst sample's offsets
+and each node's mean offset from the fabric mean, both relative to the
+fabric mean, and the last sample likewise.  Excluded nodes (one cut off
+from the fabric, say) count in none of the pairs but are shown in the
+last sample.
 """
 import itertools
 import json
@@ -40,18 +43,20 @@ def qmp_session(path):
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
+    if len(sys.argv) < 4:
         sys.exit(__doc__)
     call = qmp_session(sys.argv[1])
     samples, interval = int(sys.argv[2]), float(sys.argv[3])
-    device = sys.argv[4] if len(sys.argv) == 5 else "npo0"
+    exclude = {int(n) for n in sys.argv[4:]}
+    last = {}
     worst, worst_sample, sq, pairs = 0.0, None, 0.0, 0
     sums = {}
     for i in range(samples):
-        text = call("qom-get", path="/machine/peripheral/" + device,
+        text = call("qom-get", path="/machine/peripheral/npo0",
                     property="clock_offsets")
-        offs = {int(n): float(v) for n, v in
-                (item.split(":") for item in text.split())}
+        every = {int(n): float(v) for n, v in
+                 (item.split(":") for item in text.split())}
+        offs = {n: v for n, v in every.items() if n not in exclude}
         for a, b in itertools.combinations(sorted(offs), 2):
             d = offs[a] - offs[b]
             sq += d * d
@@ -59,6 +64,7 @@ def main():
             if abs(d) > worst:
                 worst, worst_sample = abs(d), offs
         mean = sum(offs.values()) / len(offs)
+        last = {n: v - mean for n, v in every.items()}
         if worst_sample is offs:
             worst_sample = {n: v - mean for n, v in offs.items()}
         for n, v in offs.items():
@@ -73,6 +79,7 @@ def main():
                          sorted((worst_sample or {}).items())},
         "mean_from_fabric_ns": {str(n): round(v / samples, 3)
                                 for n, v in sorted(sums.items())},
+        "last_sample": {str(n): round(v, 3) for n, v in sorted(last.items())},
     }, sort_keys=True))
 
 
