@@ -414,7 +414,6 @@ u32 npo_port_rate_mbps(unsigned int rate);
 int npo_clock_register(struct npo_dev *ndev);
 void npo_clock_unregister(struct npo_dev *ndev);
 int npo_clock_index(struct npo_dev *ndev);
-u64 npo_clock_now(struct npo_dev *ndev);
 void npo_clock_step(struct npo_dev *ndev, s64 delta);
 void npo_clock_set_freq(struct npo_dev *ndev, long scaled_ppm);
 

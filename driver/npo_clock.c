@@ -26,22 +26,6 @@ static u64 npo_clock_read_locked(struct npo_dev *ndev,
 	return (u64)hi << 32 | lo;
 }
 
-/**
- * npo_clock_now() - read the device clock
- * @ndev: the device.
- *
- * Return: the device time in nanoseconds.
- */
-u64 npo_clock_now(struct npo_dev *ndev)
-{
-	u64 ns;
-
-	spin_lock(&ndev->clk_lock);
-	ns = npo_clock_read_locked(ndev, NULL);
-	spin_unlock(&ndev->clk_lock);
-	return ns;
-}
-
 static void npo_clock_cmd(struct npo_dev *ndev, u32 cmd, u64 arg)
 {
 	spin_lock(&ndev->clk_lock);

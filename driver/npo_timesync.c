@@ -499,7 +499,7 @@ static void npo_ts_follow(struct npo_dev *ndev, int port)
 	ts->gm_node = tp->gm_node;
 	ts->gm_prio = tp->gm_prio;
 	ts->gm_seq = tp->gm_seq;
-	ts->steps = tp->steps + 1;
+	ts->steps = min_t(u8, tp->steps, U8_MAX - 1) + 1;
 }
 
 /*

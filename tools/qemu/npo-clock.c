@@ -278,6 +278,7 @@ static uint32_t mbox_time_send(NpoState *s)
     unsigned int port = s->mbox_arg[0] & 0xff;
     uint32_t flags = (s->mbox_arg[0] >> 8) & 0xff, len = s->mbox_arg[1];
     dma_addr_t a = ((uint64_t)s->mbox_arg[3] << 32) | s->mbox_arg[2];
+    uint8_t payload[NPO_TIME_MSG_MAX];
     WireTime *w;
     NpoPort *p;
     uint64_t stamp;
@@ -292,17 +293,15 @@ static uint32_t mbox_time_send(NpoState *s)
     if (npo_link_ready(p) != NPO_LINK_UP) {
         return MBOX_ERR_STATE;
     }
+    if (pci_dma_read(PCI_DEVICE(s), a, payload, len) != MEMTX_OK) {
+        return MBOX_ERR_DMA;
+    }
     w = (WireTime *)npo_port_frame(p, WIRE_TIME, sizeof(*w));
     if (!w) {
         return MBOX_ERR_STATE;
     }
     memset(w, 0, sizeof(*w));
-    if (pci_dma_read(PCI_DEVICE(s), a, w->payload, len) != MEMTX_OK) {
-        /* The frame goes out empty rather than break the stream. */
-        w->len = 0;
-        npo_port_flush(p);
-        return MBOX_ERR_DMA;
-    }
+    memcpy(w->payload, payload, len);
     t = true_ns();
     stamp = clock_stamp(s, t, 0);
     if (flags & TIME_SEND_ONE_STEP) {

@@ -6,7 +6,8 @@
 # device as their peer, and data must flow between the two QEMU processes:
 # npo_fabric_peer runs in each VM, A serving and B joining with the blob A
 # printed (the out-of-band exchange a job's bootstrap would do).  Prints
-# TAP-like "ok"/"not ok" lines and exits 0/1.
+# TAP-like "ok"/"not ok" lines and exits 0/1.  B's clock must also lock to
+# A's through the link, time-sync messages crossing between the processes.
 #
 # Usage: two-vm-test.sh KERNEL
 set -u
@@ -25,6 +26,13 @@ show_peer='for i in $(seq 1 300); do
 	fi
 	sleep 0.1
 done'
+
+# B's clock follows A's (node 1) across the processes: report its state.
+clock_of_b='for i in $(seq 1 200); do
+	npoctl -j clock | grep -q "\"state\":\"locked\",\"grandmaster\":1," && break
+	sleep 0.1
+done
+npoctl -j clock | sed -n "s/.*\"role\":\"\([a-z]*\)\",\"state\":\"\([a-z]*\)\",\"grandmaster\":\([0-9]*\),.*/CLOCK \1 \2 \3/p"'
 
 # A serves at once (its blob needs no link) and reports its peer meanwhile.
 "$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 1 \
@@ -46,6 +54,7 @@ if [ -n "$blob" ]; then
 	"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 2 \
 		--link 0.0=connect:"$sock" --timeout 400 -- sh -c "/sbin/modprobe npo
 		$show_peer
+		$clock_of_b
 		$peer join $blob" >"$work/b.log" 2>&1
 	rb=$?
 else
@@ -67,6 +76,8 @@ check() {	# check DESCRIPTION CONDITION...
 }
 check "B sees A as its peer" grep -q '^PEER 1/0$' "$work/b.log"
 check "A sees B as its peer" grep -q '^PEER 2/0$' "$work/a.log"
+check "B's clock locks to A's across the processes" \
+	grep -q '^CLOCK follower locked 1$' "$work/b.log"
 for side in a b; do
 	grep -E '^(# )?(not )?ok [0-9]+ |^# 8 MiB' "$work/$side.log" |
 		sed "s/^/  ${side^^}: /"
