@@ -416,30 +416,50 @@ void npo_timesync_irq(struct npo_dev *ndev)
 
 /* --- electing ------------------------------------------------------------ */
 
-/* The port whose peer announces the best live grandmaster, or -1. */
-static int npo_ts_best_port(struct npo_dev *ndev)
+/* Grandmaster (prio_a, node_a) is preferred to (prio_b, node_b). */
+static bool npo_ts_better(u8 prio_a, u32 node_a, u8 prio_b, u32 node_b)
+{
+	return prio_a < prio_b || (prio_a == prio_b && node_a < node_b);
+}
+
+/* The port's peer announces a grandmaster other than us, and it lives. */
+static bool npo_ts_port_alive(struct npo_dev *ndev, unsigned int i)
+{
+	struct npo_ts_port *tp = &ndev->ts.ports[i];
+
+	return npo_ts_port_active(ndev, i) &&
+	       npo_ts_recent(tp->heard_at, NPO_TS_ALIVE_INTERVALS) &&
+	       npo_ts_recent(tp->gm_seq_at, NPO_TS_ALIVE_INTERVALS) &&
+	       tp->gm_node != ndev->node_id;
+}
+
+/*
+ * The port whose peer announces the best live grandmaster, or -1; *ours
+ * says whether some live port still announces our present grandmaster.
+ */
+static int npo_ts_best_port(struct npo_dev *ndev, bool *ours)
 {
 	struct npo_timesync *ts = &ndev->ts;
 	int best = -1;
 	unsigned int i;
 
+	*ours = false;
 	for (i = 0; i < ndev->num_ports; i++) {
 		struct npo_ts_port *tp = &ts->ports[i], *bp;
 
-		if (!npo_ts_port_active(ndev, i) ||
-		    !npo_ts_recent(tp->heard_at, NPO_TS_ALIVE_INTERVALS) ||
-		    !npo_ts_recent(tp->gm_seq_at, NPO_TS_ALIVE_INTERVALS) ||
-		    tp->gm_node == ndev->node_id)
+		if (!npo_ts_port_alive(ndev, i))
 			continue;
+		if (tp->gm_node == ts->gm_node && tp->gm_prio == ts->gm_prio)
+			*ours = true;
 		if (best < 0) {
 			best = i;
 			continue;
 		}
 		bp = &ts->ports[best];
-		if (tp->gm_prio < bp->gm_prio ||
-		    (tp->gm_prio == bp->gm_prio &&
-		     (tp->gm_node < bp->gm_node ||
-		      (tp->gm_node == bp->gm_node && tp->steps < bp->steps))))
+		if (npo_ts_better(tp->gm_prio, tp->gm_node, bp->gm_prio,
+				  bp->gm_node) ||
+		    (tp->gm_node == bp->gm_node && tp->gm_prio == bp->gm_prio &&
+		     tp->steps < bp->steps))
 			best = i;
 	}
 	return best;
@@ -509,12 +529,17 @@ static void npo_ts_follow(struct npo_dev *ndev, int port)
 static void npo_ts_elect(struct npo_dev *ndev)
 {
 	struct npo_timesync *ts = &ndev->ts;
-	int best = npo_ts_best_port(ndev);
+	bool ours;
+	int best = npo_ts_best_port(ndev, &ours);
 	struct npo_ts_port *bp = best >= 0 ? &ts->ports[best] : NULL;
-	bool ours = bp && bp->gm_node == ts->gm_node && bp->gm_prio == ts->gm_prio;
 
-	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER && !ours) {
-		/* Our grandmaster is unheard: no port has it alive. */
+	/*
+	 * Our grandmaster is unheard on every port, and nothing better than
+	 * it is heard either: hold over before settling for less.
+	 */
+	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER && !ours &&
+	    !(bp && npo_ts_better(bp->gm_prio, bp->gm_node, ts->gm_prio,
+				  ts->gm_node))) {
 		if (ts->state != NPO_CLOCK_HOLDOVER &&
 		    ts->state != NPO_CLOCK_UNLOCKED) {
 			npo_warn(ndev, "fabric time: grandmaster node %u lost, holding over\n",
@@ -526,8 +551,8 @@ static void npo_ts_elect(struct npo_dev *ndev)
 		    npo_ts_recent(ts->holdover_since, NPO_TS_HOLDOVER_INTERVALS))
 			return;
 	}
-	if (!bp || ts->prio < bp->gm_prio ||
-	    (ts->prio == bp->gm_prio && ndev->node_id < bp->gm_node))
+	if (!bp || npo_ts_better(ts->prio, ndev->node_id, bp->gm_prio,
+				 bp->gm_node))
 		npo_ts_become_gm(ndev);
 	else
 		npo_ts_follow(ndev, best);
