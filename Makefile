@@ -125,6 +125,12 @@ $(FWIMAGE): firmware/npo-fw.src $(FWTOOL)
 	@mkdir -p $(@D)
 	SOURCE_DATE_EPOCH=0 $(FWTOOL) build $< -o $@
 
+# The kernel's own PHC test tool, from the kernel source pieces.
+TESTPTP := $(BUILD)/bin/testptp
+$(TESTPTP): $(BUILD)/.deps-stamp
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -o $@ $(KSELFTEST)/ptp/testptp.c -lrt
+
 SELFTEST_SRCS := $(wildcard selftests/*_test.c)
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_SRCS))
 SELFTEST_LIB := selftests/npo_test_lib.c selftests/npo_nl_lib.c \
@@ -142,12 +148,6 @@ $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 $(BUILD)/selftests/run_tests.sh: selftests/run_tests.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
-
-# The kernel's own PHC test tool, from the kernel source pieces.
-TESTPTP := $(BUILD)/bin/testptp
-$(TESTPTP): $(BUILD)/.deps-stamp
-	@mkdir -p $(@D)
-	$(CC) -O2 -Wall -o $@ $(KSELFTEST)/ptp/testptp.c -lrt
 
 FASTPATH := $(BUILD)/bench-bin/fastpath
 $(FASTPATH): tools/bench/fastpath.c runtime/include/npo_datapath.h

@@ -11,7 +11,7 @@
 
 unsigned int npo_dbg_mask;
 module_param_named(dbg_mask, npo_dbg_mask, uint, 0644);
-MODULE_PARM_DESC(dbg_mask, "Debug areas to log: 0x1 probe, 0x2 mailbox, 0x4 firmware, 0x8 interrupts, 0x10 ioctls, 0x20 links");
+MODULE_PARM_DESC(dbg_mask, "Debug areas to log: 0x1 probe, 0x2 mailbox, 0x4 firmware, 0x8 interrupts, 0x10 ioctls, 0x20 links, 0x40 DMA, 0x80 fabric clock");
 
 static const char * const npo_state_names[] = {
 	[NPO_DEV_STATE_PROBING] = "probing",

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * NPO register interface, version 1.0.  Documentation/hardware.rst is the
- * specification; this header only names what it defines.
+ * NPO register interface, version 1.4.  Documentation/hardware.rst is the
+ * specification; this header only names what it defines.  The driver runs
+ * any 1.x device; what a later minor version added says so where defined.
  *
  * BAR0: control registers, 16 KiB, 32-bit accesses only.
  * BAR2: doorbells, one 4 KiB page per queue.
