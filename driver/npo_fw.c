@@ -91,13 +91,14 @@ int npo_fw_load(struct npo_dev *ndev)
 	args[2] = fw->size;
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FW_LOAD, args, 3, &ret, 1);
 	dma_free_coherent(dev, fw->size, buf, dma);
-	if (err == -EIO) {
+	if (err == -ETIMEDOUT || err == -EBUSY) {
+		npo_fw_fail(ndev, err, "device did not answer");
+		goto out_release;
+	} else if (err) {
+		/* The device latches why it refused the image. */
 		u32 result = npo_rd32(ndev, NPO_REG_FW_ERROR);
 
 		npo_fw_fail(ndev, err, npo_mbox_result_str(result));
-		goto out_release;
-	} else if (err) {
-		npo_fw_fail(ndev, err, "device did not answer");
 		goto out_release;
 	}
 

@@ -6,19 +6,55 @@
 
 #include "npo.h"
 
-static const char * const npo_mbox_results[] = {
-	[NPO_MBOX_OK] = "success",
-	[NPO_MBOX_ERR_OPCODE] = "unknown command",
-	[NPO_MBOX_ERR_BUSY] = "mailbox busy",
-	[NPO_MBOX_ERR_DMA] = "DMA error",
-	[NPO_MBOX_ERR_FW_SIZE] = "bad image size",
-	[NPO_MBOX_ERR_FW_MAGIC] = "bad magic",
-	[NPO_MBOX_ERR_FW_FORMAT] = "bad header",
-	[NPO_MBOX_ERR_FW_CRC] = "CRC mismatch",
-	[NPO_MBOX_ERR_FW_SECTION] = "bad section",
-	[NPO_MBOX_ERR_FW_MISSING] = "required section missing",
-	[NPO_MBOX_ERR_STATE] = "device not ready",
+/**
+ * struct npo_mbox_result_desc - what a mailbox result code means
+ * @name: as the log shows it.
+ * @errno: what the caller gets, negative.
+ */
+struct npo_mbox_result_desc {
+	const char *name;
+	int errno;
 };
+
+static const struct npo_mbox_result_desc npo_mbox_results[] = {
+	[NPO_MBOX_OK] = { "success", 0 },
+	[NPO_MBOX_ERR_OPCODE] = { "unknown command", -EOPNOTSUPP },
+	[NPO_MBOX_ERR_BUSY] = { "mailbox busy", -EBUSY },
+	[NPO_MBOX_ERR_DMA] = { "DMA error", -EIO },
+	[NPO_MBOX_ERR_FW_SIZE] = { "bad image size", -ENOEXEC },
+	[NPO_MBOX_ERR_FW_MAGIC] = { "bad magic", -ENOEXEC },
+	[NPO_MBOX_ERR_FW_FORMAT] = { "bad header", -ENOEXEC },
+	[NPO_MBOX_ERR_FW_CRC] = { "CRC mismatch", -ENOEXEC },
+	[NPO_MBOX_ERR_FW_SECTION] = { "bad section", -ENOEXEC },
+	[NPO_MBOX_ERR_FW_MISSING] = { "required section missing", -ENOEXEC },
+	[NPO_MBOX_ERR_STATE] = { "device not ready", -EIO },
+	[NPO_MBOX_ERR_ARG] = { "argument out of range", -EINVAL },
+	[NPO_MBOX_ERR_PERM] = { "not available on this device", -EPERM },
+	[NPO_MBOX_ERR_EXISTS] = { "already in use", -EEXIST },
+	[NPO_MBOX_ERR_NOENT] = { "no such object", -ENOENT },
+	[NPO_MBOX_ERR_NOMEM] = { "out of device memory", -ENOMEM },
+};
+
+static const struct npo_mbox_result_desc *npo_mbox_result(unsigned int result)
+{
+	static const struct npo_mbox_result_desc unknown = {
+		"unknown result", -EIO
+	};
+
+	if (result < ARRAY_SIZE(npo_mbox_results) &&
+	    npo_mbox_results[result].name)
+		return &npo_mbox_results[result];
+	return &unknown;
+}
+
+/*
+ * An answer rather than a failure: an empty time-sync receive queue.
+ * Logged only under dbg_mask.
+ */
+static bool npo_mbox_result_expected(u8 opcode, unsigned int result)
+{
+	return opcode == NPO_MBOX_OP_TIME_RECV && result == NPO_MBOX_ERR_NOENT;
+}
 
 /**
  * npo_mbox_result_str() - describe a mailbox result code
@@ -28,9 +64,7 @@ static const char * const npo_mbox_results[] = {
  */
 const char *npo_mbox_result_str(unsigned int result)
 {
-	if (result < ARRAY_SIZE(npo_mbox_results) && npo_mbox_results[result])
-		return npo_mbox_results[result];
-	return "unknown result";
+	return npo_mbox_result(result)->name;
 }
 
 /**
@@ -51,14 +85,21 @@ void npo_mbox_irq(struct npo_dev *ndev)
  * @ret: where to store up to two result words, or NULL.
  * @nret: number of words to store in @ret.
  *
+ * Every result but success is logged, rate-limited, with the command; the
+ * caller gets the errno the result maps to (Documentation/hardware.rst,
+ * "Mailbox results").
+ *
  * Context: process context; sleeps.
- * Return: 0 on success, -EIO if the device rejected the command (the result
- * code is logged), -ETIMEDOUT if it did not answer.
+ * Return: 0 on success; the result's errno (-EINVAL for ARG, -ENOENT for
+ * NOENT, -ENOEXEC for a rejected firmware image, -EIO for DMA, STATE or an
+ * unknown result, ...) if the device refused the command; -EBUSY if the
+ * mailbox was busy; -ETIMEDOUT if the device did not answer.
  */
 int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		  unsigned int nargs, u32 *ret, unsigned int nret)
 {
 	unsigned long timeout = msecs_to_jiffies(NPO_MBOX_TIMEOUT_MS);
+	const struct npo_mbox_result_desc *desc;
 	unsigned int i, result;
 	u32 status;
 	int err = 0;
@@ -95,10 +136,15 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 	result = FIELD_GET(NPO_MBOX_STATUS_RESULT, status);
 	for (i = 0; i < nret; i++)
 		ret[i] = npo_rd32(ndev, NPO_REG_MBOX_RET(i));
-	npo_dbg(ndev, MBOX, "command 0x%02x result %u (%s)\n", opcode, result,
-		npo_mbox_result_str(result));
-	if (result != NPO_MBOX_OK)
-		err = -EIO;
+	desc = npo_mbox_result(result);
+	err = desc->errno;
+	if (result == NPO_MBOX_OK || npo_mbox_result_expected(opcode, result))
+		npo_dbg(ndev, MBOX, "command 0x%02x result %u (%s)\n", opcode,
+			result, desc->name);
+	else
+		dev_warn_ratelimited(&ndev->pdev->dev,
+				     "mailbox command 0x%02x failed: %s (result %u, %pe)\n",
+				     opcode, desc->name, result, ERR_PTR(err));
 out:
 	mutex_unlock(&ndev->mbox_lock);
 	return err;
