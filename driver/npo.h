@@ -405,6 +405,7 @@ void npo_link_fini(struct npo_dev *ndev);
 void npo_link_irq(struct npo_dev *ndev);
 void npo_port_refresh(struct npo_port *port);
 void npo_port_apply(struct npo_port *port, bool retrain);
+int npo_port_get_param(struct npo_port *port, u32 param, u64 *value);
 const char *npo_port_state_name(unsigned int state);
 const char *npo_port_fail_name(unsigned int reason);
 const char *npo_port_rate_name(unsigned int rate);

@@ -108,7 +108,9 @@ static int npo_ioctl_get_info(struct npo_file *nfile, void *data)
 	return 0;
 }
 
-static int npo_get_param(struct npo_dev *ndev, u32 param, u64 *value)
+/* A device-wide fact, from what GET_INFO reports. */
+static int npo_get_dev_param(struct npo_dev *ndev, u32 param, u32 index,
+			     u64 *value)
 {
 	struct npo_dev_info info = {};
 
@@ -156,55 +158,57 @@ static int npo_get_param(struct npo_dev *ndev, u32 param, u64 *value)
 	return 0;
 }
 
-/* A fact about port @index, from the driver's view of its link. */
 static int npo_get_port_param(struct npo_dev *ndev, u32 param, u32 index,
 			      u64 *value)
 {
-	struct npo_port *port;
-	int err = 0;
-
 	if (!ndev->ports || index >= ndev->num_ports)
 		return -EINVAL;
-	port = &ndev->ports[index];
-	mutex_lock(&ndev->link_lock);
-	if (ndev->link_running)
-		npo_port_refresh(port);
-	switch (param) {
-	case NPO_PARAM_PORT_STATE:
-		*value = FIELD_GET(NPO_PST_STATE, port->status);
-		break;
-	case NPO_PARAM_PORT_PEER_NODE:
-		*value = port->peer_node;
-		err = port->peer_valid ? 0 : -ENOLINK;
-		break;
-	case NPO_PARAM_PORT_PEER_PORT:
-		*value = port->peer_port;
-		err = port->peer_valid ? 0 : -ENOLINK;
-		break;
-	case NPO_PARAM_PORT_RATE_MBPS:
-		*value = npo_port_rate_mbps(FIELD_GET(NPO_PST_RATE, port->status));
-		break;
-	case NPO_PARAM_PORT_WIDTH:
-		*value = FIELD_GET(NPO_PST_WIDTH, port->status);
-		break;
-	}
-	mutex_unlock(&ndev->link_lock);
-	return err;
+	return npo_port_get_param(&ndev->ports[index], param, value);
 }
+
+/**
+ * struct npo_param_desc - how GET_PARAM answers one &enum npo_param
+ * @indexed: the fact is per port and the query's index names the port;
+ *	otherwise it is device-wide and the index must be 0.
+ * @get: reads it.
+ */
+struct npo_param_desc {
+	bool indexed;
+	int (*get)(struct npo_dev *ndev, u32 param, u32 index, u64 *value);
+};
+
+static const struct npo_param_desc npo_params[] = {
+	[NPO_PARAM_UAPI_VERSION] = { .get = npo_get_dev_param },
+	[NPO_PARAM_HW_IF_VERSION] = { .get = npo_get_dev_param },
+	[NPO_PARAM_CAPS] = { .get = npo_get_dev_param },
+	[NPO_PARAM_SERIAL] = { .get = npo_get_dev_param },
+	[NPO_PARAM_NODE_ID] = { .get = npo_get_dev_param },
+	[NPO_PARAM_STATE] = { .get = npo_get_dev_param },
+	[NPO_PARAM_FW_VERSION] = { .get = npo_get_dev_param },
+	[NPO_PARAM_NUM_PORTS] = { .get = npo_get_dev_param },
+	[NPO_PARAM_LANES_PER_PORT] = { .get = npo_get_dev_param },
+	[NPO_PARAM_NUM_QUEUES] = { .get = npo_get_dev_param },
+	[NPO_PARAM_DOORBELL_STRIDE] = { .get = npo_get_dev_param },
+	[NPO_PARAM_NUM_IRQ_VECTORS] = { .get = npo_get_dev_param },
+	[NPO_PARAM_PORT_STATE] = { .indexed = true, .get = npo_get_port_param },
+	[NPO_PARAM_PORT_PEER_NODE] = { .indexed = true, .get = npo_get_port_param },
+	[NPO_PARAM_PORT_PEER_PORT] = { .indexed = true, .get = npo_get_port_param },
+	[NPO_PARAM_PORT_RATE_MBPS] = { .indexed = true, .get = npo_get_port_param },
+	[NPO_PARAM_PORT_WIDTH] = { .indexed = true, .get = npo_get_port_param },
+};
 
 static int npo_ioctl_get_param(struct npo_file *nfile, void *data)
 {
 	struct npo_param_query *q = data;
+	const struct npo_param_desc *desc;
 
-	if (q->flags || q->pad)
+	if (q->flags || q->pad || q->param >= ARRAY_SIZE(npo_params))
 		return -EINVAL;
-	if (q->param >= NPO_PARAM_PORT_STATE && q->param <= NPO_PARAM_PORT_WIDTH)
-		return npo_get_port_param(nfile->ndev, q->param, q->index,
-					  &q->value);
+	desc = &npo_params[q->param];
 	/* Device-wide facts have no index. */
-	if (q->index)
+	if (!desc->get || (!desc->indexed && q->index))
 		return -EINVAL;
-	return npo_get_param(nfile->ndev, q->param, &q->value);
+	return desc->get(nfile->ndev, q->param, q->index, &q->value);
 }
 
 /* Queues and regions need running firmware: it owns the device's tables. */

@@ -152,6 +152,49 @@ void npo_port_refresh(struct npo_port *port)
 	}
 }
 
+/**
+ * npo_port_get_param() - a port fact for NPO_IOCTL_GET_PARAM
+ * @port: the port.
+ * @param: one of the NPO_PARAM_PORT_* of &enum npo_param.
+ * @value: where to store it.
+ *
+ * Context: process context; takes &npo_dev.link_lock.
+ * Return: 0, -ENOLINK for the peer of a port that has none, -EINVAL for a
+ * parameter that is not a port's.
+ */
+int npo_port_get_param(struct npo_port *port, u32 param, u64 *value)
+{
+	struct npo_dev *ndev = port->ndev;
+	int err = 0;
+
+	mutex_lock(&ndev->link_lock);
+	if (ndev->link_running)
+		npo_port_refresh(port);
+	switch (param) {
+	case NPO_PARAM_PORT_STATE:
+		*value = FIELD_GET(NPO_PST_STATE, port->status);
+		break;
+	case NPO_PARAM_PORT_PEER_NODE:
+		*value = port->peer_node;
+		err = port->peer_valid ? 0 : -ENOLINK;
+		break;
+	case NPO_PARAM_PORT_PEER_PORT:
+		*value = port->peer_port;
+		err = port->peer_valid ? 0 : -ENOLINK;
+		break;
+	case NPO_PARAM_PORT_RATE_MBPS:
+		*value = npo_port_rate_mbps(FIELD_GET(NPO_PST_RATE, port->status));
+		break;
+	case NPO_PARAM_PORT_WIDTH:
+		*value = FIELD_GET(NPO_PST_WIDTH, port->status);
+		break;
+	default:
+		err = -EINVAL;
+	}
+	mutex_unlock(&ndev->link_lock);
+	return err;
+}
+
 static void npo_port_retrain_work(struct work_struct *work)
 {
 	struct npo_port *port = container_of(to_delayed_work(work),
