@@ -245,9 +245,10 @@ struct npo_timesync_info {
  *	still open (protected by @remove_lock).
  * @regs: BAR0 control registers.
  * @doorbells: BAR2 doorbell pages.
- * @dev: the class device behind /dev/npoN; owns this structure's lifetime.
+ * @dev: the class device behind /dev/npoN; owns this structure's lifetime
+ *	(npo_main.c).
  * @cdev: the character device.
- * @minor: N of /dev/npoN.
+ * @minor: the device's index: N of /dev/npoN, and NPO_ATTR_DEV_INDEX.
  * @remove_lock: readers are ioctls and sysfs users of @pdev; the writer is
  *	removal, which waits for them before it tears the hardware down.
  * @hw_if_version: register interface version read at probe.
@@ -387,8 +388,11 @@ static inline bool npo_hw_blames_lanes(const struct npo_dev *ndev)
 	return FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >= 2;
 }
 
+/* npo_main.c */
 void npo_set_state(struct npo_dev *ndev, enum npo_dev_state state);
 const char *npo_state_name(enum npo_dev_state state);
+struct npo_dev *npo_dev_get(unsigned long index);
+struct npo_dev *npo_dev_get_next(unsigned long *index, unsigned long max);
 
 /* npo_mbox.c */
 int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
@@ -405,18 +409,31 @@ void npo_link_fini(struct npo_dev *ndev);
 void npo_link_irq(struct npo_dev *ndev);
 void npo_port_refresh(struct npo_port *port);
 void npo_port_apply(struct npo_port *port, bool retrain);
+void npo_port_lock_fresh(struct npo_port *port);
+void npo_port_unlock(struct npo_port *port);
 int npo_port_get_param(struct npo_port *port, u32 param, u64 *value);
+struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port);
+int npo_port_clear_counters(struct npo_port *port);
+void npo_port_configure(struct npo_port *port, int admin_up, int rate,
+			int width);
+int npo_port_retrain(struct npo_port *port);
+int npo_port_prbs_test(struct npo_port *port, u32 ms);
 const char *npo_port_state_name(unsigned int state);
 const char *npo_port_fail_name(unsigned int reason);
 const char *npo_port_rate_name(unsigned int rate);
 u32 npo_port_rate_mbps(unsigned int rate);
 
 /* npo_clock.c */
+struct genl_info;
 int npo_clock_register(struct npo_dev *ndev);
 void npo_clock_unregister(struct npo_dev *ndev);
 int npo_clock_index(struct npo_dev *ndev);
 void npo_clock_step(struct npo_dev *ndev, s64 delta);
 void npo_clock_set_freq(struct npo_dev *ndev, long scaled_ppm);
+int npo_clock_nl_get_doit(struct sk_buff *skb, struct genl_info *info);
+int npo_clock_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int npo_clock_nl_set_doit(struct sk_buff *skb, struct genl_info *info);
+void npo_clock_event(struct npo_dev *ndev);
 
 /* npo_timesync.c */
 int npo_timesync_start(struct npo_dev *ndev);
@@ -432,12 +449,10 @@ int npo_fw_load(struct npo_dev *ndev);
 
 /* npo_cdev.c */
 int npo_cdev_init(void);
-void npo_dev_init(struct npo_dev *ndev);
 void npo_cdev_exit(void);
 int npo_cdev_add(struct npo_dev *ndev);
 void npo_cdev_del(struct npo_dev *ndev);
 void npo_fill_info(struct npo_dev *ndev, struct npo_dev_info *info);
-struct npo_dev *npo_dev_get(unsigned long index);
 
 void npo_files_release_dma(struct npo_dev *ndev, bool detach);
 
@@ -460,10 +475,18 @@ int npo_mr_dump(struct sk_buff *skb, struct netlink_callback *cb,
 /* npo_genl.c */
 int npo_genl_init(void);
 void npo_genl_exit(void);
-void npo_genl_event(struct npo_port *port, u32 event);
-void npo_genl_clock_event(struct npo_dev *ndev);
+void *npo_genl_put(struct sk_buff *msg, u32 portid, u32 seq, int flags,
+		   u8 cmd);
+int npo_genl_end(struct sk_buff *msg, void *hdr, int err);
+int npo_genl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
+			  int (*fill)(struct sk_buff *skb,
+				      struct netlink_callback *cb,
+				      struct npo_dev *ndev));
 void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 			  u8 cmd, struct npo_file *nfile);
+struct sk_buff *npo_genl_event_new(u32 event, void **hdr);
+void npo_genl_event_send(struct sk_buff *msg, void *hdr, int err);
+void npo_genl_port_event(struct npo_port *port, u32 event);
 
 /* npo_sysfs.c */
 extern const struct attribute_group *npo_dev_groups[];

@@ -12,60 +12,10 @@
 #include "npo.h"
 
 static dev_t npo_devt;
-static DEFINE_IDA(npo_minor_ida);
-/* Devices by minor, for generic netlink requests that name one. */
-static DEFINE_XARRAY(npo_devs);
-
-/**
- * npo_dev_get() - find a device by its index and take a reference
- * @index: N of /dev/npoN.
- *
- * Return: the device, to be released with put_device(&ndev->dev), or NULL.
- */
-struct npo_dev *npo_dev_get(unsigned long index)
-{
-	struct npo_dev *ndev;
-
-	xa_lock(&npo_devs);
-	ndev = xa_load(&npo_devs, index);
-	if (ndev)
-		get_device(&ndev->dev);
-	xa_unlock(&npo_devs);
-	return ndev;
-}
 
 static struct class npo_class = {
 	.name = NPO_DRIVER_NAME,
 };
-
-static void npo_dev_release(struct device *dev)
-{
-	struct npo_dev *ndev = container_of(dev, struct npo_dev, dev);
-
-	if (ndev->minor >= 0)
-		ida_free(&npo_minor_ida, ndev->minor);
-	ida_destroy(&ndev->pd_ida);
-	ida_destroy(&ndev->queue_ida);
-	ida_destroy(&ndev->mr_ida);
-	kfree(ndev);
-}
-
-/**
- * npo_dev_init() - set up the class device that owns @ndev
- * @ndev: freshly allocated, with @ndev->pdev set.
- *
- * From here on @ndev is freed by put_device(&ndev->dev), after the last
- * open file is closed, never by kfree().
- */
-void npo_dev_init(struct npo_dev *ndev)
-{
-	ndev->minor = -1;
-	device_initialize(&ndev->dev);
-	ndev->dev.class = &npo_class;
-	ndev->dev.parent = &ndev->pdev->dev;
-	ndev->dev.groups = npo_dev_groups;
-	ndev->dev.release = npo_dev_release;
-}
 
 /**
  * npo_fill_info() - describe a device for NPO_IOCTL_GET_INFO
@@ -500,32 +450,24 @@ static const struct file_operations npo_fops = {
 
 /**
  * npo_cdev_add() - create /dev/npoN and its sysfs attributes
- * @ndev: the probed device, set up by npo_dev_init().
+ * @ndev: the probed device, its index in @ndev->minor.
  *
  * Return: 0 or a negative errno.
  */
 int npo_cdev_add(struct npo_dev *ndev)
 {
-	int minor, err;
+	int err;
 
-	minor = ida_alloc_max(&npo_minor_ida, NPO_MAX_DEVICES - 1, GFP_KERNEL);
-	if (minor < 0)
-		return minor;
-	ndev->minor = minor;
-	ndev->dev.devt = MKDEV(MAJOR(npo_devt), minor);
-	err = dev_set_name(&ndev->dev, "npo%d", minor);
+	ndev->dev.class = &npo_class;
+	ndev->dev.groups = npo_dev_groups;
+	ndev->dev.devt = MKDEV(MAJOR(npo_devt), ndev->minor);
+	err = dev_set_name(&ndev->dev, "npo%d", ndev->minor);
 	if (err)
 		return err;
 
 	cdev_init(&ndev->cdev, &npo_fops);
 	ndev->cdev.owner = THIS_MODULE;
-	err = cdev_device_add(&ndev->cdev, &ndev->dev);
-	if (err)
-		return err;
-	err = xa_insert(&npo_devs, minor, ndev, GFP_KERNEL);
-	if (err)
-		cdev_device_del(&ndev->cdev, &ndev->dev);
-	return err;
+	return cdev_device_add(&ndev->cdev, &ndev->dev);
 }
 
 /**
@@ -534,7 +476,6 @@ int npo_cdev_add(struct npo_dev *ndev)
  */
 void npo_cdev_del(struct npo_dev *ndev)
 {
-	xa_erase(&npo_devs, ndev->minor);
 	cdev_device_del(&ndev->cdev, &ndev->dev);
 }
 
@@ -568,5 +509,4 @@ void npo_cdev_exit(void)
 {
 	class_unregister(&npo_class);
 	unregister_chrdev_region(npo_devt, NPO_MAX_DEVICES);
-	ida_destroy(&npo_minor_ida);
 }

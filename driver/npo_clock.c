@@ -5,11 +5,14 @@
  * Each device's free-running clock becomes /dev/ptpN, so linuxptp and
  * everything else that speaks PHC uses it unchanged.  The fabric
  * time-sync service (npo_timesync.c) steers the same clock; changes from
- * user space need CAP_SYS_TIME whatever the device node's mode.
+ * user space need CAP_SYS_TIME whatever the device node's mode.  The
+ * netlink family's clock commands (CLOCK_GET, CLOCK_SET, clock events)
+ * are here too.
  */
 #include <linux/capability.h>
 #include <linux/ptp_clock_kernel.h>
 #include <linux/timekeeping.h>
+#include <net/genetlink.h>
 
 #include "npo.h"
 
@@ -224,4 +227,152 @@ void npo_clock_unregister(struct npo_dev *ndev)
 int npo_clock_index(struct npo_dev *ndev)
 {
 	return ndev->ptp ? ptp_clock_index(ndev->ptp) : -1;
+}
+
+/* --- netlink: CLOCK_GET, CLOCK_SET and clock events ----------------------- */
+
+/* A device's identity and its clock's sync state. */
+static int npo_clock_put(struct sk_buff *msg, struct npo_dev *ndev)
+{
+	struct npo_timesync_info ti;
+	char name[16];
+	int err;
+
+	err = npo_timesync_get(ndev, &ti);
+	if (err)
+		return err;
+	/* Sync starts before /dev/npoN exists, and with it the device name. */
+	snprintf(name, sizeof(name), "npo%d", ndev->minor);
+	if (nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
+	    nla_put_string(msg, NPO_ATTR_DEV_NAME, name) ||
+	    nla_put_u32(msg, NPO_ATTR_DEV_NODE_ID, ndev->node_id) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_PHC_INDEX, npo_clock_index(ndev)) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_ROLE, ti.role) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_STATE, ti.state) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_PRIORITY, ti.prio) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_GM_NODE_ID, ti.gm_node) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_GM_PRIORITY, ti.gm_prio) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_STEPS, ti.steps) ||
+	    (ti.parent >= 0 &&
+	     nla_put_u32(msg, NPO_ATTR_CLOCK_PARENT_PORT, ti.parent)) ||
+	    nla_put_s64(msg, NPO_ATTR_CLOCK_OFFSET, ti.offset, NPO_ATTR_PAD) ||
+	    nla_put_s64(msg, NPO_ATTR_CLOCK_PATH_DELAY, ti.delay, NPO_ATTR_PAD) ||
+	    nla_put_s64(msg, NPO_ATTR_CLOCK_FREQ, ti.freq_ppt, NPO_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_STEPS_TAKEN, ti.steps_taken,
+			      NPO_ATTR_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int npo_clock_fill(struct sk_buff *msg, struct npo_dev *ndev,
+			  u32 portid, u32 seq, int flags)
+{
+	void *hdr = npo_genl_put(msg, portid, seq, flags, NPO_CMD_CLOCK_GET);
+
+	if (!hdr)
+		return -EMSGSIZE;
+	return npo_genl_end(msg, hdr, npo_clock_put(msg, ndev));
+}
+
+/* The device a clock request names, referenced; NULL with extack set. */
+static struct npo_dev *npo_clock_target(struct genl_info *info)
+{
+	struct npo_dev *ndev;
+
+	if (GENL_REQ_ATTR_CHECK(info, NPO_ATTR_DEV_INDEX))
+		return NULL;
+	ndev = npo_dev_get(nla_get_u32(info->attrs[NPO_ATTR_DEV_INDEX]));
+	if (!ndev || !ndev->ptp) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NPO_ATTR_DEV_INDEX],
+				    "no such NPO device with a clock");
+		if (ndev)
+			put_device(&ndev->dev);
+		return NULL;
+	}
+	return ndev;
+}
+
+/**
+ * npo_clock_nl_get_doit() - NPO_CMD_CLOCK_GET for one device
+ * @skb: the request.
+ * @info: its attributes: NPO_ATTR_DEV_INDEX.
+ *
+ * Return: 0 or a negative errno.
+ */
+int npo_clock_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct npo_dev *ndev = npo_clock_target(info);
+	struct sk_buff *msg;
+	int err;
+
+	if (!ndev)
+		return -ENODEV;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	err = msg ? npo_clock_fill(msg, ndev, info->snd_portid, info->snd_seq,
+				   0) : -ENOMEM;
+	put_device(&ndev->dev);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int npo_clock_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct npo_dev *ndev)
+{
+	if (!ndev->ptp)
+		return 0;
+	return npo_clock_fill(skb, ndev, NETLINK_CB(cb->skb).portid,
+			      cb->nlh->nlmsg_seq, NLM_F_MULTI);
+}
+
+/**
+ * npo_clock_nl_get_dumpit() - NPO_CMD_CLOCK_GET for every device with a clock
+ * @skb: the dump's buffer.
+ * @cb: the dump.
+ *
+ * Return: what a dumpit returns.
+ */
+int npo_clock_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return npo_genl_dump_devices(skb, cb, npo_clock_dump_dev);
+}
+
+/**
+ * npo_clock_nl_set_doit() - NPO_CMD_CLOCK_SET: a device's grandmaster priority
+ * @skb: the request.
+ * @info: its attributes: NPO_ATTR_DEV_INDEX, NPO_ATTR_CLOCK_PRIORITY.
+ *
+ * Return: 0 or a negative errno.
+ */
+int npo_clock_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct npo_dev *ndev;
+
+	if (GENL_REQ_ATTR_CHECK(info, NPO_ATTR_CLOCK_PRIORITY))
+		return -EINVAL;
+	ndev = npo_clock_target(info);
+	if (!ndev)
+		return -ENODEV;
+	npo_timesync_set_priority(ndev,
+				  nla_get_u32(info->attrs[NPO_ATTR_CLOCK_PRIORITY]));
+	put_device(&ndev->dev);
+	return 0;
+}
+
+/**
+ * npo_clock_event() - tell netlink listeners a device's clock changed
+ * @ndev: the device.
+ *
+ * Context: process context, without &npo_timesync.lock.
+ */
+void npo_clock_event(struct npo_dev *ndev)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = npo_genl_event_new(NPO_EVENT_CLOCK, &hdr);
+	if (msg)
+		npo_genl_event_send(msg, hdr, npo_clock_put(msg, ndev));
 }

@@ -36,14 +36,12 @@ static int npo_debugfs_ports_show(struct seq_file *m, void *unused)
 	struct npo_dev *ndev = m->private;
 	unsigned int i;
 
-	mutex_lock(&ndev->link_lock);
 	for (i = 0; ndev->ports && i < ndev->num_ports; i++) {
 		struct npo_port *port = &ndev->ports[i];
 		u32 st;
 		s64 ms;
 
-		if (ndev->link_running)
-			npo_port_refresh(port);
+		npo_port_lock_fresh(port);
 		st = port->status;
 		ms = ktime_ms_delta(ktime_get(), port->state_since);
 
@@ -66,8 +64,8 @@ static int npo_debugfs_ports_show(struct seq_file *m, void *unused)
 			seq_printf(m, " last-failure \"%s\"",
 				   npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
 		seq_putc(m, '\n');
+		npo_port_unlock(port);
 	}
-	mutex_unlock(&ndev->link_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(npo_debugfs_ports);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * NPO generic netlink family: port and lane diagnostics, link control and
- * link events.  The UAPI is uapi/linux/npo_netlink.h.
+ * NPO generic netlink family: the family, its policy and events group, and
+ * the port, lane, queue and region commands.  Handlers parse and check a
+ * request, call the part of the driver that owns the object (npo_link.c
+ * for ports, which does all hardware access) and reply; the clock's
+ * commands live with the clock (npo_clock.c).  The UAPI is
+ * uapi/linux/npo_netlink.h.
  */
-#include <linux/dma-mapping.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <uapi/linux/npo_netlink.h>
@@ -23,7 +26,7 @@ static const struct nla_policy npo_nl_policy[NPO_ATTR_MAX + 1] = {
 	[NPO_ATTR_PORT_INDEX] = NLA_POLICY_MAX(NLA_U32, 255),
 	[NPO_ATTR_PORT_ADMIN_UP] = NLA_POLICY_MAX(NLA_U8, 1),
 	[NPO_ATTR_PORT_TARGET_RATE] = { .type = NLA_U32 },
-	[NPO_ATTR_PORT_TARGET_WIDTH] = NLA_POLICY_MAX(NLA_U32, 16),
+	[NPO_ATTR_PORT_TARGET_WIDTH] = NLA_POLICY_MAX(NLA_U32, NPO_MAX_LANES),
 	[NPO_ATTR_TEST_DURATION_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &npo_test_ms_range),
 	[NPO_ATTR_CLOCK_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 255),
@@ -35,34 +38,37 @@ static const struct genl_multicast_group npo_mcgrps[] = {
 	{ .name = NPO_GENL_MCGRP_EVENTS },
 };
 
-/* Read a port's statistics block; the caller frees it with kfree(). */
-static struct npo_hw_port_stats *npo_port_stats(struct npo_port *port)
+/**
+ * npo_genl_put() - start a message of the NPO family
+ * @msg: the buffer.
+ * @portid: the requester's port id, 0 for events.
+ * @seq: the request's sequence number, 0 for events.
+ * @flags: netlink message flags, such as NLM_F_MULTI in a dump.
+ * @cmd: &enum npo_cmd.
+ *
+ * Return: the header, for npo_genl_end(), or NULL if @msg is full.
+ */
+void *npo_genl_put(struct sk_buff *msg, u32 portid, u32 seq, int flags,
+		   u8 cmd)
 {
-	struct npo_dev *ndev = port->ndev;
-	struct device *dev = &ndev->pdev->dev;
-	size_t len = struct_size_t(struct npo_hw_port_stats, lane,
-				   ndev->lanes_per_port);
-	struct npo_hw_port_stats *st, *copy = NULL;
-	dma_addr_t dma;
-	u32 args[4];
+	return genlmsg_put(msg, portid, seq, &npo_genl_family, flags, cmd);
+}
 
-	st = dma_alloc_coherent(dev, len, &dma, GFP_KERNEL);
-	if (!st)
-		return ERR_PTR(-ENOMEM);
-	args[0] = port->index;
-	args[1] = lower_32_bits(dma);
-	args[2] = upper_32_bits(dma);
-	args[3] = len;
-	if (!npo_mbox_exec(ndev, NPO_MBOX_OP_PORT_STATS, args, 4, NULL, 0))
-		copy = kmemdup(st, len, GFP_KERNEL);
-	dma_free_coherent(dev, len, st, dma);
-	if (!copy)
-		return ERR_PTR(-EIO);
-	if (le32_to_cpu(copy->num_lanes) != ndev->lanes_per_port) {
-		kfree(copy);
-		return ERR_PTR(-EIO);
-	}
-	return copy;
+/**
+ * npo_genl_end() - finish a message, or take it back out of its buffer
+ * @msg: the buffer.
+ * @hdr: from npo_genl_put().
+ * @err: 0 if the message is whole; else it is cancelled.
+ *
+ * Return: @err.
+ */
+int npo_genl_end(struct sk_buff *msg, void *hdr, int err)
+{
+	if (err)
+		genlmsg_cancel(msg, hdr);
+	else
+		genlmsg_end(msg, hdr);
+	return err;
 }
 
 static int npo_put_counters(struct sk_buff *msg,
@@ -220,41 +226,33 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 }
 
 /*
- * One port as a message: state, counters and, if asked, lanes.  Takes
- * link_lock; the caller holds the device's remove_lock for reading.
+ * One port as a message: state, counters and, if asked, lanes.  The caller
+ * holds the device's remove_lock for reading.
  */
 static int npo_fill_port(struct sk_buff *msg, struct npo_port *port, u8 cmd,
 			 u32 portid, u32 seq, int flags, bool lanes)
 {
-	struct npo_dev *ndev = port->ndev;
 	struct npo_hw_port_stats *st;
 	void *hdr;
 	int err;
 
-	st = npo_port_stats(port);
+	st = npo_port_read_stats(port);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
-	hdr = genlmsg_put(msg, portid, seq, &npo_genl_family, flags, cmd);
+	hdr = npo_genl_put(msg, portid, seq, flags, cmd);
 	if (!hdr) {
 		kfree(st);
 		return -EMSGSIZE;
 	}
-	mutex_lock(&ndev->link_lock);
-	if (ndev->link_running)
-		npo_port_refresh(port);
+	npo_port_lock_fresh(port);
 	err = npo_put_port(msg, port, FIELD_GET(NPO_PST_FAIL, port->status));
-	mutex_unlock(&ndev->link_lock);
+	npo_port_unlock(port);
 	if (!err)
 		err = npo_put_counters(msg, st);
 	if (!err && lanes)
-		err = npo_put_lanes(msg, ndev, st);
+		err = npo_put_lanes(msg, port->ndev, st);
 	kfree(st);
-	if (err) {
-		genlmsg_cancel(msg, hdr);
-		return err;
-	}
-	genlmsg_end(msg, hdr);
-	return 0;
+	return npo_genl_end(msg, hdr, err);
 }
 
 /*
@@ -345,12 +343,25 @@ static int npo_nl_dump_result(struct sk_buff *skb, int err)
 	return err ? err : skb->len;
 }
 
-/* cb->args[0]: next device index, cb->args[1]: next port. */
-static int npo_nl_port_get_dumpit(struct sk_buff *skb,
-				  struct netlink_callback *cb)
+/**
+ * npo_genl_dump_devices() - run a dump over the devices a request covers
+ * @skb: the dump's buffer.
+ * @cb: the dump; cb->args[0] is the next device index.
+ * @fill: puts one device's messages; it keeps its place within the device
+ *	in cb->args[1] and on, which are 0 when it starts on a device.
+ *
+ * The request's NPO_ATTR_DEV_INDEX, if present, limits the dump to that
+ * device.  Devices are visited in index order through the registry.
+ *
+ * Return: what a dumpit returns.
+ */
+int npo_genl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
+			  int (*fill)(struct sk_buff *skb,
+				      struct netlink_callback *cb,
+				      struct npo_dev *ndev))
 {
-	struct nlattr *tb[NPO_ATTR_MAX + 1], *only;
-	unsigned long index = cb->args[0];
+	unsigned long index = cb->args[0], last = NPO_MAX_DEVICES - 1;
+	struct nlattr *tb[NPO_ATTR_MAX + 1];
 	struct npo_dev *ndev;
 	int err;
 
@@ -359,35 +370,45 @@ static int npo_nl_port_get_dumpit(struct sk_buff *skb,
 			    npo_nl_policy, cb->extack);
 	if (err)
 		return err;
-	only = tb[NPO_ATTR_DEV_INDEX];
-
-	if (only && index < nla_get_u32(only))
-		index = nla_get_u32(only);
-	for (; index < NPO_MAX_DEVICES; index++, cb->args[1] = 0) {
-		if (only && index != nla_get_u32(only))
-			break;
-		ndev = npo_dev_get(index);
-		if (!ndev)
-			continue;
-		down_read(&ndev->remove_lock);
-		while (ndev->pdev && ndev->ports &&
-		       cb->args[1] < ndev->num_ports) {
-			err = npo_fill_port(skb, &ndev->ports[cb->args[1]],
-					    NPO_CMD_PORT_GET,
-					    NETLINK_CB(cb->skb).portid,
-					    cb->nlh->nlmsg_seq, NLM_F_MULTI,
-					    false);
-			if (err)
-				break;
-			cb->args[1]++;
-		}
-		up_read(&ndev->remove_lock);
+	if (tb[NPO_ATTR_DEV_INDEX]) {
+		last = nla_get_u32(tb[NPO_ATTR_DEV_INDEX]);
+		index = max(index, last);
+	}
+	for (; (ndev = npo_dev_get_next(&index, last)); index++) {
+		err = fill(skb, cb, ndev);
 		put_device(&ndev->dev);
 		if (err)
 			break;
+		memset(&cb->args[1], 0, sizeof(cb->args) - sizeof(cb->args[0]));
 	}
 	cb->args[0] = index;
 	return npo_nl_dump_result(skb, err);
+}
+
+/* cb->args[1]: the next port of the device. */
+static int npo_nl_port_dump_dev(struct sk_buff *skb,
+				struct netlink_callback *cb,
+				struct npo_dev *ndev)
+{
+	int err = 0;
+
+	down_read(&ndev->remove_lock);
+	while (ndev->pdev && ndev->ports && cb->args[1] < ndev->num_ports) {
+		err = npo_fill_port(skb, &ndev->ports[cb->args[1]],
+				    NPO_CMD_PORT_GET, NETLINK_CB(cb->skb).portid,
+				    cb->nlh->nlmsg_seq, NLM_F_MULTI, false);
+		if (err)
+			break;
+		cb->args[1]++;
+	}
+	up_read(&ndev->remove_lock);
+	return err;
+}
+
+static int npo_nl_port_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	return npo_genl_dump_devices(skb, cb, npo_nl_port_dump_dev);
 }
 
 static int npo_rate_index(u32 mbps)
@@ -430,15 +451,9 @@ static int npo_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 		}
 	}
-	mutex_lock(&ndev->link_lock);
-	if (a[NPO_ATTR_PORT_ADMIN_UP])
-		port->admin_up = nla_get_u8(a[NPO_ATTR_PORT_ADMIN_UP]);
-	if (rate >= 0)
-		port->max_rate = rate;
-	if (width >= 0)
-		port->max_width = width;
-	npo_port_apply(port, rate >= 0 || width >= 0);
-	mutex_unlock(&ndev->link_lock);
+	npo_port_configure(port, a[NPO_ATTR_PORT_ADMIN_UP] ?
+			   nla_get_u8(a[NPO_ATTR_PORT_ADMIN_UP]) : -1,
+			   rate, width);
 out:
 	npo_put_target(port);
 	return err;
@@ -448,20 +463,13 @@ static int npo_nl_port_retrain_doit(struct sk_buff *skb,
 				    struct genl_info *info)
 {
 	struct npo_port *port = npo_get_target(info);
-	struct npo_dev *ndev;
-	int err = 0;
+	int err;
 
 	if (IS_ERR(port))
 		return PTR_ERR(port);
-	ndev = port->ndev;
-	mutex_lock(&ndev->link_lock);
-	if (!port->admin_up || !ndev->link_running) {
+	err = npo_port_retrain(port);
+	if (err == -ENETDOWN)
 		NL_SET_ERR_MSG(info->extack, "port is administratively down");
-		err = -ENETDOWN;
-	} else {
-		npo_port_apply(port, true);
-	}
-	mutex_unlock(&ndev->link_lock);
 	npo_put_target(port);
 	return err;
 }
@@ -469,74 +477,42 @@ static int npo_nl_port_retrain_doit(struct sk_buff *skb,
 static int npo_nl_port_clear_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct npo_port *port = npo_get_target(info);
-	struct npo_dev *ndev;
-	u32 arg;
 	int err;
 
 	if (IS_ERR(port))
 		return PTR_ERR(port);
-	ndev = port->ndev;
-	arg = port->index;
-	err = npo_mbox_exec(ndev, NPO_MBOX_OP_CLEAR_COUNTERS, &arg, 1, NULL, 0);
-	if (!err) {
-		mutex_lock(&ndev->link_lock);
-		port->flaps = 0;
-		port->recoveries_seen = 0;
-		mutex_unlock(&ndev->link_lock);
-	}
+	err = npo_port_clear_counters(port);
 	npo_put_target(port);
 	return err;
 }
 
 static int npo_nl_port_test_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct netlink_ext_ack *extack = info->extack;
 	struct npo_port *port;
-	struct npo_dev *ndev;
-	unsigned long timeout;
-	long left;
-	u32 ms;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, NPO_ATTR_TEST_DURATION_MS))
 		return -EINVAL;
-	ms = nla_get_u32(info->attrs[NPO_ATTR_TEST_DURATION_MS]);
 	port = npo_get_target(info);
 	if (IS_ERR(port))
 		return PTR_ERR(port);
-	ndev = port->ndev;
-	mutex_lock(&ndev->link_lock);
-	if (!port->admin_up || !ndev->link_running) {
-		mutex_unlock(&ndev->link_lock);
-		NL_SET_ERR_MSG(info->extack, "port is administratively down");
-		err = -ENETDOWN;
-		goto out;
+	err = npo_port_prbs_test(port,
+				 nla_get_u32(info->attrs[NPO_ATTR_TEST_DURATION_MS]));
+	switch (err) {
+	case 0:
+		err = npo_reply_port(port, info, NPO_CMD_PORT_TEST, true);
+		break;
+	case -ENETDOWN:
+		NL_SET_ERR_MSG(extack, "port is administratively down");
+		break;
+	case -ENOLINK:
+		NL_SET_ERR_MSG(extack, "no peer attached: nothing to test against");
+		break;
+	case -ETIMEDOUT:
+		NL_SET_ERR_MSG(extack, "PRBS test did not finish");
+		break;
 	}
-	npo_port_refresh(port);
-	if (!(port->status & NPO_PST_PEER_PRESENT)) {
-		mutex_unlock(&ndev->link_lock);
-		NL_SET_ERR_MSG(info->extack, "no peer attached: nothing to test against");
-		err = -ENOLINK;
-		goto out;
-	}
-	reinit_completion(&port->prbs_done);
-	npo_wr32(ndev, NPO_PORT_REG(port->index, NPO_P_PRBS),
-		 NPO_PRBS_START | FIELD_PREP(NPO_PRBS_DURATION_MS, ms));
-	mutex_unlock(&ndev->link_lock);
-
-	timeout = msecs_to_jiffies(ms) + 5 * HZ;
-	left = wait_for_completion_interruptible_timeout(&port->prbs_done,
-							 timeout);
-	if (left < 0) {
-		err = left;
-		goto out;
-	}
-	if (!left) {
-		NL_SET_ERR_MSG(info->extack, "PRBS test did not finish");
-		err = -ETIMEDOUT;
-		goto out;
-	}
-	err = npo_reply_port(port, info, NPO_CMD_PORT_TEST, true);
-out:
 	npo_put_target(port);
 	return err;
 }
@@ -550,7 +526,7 @@ out:
  *
  * Puts the device and the owner: index, name, pid, command, domain.
  *
- * Return: the message header for genlmsg_end(), or NULL if @skb is full.
+ * Return: the message header for npo_genl_end(), or NULL if @skb is full.
  */
 void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 			  u8 cmd, struct npo_file *nfile)
@@ -558,8 +534,8 @@ void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 	struct npo_dev *ndev = nfile->ndev;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &npo_genl_family, NLM_F_MULTI, cmd);
+	hdr = npo_genl_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			   NLM_F_MULTI, cmd);
 	if (!hdr)
 		return NULL;
 	if (nla_put_u32(skb, NPO_ATTR_DEV_INDEX, ndev->minor) ||
@@ -574,200 +550,65 @@ void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 }
 
 /*
- * Every open file's queues or regions, device by device.
- * cb->args[0]: device index, [1]: files of it done, [2]: object index.
+ * Every open file's queues or regions on one device.
+ * cb->args[1]: files of it done, [2]: object index within the next file.
  */
-static int npo_nl_owned_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
-			       int (*dump)(struct sk_buff *skb,
-					   struct netlink_callback *cb,
-					   struct npo_file *nfile,
-					   unsigned long *index))
+static int npo_nl_owned_dump_dev(struct sk_buff *skb,
+				 struct netlink_callback *cb,
+				 struct npo_dev *ndev,
+				 int (*dump)(struct sk_buff *skb,
+					     struct netlink_callback *cb,
+					     struct npo_file *nfile,
+					     unsigned long *index))
 {
-	struct nlattr *tb[NPO_ATTR_MAX + 1], *only;
-	unsigned long index = cb->args[0];
 	struct npo_file *nfile;
-	struct npo_dev *ndev;
+	unsigned long n = 0;
 	int err = 0;
 
-	err = genlmsg_parse(cb->nlh, &npo_genl_family, tb, NPO_ATTR_MAX,
-			    npo_nl_policy, cb->extack);
-	if (err)
-		return err;
-	only = tb[NPO_ATTR_DEV_INDEX];
-	if (only && index < nla_get_u32(only))
-		index = nla_get_u32(only);
-	for (; index < NPO_MAX_DEVICES; index++, cb->args[1] = cb->args[2] = 0) {
-		unsigned long n = 0;
+	down_read(&ndev->remove_lock);
+	mutex_lock(&ndev->files_lock);
+	list_for_each_entry(nfile, &ndev->files, node) {
+		unsigned long obj = cb->args[2];
 
-		if (only && index != nla_get_u32(only))
-			break;
-		ndev = npo_dev_get(index);
-		if (!ndev)
+		if (n++ < cb->args[1])
 			continue;
-		down_read(&ndev->remove_lock);
-		mutex_lock(&ndev->files_lock);
-		list_for_each_entry(nfile, &ndev->files, node) {
-			unsigned long obj = cb->args[2];
-
-			if (n++ < cb->args[1])
-				continue;
-			mutex_lock(&nfile->lock);
-			err = dump(skb, cb, nfile, &obj);
-			mutex_unlock(&nfile->lock);
-			cb->args[2] = obj;
-			if (err)
-				break;
-			cb->args[1]++;
-			cb->args[2] = 0;
-		}
-		mutex_unlock(&ndev->files_lock);
-		up_read(&ndev->remove_lock);
-		put_device(&ndev->dev);
+		mutex_lock(&nfile->lock);
+		err = dump(skb, cb, nfile, &obj);
+		mutex_unlock(&nfile->lock);
+		cb->args[2] = obj;
 		if (err)
 			break;
+		cb->args[1]++;
+		cb->args[2] = 0;
 	}
-	cb->args[0] = index;
-	return npo_nl_dump_result(skb, err);
+	mutex_unlock(&ndev->files_lock);
+	up_read(&ndev->remove_lock);
+	return err;
+}
+
+static int npo_nl_queue_dump_dev(struct sk_buff *skb,
+				 struct netlink_callback *cb,
+				 struct npo_dev *ndev)
+{
+	return npo_nl_owned_dump_dev(skb, cb, ndev, npo_queue_dump);
+}
+
+static int npo_nl_mr_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct npo_dev *ndev)
+{
+	return npo_nl_owned_dump_dev(skb, cb, ndev, npo_mr_dump);
 }
 
 static int npo_nl_queue_get_dumpit(struct sk_buff *skb,
 				   struct netlink_callback *cb)
 {
-	return npo_nl_owned_dumpit(skb, cb, npo_queue_dump);
+	return npo_genl_dump_devices(skb, cb, npo_nl_queue_dump_dev);
 }
 
 static int npo_nl_mr_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	return npo_nl_owned_dumpit(skb, cb, npo_mr_dump);
-}
-
-/* --- fabric clock --------------------------------------------------------- */
-
-/* A device's identity and its clock's sync state. */
-static int npo_put_clock(struct sk_buff *msg, struct npo_dev *ndev)
-{
-	struct npo_timesync_info ti;
-	char name[16];
-	int err;
-
-	err = npo_timesync_get(ndev, &ti);
-	if (err)
-		return err;
-	snprintf(name, sizeof(name), "npo%d", ndev->minor);
-	if (nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
-	    nla_put_string(msg, NPO_ATTR_DEV_NAME, name) ||
-	    nla_put_u32(msg, NPO_ATTR_DEV_NODE_ID, ndev->node_id) ||
-	    nla_put_u32(msg, NPO_ATTR_CLOCK_PHC_INDEX, npo_clock_index(ndev)) ||
-	    nla_put_u32(msg, NPO_ATTR_CLOCK_ROLE, ti.role) ||
-	    nla_put_u32(msg, NPO_ATTR_CLOCK_STATE, ti.state) ||
-	    nla_put_u32(msg, NPO_ATTR_CLOCK_PRIORITY, ti.prio) ||
-	    nla_put_u32(msg, NPO_ATTR_CLOCK_GM_NODE_ID, ti.gm_node) ||
-	    nla_put_u32(msg, NPO_ATTR_CLOCK_GM_PRIORITY, ti.gm_prio) ||
-	    nla_put_u32(msg, NPO_ATTR_CLOCK_STEPS, ti.steps) ||
-	    (ti.parent >= 0 &&
-	     nla_put_u32(msg, NPO_ATTR_CLOCK_PARENT_PORT, ti.parent)) ||
-	    nla_put_s64(msg, NPO_ATTR_CLOCK_OFFSET, ti.offset, NPO_ATTR_PAD) ||
-	    nla_put_s64(msg, NPO_ATTR_CLOCK_PATH_DELAY, ti.delay, NPO_ATTR_PAD) ||
-	    nla_put_s64(msg, NPO_ATTR_CLOCK_FREQ, ti.freq_ppt, NPO_ATTR_PAD) ||
-	    nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_STEPS_TAKEN, ti.steps_taken,
-			      NPO_ATTR_PAD))
-		return -EMSGSIZE;
-	return 0;
-}
-
-static int npo_fill_clock(struct sk_buff *msg, struct npo_dev *ndev,
-			  u32 portid, u32 seq, int flags)
-{
-	void *hdr = genlmsg_put(msg, portid, seq, &npo_genl_family, flags,
-				NPO_CMD_CLOCK_GET);
-	int err;
-
-	if (!hdr)
-		return -EMSGSIZE;
-	err = npo_put_clock(msg, ndev);
-	if (err) {
-		genlmsg_cancel(msg, hdr);
-		return err;
-	}
-	genlmsg_end(msg, hdr);
-	return 0;
-}
-
-/* The device a clock request names, referenced; NULL with extack set. */
-static struct npo_dev *npo_get_clock_dev(struct genl_info *info)
-{
-	struct npo_dev *ndev;
-
-	if (GENL_REQ_ATTR_CHECK(info, NPO_ATTR_DEV_INDEX))
-		return NULL;
-	ndev = npo_dev_get(nla_get_u32(info->attrs[NPO_ATTR_DEV_INDEX]));
-	if (!ndev || !ndev->ptp) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NPO_ATTR_DEV_INDEX],
-				    "no such NPO device with a clock");
-		if (ndev)
-			put_device(&ndev->dev);
-		return NULL;
-	}
-	return ndev;
-}
-
-static int npo_nl_clock_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct npo_dev *ndev = npo_get_clock_dev(info);
-	struct sk_buff *msg;
-	int err;
-
-	if (!ndev)
-		return -ENODEV;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	err = msg ? npo_fill_clock(msg, ndev, info->snd_portid, info->snd_seq,
-				   0) : -ENOMEM;
-	put_device(&ndev->dev);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
-}
-
-/* cb->args[0]: next device index. */
-static int npo_nl_clock_get_dumpit(struct sk_buff *skb,
-				   struct netlink_callback *cb)
-{
-	unsigned long index;
-	int err = 0;
-
-	for (index = cb->args[0]; index < NPO_MAX_DEVICES; index++) {
-		struct npo_dev *ndev = npo_dev_get(index);
-
-		if (!ndev)
-			continue;
-		if (ndev->ptp)
-			err = npo_fill_clock(skb, ndev,
-					     NETLINK_CB(cb->skb).portid,
-					     cb->nlh->nlmsg_seq, NLM_F_MULTI);
-		put_device(&ndev->dev);
-		if (err)
-			break;
-	}
-	cb->args[0] = index;
-	return npo_nl_dump_result(skb, err);
-}
-
-static int npo_nl_clock_set_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct npo_dev *ndev;
-
-	if (GENL_REQ_ATTR_CHECK(info, NPO_ATTR_CLOCK_PRIORITY))
-		return -EINVAL;
-	ndev = npo_get_clock_dev(info);
-	if (!ndev)
-		return -ENODEV;
-	npo_timesync_set_priority(ndev,
-				  nla_get_u32(info->attrs[NPO_ATTR_CLOCK_PRIORITY]));
-	put_device(&ndev->dev);
-	return 0;
+	return npo_genl_dump_devices(skb, cb, npo_nl_mr_dump_dev);
 }
 
 static const struct genl_small_ops npo_nl_ops[] = {
@@ -812,12 +653,12 @@ static const struct genl_small_ops npo_nl_ops[] = {
 	},
 	{
 		.cmd = NPO_CMD_CLOCK_GET,
-		.doit = npo_nl_clock_get_doit,
-		.dumpit = npo_nl_clock_get_dumpit,
+		.doit = npo_clock_nl_get_doit,
+		.dumpit = npo_clock_nl_get_dumpit,
 	},
 	{
 		.cmd = NPO_CMD_CLOCK_SET,
-		.doit = npo_nl_clock_set_doit,
+		.doit = npo_clock_nl_set_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
 };
@@ -835,27 +676,40 @@ static struct genl_family npo_genl_family __ro_after_init = {
 };
 
 /**
- * npo_genl_event() - tell listeners about a port event
- * @port: the port, its cached state fresh.
+ * npo_genl_event_new() - start a message for the events group
  * @event: &enum npo_event.
+ * @hdr: set to the message's header, for npo_genl_event_send().
  *
- * Context: process context, under &npo_dev.link_lock.
+ * Context: process context.
+ * Return: the message with NPO_ATTR_EVENT in it, or NULL if nobody listens
+ * or memory is short: the event is then dropped, as events may be.
  */
-void npo_genl_event(struct npo_port *port, u32 event)
+struct sk_buff *npo_genl_event_new(u32 event, void **hdr)
 {
 	struct sk_buff *msg;
-	void *hdr;
 
 	if (!genl_has_listeners(&npo_genl_family, &init_net, 0))
-		return;
+		return NULL;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &npo_genl_family, 0, NPO_CMD_EVENT);
-	if (!hdr || nla_put_u32(msg, NPO_ATTR_EVENT, event) ||
-	    npo_put_port(msg, port, event == NPO_EVENT_LINK_DOWN ?
-			 port->down_reason :
-			 FIELD_GET(NPO_PST_FAIL, port->status))) {
+		return NULL;
+	*hdr = npo_genl_put(msg, 0, 0, 0, NPO_CMD_EVENT);
+	if (!*hdr || nla_put_u32(msg, NPO_ATTR_EVENT, event)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/**
+ * npo_genl_event_send() - send an event message to its listeners
+ * @msg: from npo_genl_event_new().
+ * @hdr: its header.
+ * @err: 0, or why the message could not be filled: it is dropped.
+ */
+void npo_genl_event_send(struct sk_buff *msg, void *hdr, int err)
+{
+	if (err) {
 		nlmsg_free(msg);
 		return;
 	}
@@ -864,29 +718,25 @@ void npo_genl_event(struct npo_port *port, u32 event)
 }
 
 /**
- * npo_genl_clock_event() - tell listeners a device's clock changed
- * @ndev: the device.
+ * npo_genl_port_event() - tell listeners about a port event
+ * @port: the port, its cached state fresh.
+ * @event: &enum npo_event.
  *
- * Context: process context, without &npo_timesync.lock.
+ * Context: process context, under &npo_dev.link_lock.
  */
-void npo_genl_clock_event(struct npo_dev *ndev)
+void npo_genl_port_event(struct npo_port *port, u32 event)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!genl_has_listeners(&npo_genl_family, &init_net, 0))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = npo_genl_event_new(event, &hdr);
 	if (!msg)
 		return;
-	hdr = genlmsg_put(msg, 0, 0, &npo_genl_family, 0, NPO_CMD_EVENT);
-	if (!hdr || nla_put_u32(msg, NPO_ATTR_EVENT, NPO_EVENT_CLOCK) ||
-	    npo_put_clock(msg, ndev)) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast(&npo_genl_family, msg, 0, 0, GFP_KERNEL);
+	npo_genl_event_send(msg, hdr,
+			    npo_put_port(msg, port,
+					 event == NPO_EVENT_LINK_DOWN ?
+					 port->down_reason :
+					 FIELD_GET(NPO_PST_FAIL, port->status)));
 }
 
 /**

@@ -4,6 +4,7 @@
  * follow the ports from their interrupts, and retrain with backoff after a
  * training failure.  A port with no peer stays quietly in Detect.
  */
+#include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -14,6 +15,8 @@
 #define NPO_BACKOFF_MIN_MS	100
 #define NPO_BACKOFF_MAX_MS	10000
 #define NPO_BACKOFF_WARN_MS	1600	/* after about 3 s of failures */
+/* How much longer than its duration a PRBS test may take to report. */
+#define NPO_PRBS_GRACE		(5 * HZ)
 
 static const char * const npo_port_state_names[] = {
 	[NPO_HW_PORT_DISABLED] = "disabled",
@@ -164,12 +167,9 @@ void npo_port_refresh(struct npo_port *port)
  */
 int npo_port_get_param(struct npo_port *port, u32 param, u64 *value)
 {
-	struct npo_dev *ndev = port->ndev;
 	int err = 0;
 
-	mutex_lock(&ndev->link_lock);
-	if (ndev->link_running)
-		npo_port_refresh(port);
+	npo_port_lock_fresh(port);
 	switch (param) {
 	case NPO_PARAM_PORT_STATE:
 		*value = FIELD_GET(NPO_PST_STATE, port->status);
@@ -191,8 +191,100 @@ int npo_port_get_param(struct npo_port *port, u32 param, u64 *value)
 	default:
 		err = -EINVAL;
 	}
-	mutex_unlock(&ndev->link_lock);
+	npo_port_unlock(port);
 	return err;
+}
+
+/**
+ * npo_port_lock_fresh() - take &npo_dev.link_lock with the port's view fresh
+ * @port: the port.
+ *
+ * Readers of the port's fields call this, then npo_port_unlock().
+ *
+ * Context: process context, with the device present.
+ */
+void npo_port_lock_fresh(struct npo_port *port)
+{
+	mutex_lock(&port->ndev->link_lock);
+	if (port->ndev->link_running)
+		npo_port_refresh(port);
+}
+
+/**
+ * npo_port_unlock() - release what npo_port_lock_fresh() took
+ * @port: the port.
+ */
+void npo_port_unlock(struct npo_port *port)
+{
+	mutex_unlock(&port->ndev->link_lock);
+}
+
+/**
+ * npo_port_read_stats() - read a port's counters and lane diagnostics
+ * @port: the port.
+ *
+ * The device writes the statistics block by DMA (PORT_STATS); the caller
+ * gets a copy.
+ *
+ * Context: process context, with the device present.
+ * Return: the block, to be freed with kfree(), or an ERR_PTR().
+ */
+struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port)
+{
+	struct npo_dev *ndev = port->ndev;
+	struct device *dev = &ndev->pdev->dev;
+	size_t len = struct_size_t(struct npo_hw_port_stats, lane,
+				   ndev->lanes_per_port);
+	struct npo_hw_port_stats *st, *copy;
+	dma_addr_t dma;
+	u32 args[4];
+	int err;
+
+	st = dma_alloc_coherent(dev, len, &dma, GFP_KERNEL);
+	if (!st)
+		return ERR_PTR(-ENOMEM);
+	args[0] = port->index;
+	args[1] = lower_32_bits(dma);
+	args[2] = upper_32_bits(dma);
+	args[3] = len;
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_PORT_STATS, args,
+			    ARRAY_SIZE(args), NULL, 0);
+	copy = err ? ERR_PTR(err) : kmemdup(st, len, GFP_KERNEL);
+	dma_free_coherent(dev, len, st, dma);
+	if (!copy)
+		return ERR_PTR(-ENOMEM);
+	if (!IS_ERR(copy) &&
+	    le32_to_cpu(copy->num_lanes) != ndev->lanes_per_port) {
+		npo_err(ndev, "port %u: statistics for %u lanes, not %u\n",
+			port->index, le32_to_cpu(copy->num_lanes),
+			ndev->lanes_per_port);
+		kfree(copy);
+		return ERR_PTR(-EIO);
+	}
+	return copy;
+}
+
+/**
+ * npo_port_clear_counters() - zero a port's counters, in the device and ours
+ * @port: the port.
+ *
+ * Context: process context, with the device present.
+ * Return: 0 or the mailbox's errno.
+ */
+int npo_port_clear_counters(struct npo_port *port)
+{
+	struct npo_dev *ndev = port->ndev;
+	u32 arg = port->index;
+	int err;
+
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_CLEAR_COUNTERS, &arg, 1, NULL, 0);
+	if (err)
+		return err;
+	mutex_lock(&ndev->link_lock);
+	port->flaps = 0;
+	port->recoveries_seen = 0;
+	mutex_unlock(&ndev->link_lock);
+	return 0;
 }
 
 static void npo_port_retrain_work(struct work_struct *work)
@@ -232,6 +324,93 @@ void npo_port_apply(struct npo_port *port, bool retrain)
 	npo_port_refresh(port);
 }
 
+/**
+ * npo_port_configure() - apply the administrator's settings to a port
+ * @port: the port.
+ * @admin_up: 1 to enable it, 0 to disable it, -1 to leave it.
+ * @rate: lane rate limit 1..NPO_NUM_RATES, 0 for none, -1 to leave it.
+ * @width: width limit, a power of two, 0 for none, -1 to leave it.
+ *
+ * A new limit retrains the link so that it takes effect.
+ *
+ * Context: process context, with the device present.
+ */
+void npo_port_configure(struct npo_port *port, int admin_up, int rate,
+			int width)
+{
+	mutex_lock(&port->ndev->link_lock);
+	if (admin_up >= 0)
+		port->admin_up = admin_up;
+	if (rate >= 0)
+		port->max_rate = rate;
+	if (width >= 0)
+		port->max_width = width;
+	npo_port_apply(port, rate >= 0 || width >= 0);
+	mutex_unlock(&port->ndev->link_lock);
+}
+
+/**
+ * npo_port_retrain() - retrain a port's link now
+ * @port: the port.
+ *
+ * Context: process context, with the device present.
+ * Return: 0, or -ENETDOWN if the port is disabled or links are stopped.
+ */
+int npo_port_retrain(struct npo_port *port)
+{
+	struct npo_dev *ndev = port->ndev;
+	int err = 0;
+
+	mutex_lock(&ndev->link_lock);
+	if (!port->admin_up || !ndev->link_running)
+		err = -ENETDOWN;
+	else
+		npo_port_apply(port, true);
+	mutex_unlock(&ndev->link_lock);
+	return err;
+}
+
+/**
+ * npo_port_prbs_test() - run a PRBS test on a port and wait for its end
+ * @port: the port.
+ * @ms: duration, 1..65535 ms.
+ *
+ * The link goes down for the test, the peer loops the pattern back, and
+ * the port retrains afterwards; the lanes' PRBS counters hold the result.
+ *
+ * Context: process context, with the device present; sleeps for @ms.
+ * Return: 0 when the test ended; -ENETDOWN if the port is disabled or
+ * links are stopped, -ENOLINK without a peer, -ETIMEDOUT if the device
+ * never reported the end, -ERESTARTSYS if a signal came first.
+ */
+int npo_port_prbs_test(struct npo_port *port, u32 ms)
+{
+	struct npo_dev *ndev = port->ndev;
+	long left;
+
+	mutex_lock(&ndev->link_lock);
+	if (!port->admin_up || !ndev->link_running) {
+		mutex_unlock(&ndev->link_lock);
+		return -ENETDOWN;
+	}
+	npo_port_refresh(port);
+	if (!(port->status & NPO_PST_PEER_PRESENT)) {
+		mutex_unlock(&ndev->link_lock);
+		return -ENOLINK;
+	}
+	reinit_completion(&port->prbs_done);
+	npo_port_wr(port, NPO_P_PRBS,
+		    NPO_PRBS_START | FIELD_PREP(NPO_PRBS_DURATION_MS, ms));
+	mutex_unlock(&ndev->link_lock);
+
+	left = wait_for_completion_interruptible_timeout(&port->prbs_done,
+							 msecs_to_jiffies(ms) +
+							 NPO_PRBS_GRACE);
+	if (left < 0)
+		return left;
+	return left ? 0 : -ETIMEDOUT;
+}
+
 static void npo_port_log_up(struct npo_port *port, const char *what)
 {
 	struct npo_dev *ndev = port->ndev;
@@ -256,7 +435,7 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 
 	if (ev & NPO_PEV_DOWN) {
 		port->flaps++;
-		npo_genl_event(port, NPO_EVENT_LINK_DOWN);
+		npo_genl_port_event(port, NPO_EVENT_LINK_DOWN);
 		npo_warn(ndev, "port %u: link down: %s\n", port->index,
 			 npo_port_fail_name(port->down_reason));
 	}
@@ -273,7 +452,7 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 			npo_warn(ndev, "port %u: still not trained: %s\n",
 				 port->index,
 				 npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
-		npo_genl_event(port, NPO_EVENT_TRAIN_FAILED);
+		npo_genl_port_event(port, NPO_EVENT_TRAIN_FAILED);
 		port->backoff_ms = clamp(port->backoff_ms * 2,
 					 (unsigned int)NPO_BACKOFF_MIN_MS,
 					 (unsigned int)NPO_BACKOFF_MAX_MS);
@@ -282,13 +461,13 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 	}
 	if (ev & NPO_PEV_RETRAIN) {
 		port->recoveries_seen++;
-		npo_genl_event(port, NPO_EVENT_RETRAIN);
+		npo_genl_port_event(port, NPO_EVENT_RETRAIN);
 	}
 	if (ev & (NPO_PEV_UP | NPO_PEV_RECOVERED)) {
 		port->backoff_ms = 0;
 		cancel_delayed_work(&port->retrain_work);
 		npo_port_log_up(port, ev & NPO_PEV_UP ? "up" : "recovered");
-		npo_genl_event(port, ev & NPO_PEV_UP ? NPO_EVENT_LINK_UP :
+		npo_genl_port_event(port, ev & NPO_PEV_UP ? NPO_EVENT_LINK_UP :
 						      NPO_EVENT_RECOVERED);
 	}
 	if ((ev & NPO_PEV_DEGRADED) && (st & NPO_PST_DEGRADED)) {
@@ -299,7 +478,7 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 		if (lanes)
 			scnprintf(why, sizeof(why), "; failing lanes %*pbl",
 				  NPO_MAX_LANES, &lanes);
-		npo_genl_event(port, NPO_EVENT_DEGRADED);
+		npo_genl_port_event(port, NPO_EVENT_DEGRADED);
 		npo_warn(ndev, "port %u: link degraded: %s x%lu, capable of %s x%u%s\n",
 			 port->index,
 			 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
@@ -311,12 +490,12 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 	if (ev & NPO_PEV_ERR_THRESHOLD) {
 		unsigned long lanes = port->ber_lanes;
 
-		npo_genl_event(port, NPO_EVENT_ERR_THRESHOLD);
+		npo_genl_port_event(port, NPO_EVENT_ERR_THRESHOLD);
 		npo_warn(ndev, "port %u: pre-FEC bit error rate above the warning threshold on lanes %*pbl\n",
 			 port->index, NPO_MAX_LANES, &lanes);
 	}
 	if (ev & NPO_PEV_PRBS_DONE) {
-		npo_genl_event(port, NPO_EVENT_TEST_DONE);
+		npo_genl_port_event(port, NPO_EVENT_TEST_DONE);
 		complete_all(&port->prbs_done);
 	}
 }

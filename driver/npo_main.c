@@ -2,16 +2,111 @@
 /*
  * NPO supernode interconnect: PCI driver, probe and removal.
  */
+#include <linux/idr.h>
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "npo.h"
 
 unsigned int npo_dbg_mask;
 module_param_named(dbg_mask, npo_dbg_mask, uint, 0644);
 MODULE_PARM_DESC(dbg_mask, "Debug areas to log: 0x1 probe, 0x2 mailbox, 0x4 firmware, 0x8 interrupts, 0x10 ioctls, 0x20 links, 0x40 DMA, 0x80 fabric clock");
+
+/* Device indexes, N of /dev/npoN: held until the last reference goes. */
+static DEFINE_IDA(npo_index_ida);
+/* Probed devices by index, for netlink requests that name one. */
+static DEFINE_XARRAY(npo_devs);
+
+/**
+ * npo_dev_get() - find a probed device by its index and take a reference
+ * @index: N of /dev/npoN.
+ *
+ * Return: the device, to be released with put_device(&ndev->dev), or NULL.
+ */
+struct npo_dev *npo_dev_get(unsigned long index)
+{
+	struct npo_dev *ndev;
+
+	xa_lock(&npo_devs);
+	ndev = xa_load(&npo_devs, index);
+	if (ndev)
+		get_device(&ndev->dev);
+	xa_unlock(&npo_devs);
+	return ndev;
+}
+
+/**
+ * npo_dev_get_next() - the probed device at or after an index, referenced
+ * @index: where to look from; set to the index of the device found.
+ * @max: the highest index to consider.
+ *
+ * Return: the device, to be released with put_device(&ndev->dev), or NULL
+ * if no device has an index from @index to @max.
+ */
+struct npo_dev *npo_dev_get_next(unsigned long *index, unsigned long max)
+{
+	struct npo_dev *ndev;
+
+	xa_lock(&npo_devs);
+	ndev = xa_find(&npo_devs, index, max, XA_PRESENT);
+	if (ndev)
+		get_device(&ndev->dev);
+	xa_unlock(&npo_devs);
+	return ndev;
+}
+
+static void npo_dev_release(struct device *dev)
+{
+	struct npo_dev *ndev = container_of(dev, struct npo_dev, dev);
+
+	ida_free(&npo_index_ida, ndev->minor);
+	ida_destroy(&ndev->pd_ida);
+	ida_destroy(&ndev->queue_ida);
+	ida_destroy(&ndev->mr_ida);
+	kfree(ndev);
+}
+
+/*
+ * A new device with its index.  From here on it is freed by
+ * put_device(&ndev->dev), after the last open file is closed, never by
+ * kfree().
+ */
+static struct npo_dev *npo_dev_alloc(struct pci_dev *pdev)
+{
+	struct npo_dev *ndev;
+	int index;
+
+	ndev = kzalloc(sizeof(*ndev), GFP_KERNEL);
+	if (!ndev)
+		return ERR_PTR(-ENOMEM);
+	index = ida_alloc_max(&npo_index_ida, NPO_MAX_DEVICES - 1, GFP_KERNEL);
+	if (index < 0) {
+		kfree(ndev);
+		return ERR_PTR(index);
+	}
+	ndev->minor = index;
+	ndev->pdev = pdev;
+	device_initialize(&ndev->dev);
+	ndev->dev.parent = &pdev->dev;
+	ndev->dev.release = npo_dev_release;
+	init_rwsem(&ndev->remove_lock);
+	mutex_init(&ndev->state_lock);
+	mutex_init(&ndev->mbox_lock);
+	init_completion(&ndev->mbox_done);
+	init_waitqueue_head(&ndev->state_wq);
+	ida_init(&ndev->pd_ida);
+	ida_init(&ndev->queue_ida);
+	ida_init(&ndev->mr_ida);
+	mutex_init(&ndev->files_lock);
+	INIT_LIST_HEAD(&ndev->files);
+	mutex_init(&ndev->cmd_lock);
+	npo_link_early_init(ndev);
+	return ndev;
+}
 
 static const char * const npo_state_names[] = {
 	[NPO_DEV_STATE_PROBING] = "probing",
@@ -182,23 +277,9 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct npo_dev *ndev;
 	int err;
 
-	ndev = kzalloc(sizeof(*ndev), GFP_KERNEL);
-	if (!ndev)
-		return -ENOMEM;
-	ndev->pdev = pdev;
-	npo_dev_init(ndev);
-	init_rwsem(&ndev->remove_lock);
-	mutex_init(&ndev->state_lock);
-	mutex_init(&ndev->mbox_lock);
-	init_completion(&ndev->mbox_done);
-	init_waitqueue_head(&ndev->state_wq);
-	ida_init(&ndev->pd_ida);
-	ida_init(&ndev->queue_ida);
-	ida_init(&ndev->mr_ida);
-	mutex_init(&ndev->files_lock);
-	INIT_LIST_HEAD(&ndev->files);
-	mutex_init(&ndev->cmd_lock);
-	npo_link_early_init(ndev);
+	ndev = npo_dev_alloc(pdev);
+	if (IS_ERR(ndev))
+		return PTR_ERR(ndev);
 	pci_set_drvdata(pdev, ndev);
 
 	err = pcim_enable_device(pdev);
@@ -281,12 +362,20 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		npo_err(ndev, "cannot create character device (%d)\n", err);
 		goto err_timesync;
 	}
+	/* Netlink finds the device from here on. */
+	err = xa_insert(&npo_devs, ndev->minor, ndev, GFP_KERNEL);
+	if (err) {
+		npo_err(ndev, "cannot register the device (%d)\n", err);
+		goto err_cdev;
+	}
 	npo_debugfs_add(ndev);
 	npo_info(ndev, "npo%d: node %u, serial %016llx, %u ports x %u lanes, %s\n",
 		 ndev->minor, ndev->node_id, ndev->serial, ndev->num_ports,
 		 ndev->lanes_per_port, npo_state_name(npo_state(ndev)));
 	return 0;
 
+err_cdev:
+	npo_cdev_del(ndev);
 err_timesync:
 	npo_timesync_stop(ndev);
 err_clock:
@@ -309,6 +398,7 @@ static void npo_remove(struct pci_dev *pdev)
 	struct npo_dev *ndev = pci_get_drvdata(pdev);
 
 	npo_debugfs_del(ndev);
+	xa_erase(&npo_devs, ndev->minor);
 	npo_cdev_del(ndev);
 	npo_timesync_stop(ndev);
 	npo_clock_unregister(ndev);

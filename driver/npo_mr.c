@@ -431,6 +431,17 @@ void npo_mr_release_all(struct npo_file *nfile, bool hw_alive)
 	}
 }
 
+static int npo_mr_put(struct sk_buff *skb, const struct npo_mr *mr)
+{
+	if (nla_put_u32(skb, NPO_ATTR_MR_KEY, mr->key) ||
+	    nla_put_u64_64bit(skb, NPO_ATTR_MR_ADDR, mr->addr, NPO_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, NPO_ATTR_MR_LENGTH, mr->length,
+			      NPO_ATTR_PAD) ||
+	    nla_put_u32(skb, NPO_ATTR_MR_ACCESS, mr->access))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /**
  * npo_mr_dump() - describe a file's regions in a netlink dump
  * @skb: the dump's buffer.
@@ -445,21 +456,15 @@ int npo_mr_dump(struct sk_buff *skb, struct netlink_callback *cb,
 {
 	struct npo_mr *mr;
 	void *hdr;
+	int err;
 
 	xa_for_each_start(&nfile->mrs, *index, mr, *index) {
 		hdr = npo_genl_dump_begin(skb, cb, NPO_CMD_MR_GET, nfile);
 		if (!hdr)
 			return -EMSGSIZE;
-		if (nla_put_u32(skb, NPO_ATTR_MR_KEY, mr->key) ||
-		    nla_put_u64_64bit(skb, NPO_ATTR_MR_ADDR, mr->addr,
-				      NPO_ATTR_PAD) ||
-		    nla_put_u64_64bit(skb, NPO_ATTR_MR_LENGTH, mr->length,
-				      NPO_ATTR_PAD) ||
-		    nla_put_u32(skb, NPO_ATTR_MR_ACCESS, mr->access)) {
-			genlmsg_cancel(skb, hdr);
-			return -EMSGSIZE;
-		}
-		genlmsg_end(skb, hdr);
+		err = npo_genl_end(skb, hdr, npo_mr_put(skb, mr));
+		if (err)
+			return err;
 	}
 	return 0;
 }

@@ -325,14 +325,34 @@ int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma)
 	return -EINVAL;
 }
 
+/* The ring header tells how far the device and the process have come. */
+static int npo_queue_put(struct sk_buff *skb, const struct npo_queue *q)
+{
+	const u32 *ring = q->ring;
+
+	if (nla_put_u32(skb, NPO_ATTR_QUEUE_ID, q->id) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_SQ_ENTRIES, q->sq_entries) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_ENTRIES, q->cq_entries) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_RQ_ENTRIES, q->rq_entries) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_SQ_HEAD,
+			READ_ONCE(ring[NPO_RING_SQ_HEAD / 4])) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_TAIL,
+			READ_ONCE(ring[NPO_RING_CQ_TAIL / 4])) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_HEAD,
+			READ_ONCE(ring[NPO_RING_CQ_HEAD / 4])) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_STATUS,
+			READ_ONCE(ring[NPO_RING_STATUS / 4])) ||
+	    nla_put_u8(skb, NPO_ATTR_QUEUE_INTERRUPT, !!q->eventfd))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /**
  * npo_queue_dump() - describe a file's queues in a netlink dump
  * @skb: the dump's buffer.
  * @cb: the dump.
  * @nfile: the file, its lock held.
  * @index: the queue to start from; left at the one that did not fit.
- *
- * The ring header tells how far the device and the process have come.
  *
  * Return: 0 when every queue is in, -EMSGSIZE when @skb is full.
  */
@@ -341,30 +361,15 @@ int npo_queue_dump(struct sk_buff *skb, struct netlink_callback *cb,
 {
 	struct npo_queue *q;
 	void *hdr;
+	int err;
 
 	xa_for_each_start(&nfile->queues, *index, q, *index) {
-		u32 *ring = q->ring;
-
 		hdr = npo_genl_dump_begin(skb, cb, NPO_CMD_QUEUE_GET, nfile);
 		if (!hdr)
 			return -EMSGSIZE;
-		if (nla_put_u32(skb, NPO_ATTR_QUEUE_ID, q->id) ||
-		    nla_put_u32(skb, NPO_ATTR_QUEUE_SQ_ENTRIES, q->sq_entries) ||
-		    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_ENTRIES, q->cq_entries) ||
-		    nla_put_u32(skb, NPO_ATTR_QUEUE_RQ_ENTRIES, q->rq_entries) ||
-		    nla_put_u32(skb, NPO_ATTR_QUEUE_SQ_HEAD,
-				READ_ONCE(ring[NPO_RING_SQ_HEAD / 4])) ||
-		    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_TAIL,
-				READ_ONCE(ring[NPO_RING_CQ_TAIL / 4])) ||
-		    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_HEAD,
-				READ_ONCE(ring[NPO_RING_CQ_HEAD / 4])) ||
-		    nla_put_u32(skb, NPO_ATTR_QUEUE_STATUS,
-				READ_ONCE(ring[NPO_RING_STATUS / 4])) ||
-		    nla_put_u8(skb, NPO_ATTR_QUEUE_INTERRUPT, !!q->eventfd)) {
-			genlmsg_cancel(skb, hdr);
-			return -EMSGSIZE;
-		}
-		genlmsg_end(skb, hdr);
+		err = npo_genl_end(skb, hdr, npo_queue_put(skb, q));
+		if (err)
+			return err;
 	}
 	return 0;
 }

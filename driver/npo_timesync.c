@@ -168,11 +168,6 @@ static void npo_ts_fill(struct npo_dev *ndev, struct npo_ts_msg *msg, u8 type,
 	};
 }
 
-static void npo_ts_event(struct npo_dev *ndev)
-{
-	npo_genl_clock_event(ndev);
-}
-
 static void npo_ts_set_state(struct npo_dev *ndev, u8 state)
 {
 	struct npo_timesync *ts = &ndev->ts;
@@ -398,7 +393,7 @@ static void npo_ts_rx_work(struct work_struct *work)
 	mutex_unlock(&ts->lock);
 	if (ts->changed) {
 		ts->changed = false;
-		npo_ts_event(ndev);
+		npo_clock_event(ndev);
 	}
 }
 
@@ -595,7 +590,7 @@ static void npo_ts_work(struct work_struct *work)
 	mutex_unlock(&ts->lock);
 	if (ts->changed) {
 		ts->changed = false;
-		npo_ts_event(ndev);
+		npo_clock_event(ndev);
 	}
 out:
 	queue_delayed_work(ts->wq, &ts->work, npo_ts_interval());
