@@ -57,6 +57,11 @@ struct npo_dev;
 struct netlink_callback;
 struct sk_buff;
 
+/* Retrain backoff after a training failure (npo_link.c). */
+#define NPO_BACKOFF_MIN_MS	100
+#define NPO_BACKOFF_MAX_MS	10000
+#define NPO_BACKOFF_WARN_MS	1600	/* warn after about 3 s of failures */
+
 /**
  * struct npo_port - the driver's view of one link port
  * @ndev: the device.
@@ -393,6 +398,12 @@ void npo_set_state(struct npo_dev *ndev, enum npo_dev_state state);
 const char *npo_state_name(enum npo_dev_state state);
 struct npo_dev *npo_dev_get(unsigned long index);
 struct npo_dev *npo_dev_get_next(unsigned long *index, unsigned long max);
+int npo_hw_start(struct npo_dev *ndev);
+
+/* npo_health.c */
+extern const struct pci_error_handlers npo_err_handlers;
+void npo_health_port_event(struct npo_port *port, u32 event);
+void npo_health_fatal(struct npo_dev *ndev);
 
 /* npo_mbox.c */
 int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,

@@ -12,9 +12,6 @@
 
 #include "npo.h"
 
-#define NPO_BACKOFF_MIN_MS	100
-#define NPO_BACKOFF_MAX_MS	10000
-#define NPO_BACKOFF_WARN_MS	1600	/* after about 3 s of failures */
 /* How much longer than its duration a PRBS test may take to report. */
 #define NPO_PRBS_GRACE		(5 * HZ)
 
@@ -411,18 +408,6 @@ int npo_port_prbs_test(struct npo_port *port, u32 ms)
 	return left ? 0 : -ETIMEDOUT;
 }
 
-static void npo_port_log_up(struct npo_port *port, const char *what)
-{
-	struct npo_dev *ndev = port->ndev;
-	u32 st = port->status;
-
-	npo_info(ndev, "port %u: link %s at %s x%lu to node %u port %u\n",
-		 port->index, what,
-		 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
-		 FIELD_GET(NPO_PST_WIDTH, st), port->peer_node,
-		 port->peer_port);
-}
-
 static void npo_port_handle(struct npo_port *port, u32 ev)
 {
 	struct npo_dev *ndev = port->ndev;
@@ -435,24 +420,11 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 
 	if (ev & NPO_PEV_DOWN) {
 		port->flaps++;
-		npo_genl_port_event(port, NPO_EVENT_LINK_DOWN);
-		npo_warn(ndev, "port %u: link down: %s\n", port->index,
-			 npo_port_fail_name(port->down_reason));
+		npo_health_port_event(port, NPO_EVENT_LINK_DOWN);
 	}
 	if (ev & NPO_PEV_TRAIN_FAIL) {
-		/*
-		 * A peer probed after us fails the first attempt at every
-		 * boot: say so quietly, and warn only once it persists.
-		 */
-		if (!port->backoff_ms)
-			npo_info(ndev, "port %u: training failed: %s; retrying with backoff\n",
-				 port->index,
-				 npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
-		else if (port->backoff_ms == NPO_BACKOFF_WARN_MS)
-			npo_warn(ndev, "port %u: still not trained: %s\n",
-				 port->index,
-				 npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
-		npo_genl_port_event(port, NPO_EVENT_TRAIN_FAILED);
+		/* Reported with the backoff that led up to this failure. */
+		npo_health_port_event(port, NPO_EVENT_TRAIN_FAILED);
 		port->backoff_ms = clamp(port->backoff_ms * 2,
 					 (unsigned int)NPO_BACKOFF_MIN_MS,
 					 (unsigned int)NPO_BACKOFF_MAX_MS);
@@ -461,41 +433,20 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 	}
 	if (ev & NPO_PEV_RETRAIN) {
 		port->recoveries_seen++;
-		npo_genl_port_event(port, NPO_EVENT_RETRAIN);
+		npo_health_port_event(port, NPO_EVENT_RETRAIN);
 	}
 	if (ev & (NPO_PEV_UP | NPO_PEV_RECOVERED)) {
 		port->backoff_ms = 0;
 		cancel_delayed_work(&port->retrain_work);
-		npo_port_log_up(port, ev & NPO_PEV_UP ? "up" : "recovered");
-		npo_genl_port_event(port, ev & NPO_PEV_UP ? NPO_EVENT_LINK_UP :
-						      NPO_EVENT_RECOVERED);
+		npo_health_port_event(port, ev & NPO_PEV_UP ? NPO_EVENT_LINK_UP :
+							    NPO_EVENT_RECOVERED);
 	}
-	if ((ev & NPO_PEV_DEGRADED) && (st & NPO_PST_DEGRADED)) {
-		unsigned long lanes = port->fault_lanes;
-		char why[48] = "";
-
-		/* An administrative limit degrades a link with no lane at fault. */
-		if (lanes)
-			scnprintf(why, sizeof(why), "; failing lanes %*pbl",
-				  NPO_MAX_LANES, &lanes);
-		npo_genl_port_event(port, NPO_EVENT_DEGRADED);
-		npo_warn(ndev, "port %u: link degraded: %s x%lu, capable of %s x%u%s\n",
-			 port->index,
-			 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
-			 FIELD_GET(NPO_PST_WIDTH, st),
-			 npo_port_rate_name(fls(ndev->port_rates & port->peer_rates)),
-			 min_t(unsigned int, ndev->lanes_per_port, port->peer_lanes),
-			 why);
-	}
-	if (ev & NPO_PEV_ERR_THRESHOLD) {
-		unsigned long lanes = port->ber_lanes;
-
-		npo_genl_port_event(port, NPO_EVENT_ERR_THRESHOLD);
-		npo_warn(ndev, "port %u: pre-FEC bit error rate above the warning threshold on lanes %*pbl\n",
-			 port->index, NPO_MAX_LANES, &lanes);
-	}
+	if ((ev & NPO_PEV_DEGRADED) && (st & NPO_PST_DEGRADED))
+		npo_health_port_event(port, NPO_EVENT_DEGRADED);
+	if (ev & NPO_PEV_ERR_THRESHOLD)
+		npo_health_port_event(port, NPO_EVENT_ERR_THRESHOLD);
 	if (ev & NPO_PEV_PRBS_DONE) {
-		npo_genl_port_event(port, NPO_EVENT_TEST_DONE);
+		npo_health_port_event(port, NPO_EVENT_TEST_DONE);
 		complete_all(&port->prbs_done);
 	}
 }

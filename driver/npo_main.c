@@ -162,10 +162,8 @@ static irqreturn_t npo_admin_irq(int irq, void *data)
 		npo_link_irq(ndev);
 	if (status & NPO_IRQ_TIME)
 		npo_timesync_irq(ndev);
-	if (status & NPO_IRQ_FATAL) {
-		npo_err(ndev, "device reported a fatal error\n");
-		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
-	}
+	if (status & NPO_IRQ_FATAL)
+		npo_health_fatal(ndev);
 	return IRQ_HANDLED;
 }
 
@@ -191,12 +189,18 @@ static int npo_hw_reset(struct npo_dev *ndev)
 	return 0;
 }
 
-/*
- * Reset the device and start its firmware.  A firmware failure is not a
- * probe failure: the device stays visible, held safe, so that an operator
- * can see why and load a good image.
+/**
+ * npo_hw_start() - reset the device and start its firmware and links
+ * @ndev: the device.
+ *
+ * A firmware failure is not a start failure: the device stays visible,
+ * held safe in %NPO_DEV_STATE_FW_ERROR, so that an operator can see why
+ * and load a good image.
+ *
+ * Context: process context; takes &npo_dev.state_lock.
+ * Return: 0, or a negative errno if the device did not come out of reset.
  */
-static int npo_hw_start(struct npo_dev *ndev)
+int npo_hw_start(struct npo_dev *ndev)
 {
 	int err;
 
@@ -427,64 +431,6 @@ static void npo_shutdown(struct pci_dev *pdev)
 	if (ndev)
 		npo_hw_stop(ndev);
 }
-
-static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
-					   pci_channel_state_t state)
-{
-	struct npo_dev *ndev = pci_get_drvdata(pdev);
-
-	npo_err(ndev, "PCIe error reported, channel %s\n",
-		state == pci_channel_io_normal ? "normal" :
-		state == pci_channel_io_frozen ? "frozen" : "permanently failed");
-	if (state == pci_channel_io_perm_failure) {
-		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
-		return PCI_ERS_RESULT_DISCONNECT;
-	}
-	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
-	npo_link_stop(ndev);
-	return state == pci_channel_io_normal ? PCI_ERS_RESULT_CAN_RECOVER :
-						PCI_ERS_RESULT_NEED_RESET;
-}
-
-static pci_ers_result_t npo_mmio_enabled(struct pci_dev *pdev)
-{
-	return PCI_ERS_RESULT_NEED_RESET;
-}
-
-static pci_ers_result_t npo_slot_reset(struct pci_dev *pdev)
-{
-	struct npo_dev *ndev = pci_get_drvdata(pdev);
-
-	pci_restore_state(pdev);
-	pci_save_state(pdev);
-	pci_set_master(pdev);
-	if (npo_rd32(ndev, NPO_REG_MAGIC) != NPO_MAGIC) {
-		npo_err(ndev, "device not accessible after reset\n");
-		return PCI_ERS_RESULT_DISCONNECT;
-	}
-	return PCI_ERS_RESULT_RECOVERED;
-}
-
-static void npo_resume(struct pci_dev *pdev)
-{
-	struct npo_dev *ndev = pci_get_drvdata(pdev);
-
-	/*
-	 * The reset took the device's queues and memory table with it: end
-	 * the files' copies, then start the firmware again.
-	 */
-	npo_files_release_dma(ndev, false);
-	if (!npo_hw_start(ndev))
-		npo_info(ndev, "recovered from PCIe error, %s\n",
-			 npo_state_name(npo_state(ndev)));
-}
-
-static const struct pci_error_handlers npo_err_handlers = {
-	.error_detected = npo_error_detected,
-	.mmio_enabled = npo_mmio_enabled,
-	.slot_reset = npo_slot_reset,
-	.resume = npo_resume,
-};
 
 static const struct pci_device_id npo_pci_ids[] = {
 	{ PCI_DEVICE(NPO_PCI_VENDOR_ID, NPO_PCI_DEVICE_ID) },

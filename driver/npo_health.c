@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO error reporting and recovery: what an operator hears about a
+ * device's health, and what the driver does about a fault.
+ *
+ * Every fault the driver learns of is reported here, naming its domain:
+ * the device (a fatal error, a PCIe error and the recovery from it) or one
+ * of its ports (a link that went down, failed to train, came up degraded
+ * or crossed the bit error rate warning threshold).  Reports go to the
+ * kernel log and, for ports, to the netlink events group; the link
+ * supervisor (npo_link.c) decides what to do about a port, the PCIe error
+ * handlers below what to do about the device.
+ */
+#include <linux/pci.h>
+#include <uapi/linux/npo_netlink.h>
+
+#include "npo.h"
+
+/* --- ports ---------------------------------------------------------------- */
+
+static void npo_health_log_port(struct npo_port *port, u32 event)
+{
+	struct npo_dev *ndev = port->ndev;
+	u32 st = port->status;
+	unsigned int fail = FIELD_GET(NPO_PST_FAIL, st);
+	unsigned long lanes;
+	char why[48] = "";
+
+	switch (event) {
+	case NPO_EVENT_LINK_DOWN:
+		npo_warn(ndev, "port %u: link down: %s\n", port->index,
+			 npo_port_fail_name(port->down_reason));
+		break;
+	case NPO_EVENT_TRAIN_FAILED:
+		/*
+		 * A peer probed after us fails the first attempt at every
+		 * boot: say so quietly, and warn only once it persists.
+		 */
+		if (!port->backoff_ms)
+			npo_info(ndev, "port %u: training failed: %s; retrying with backoff\n",
+				 port->index, npo_port_fail_name(fail));
+		else if (port->backoff_ms == NPO_BACKOFF_WARN_MS)
+			npo_warn(ndev, "port %u: still not trained: %s\n",
+				 port->index, npo_port_fail_name(fail));
+		break;
+	case NPO_EVENT_LINK_UP:
+	case NPO_EVENT_RECOVERED:
+		npo_info(ndev, "port %u: link %s at %s x%lu to node %u port %u\n",
+			 port->index, event == NPO_EVENT_LINK_UP ? "up" : "recovered",
+			 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
+			 FIELD_GET(NPO_PST_WIDTH, st), port->peer_node,
+			 port->peer_port);
+		break;
+	case NPO_EVENT_DEGRADED:
+		lanes = port->fault_lanes;
+		/* An administrative limit degrades a link with no lane at fault. */
+		if (lanes)
+			scnprintf(why, sizeof(why), "; failing lanes %*pbl",
+				  NPO_MAX_LANES, &lanes);
+		npo_warn(ndev, "port %u: link degraded: %s x%lu, capable of %s x%u%s\n",
+			 port->index,
+			 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
+			 FIELD_GET(NPO_PST_WIDTH, st),
+			 npo_port_rate_name(fls(ndev->port_rates & port->peer_rates)),
+			 min_t(unsigned int, ndev->lanes_per_port, port->peer_lanes),
+			 why);
+		break;
+	case NPO_EVENT_ERR_THRESHOLD:
+		lanes = port->ber_lanes;
+		npo_warn(ndev, "port %u: pre-FEC bit error rate above the warning threshold on lanes %*pbl\n",
+			 port->index, NPO_MAX_LANES, &lanes);
+		break;
+	}
+}
+
+/**
+ * npo_health_port_event() - report what happened to a port
+ * @port: the port, its cached state fresh.
+ * @event: &enum npo_event.
+ *
+ * Faults go to the kernel log, naming the port, the peer and the lanes to
+ * blame; every event goes to the netlink events group.  A training
+ * failure is reported with the backoff that preceded it, so that a link
+ * that keeps failing is warned about once.
+ *
+ * Context: process context, under &npo_dev.link_lock.
+ */
+void npo_health_port_event(struct npo_port *port, u32 event)
+{
+	npo_health_log_port(port, event);
+	npo_genl_port_event(port, event);
+}
+
+/* --- the device ----------------------------------------------------------- */
+
+/**
+ * npo_health_fatal() - the device reported a fatal error
+ * @ndev: the device.
+ *
+ * The device stops; only a reset (a PCIe error recovery or a new probe)
+ * brings it back.
+ *
+ * Context: hard interrupt.
+ */
+void npo_health_fatal(struct npo_dev *ndev)
+{
+	npo_err(ndev, "device reported a fatal error\n");
+	npo_set_state(ndev, NPO_DEV_STATE_DEAD);
+}
+
+static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
+					   pci_channel_state_t state)
+{
+	struct npo_dev *ndev = pci_get_drvdata(pdev);
+
+	npo_err(ndev, "PCIe error reported, channel %s\n",
+		state == pci_channel_io_normal ? "normal" :
+		state == pci_channel_io_frozen ? "frozen" : "permanently failed");
+	if (state == pci_channel_io_perm_failure) {
+		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
+	npo_link_stop(ndev);
+	return state == pci_channel_io_normal ? PCI_ERS_RESULT_CAN_RECOVER :
+						PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t npo_mmio_enabled(struct pci_dev *pdev)
+{
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t npo_slot_reset(struct pci_dev *pdev)
+{
+	struct npo_dev *ndev = pci_get_drvdata(pdev);
+
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	pci_set_master(pdev);
+	if (npo_rd32(ndev, NPO_REG_MAGIC) != NPO_MAGIC) {
+		npo_err(ndev, "device not accessible after reset\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void npo_resume(struct pci_dev *pdev)
+{
+	struct npo_dev *ndev = pci_get_drvdata(pdev);
+
+	/*
+	 * The reset took the device's queues and memory table with it: end
+	 * the files' copies, then start the firmware again.
+	 */
+	npo_files_release_dma(ndev, false);
+	if (!npo_hw_start(ndev))
+		npo_info(ndev, "recovered from PCIe error, %s\n",
+			 npo_state_name(npo_state(ndev)));
+}
+
+/*
+ * PCIe error recovery (AER): stop the links and hold the device while the
+ * link is reset, check it answers, then start it again from its firmware.
+ * The PCI core calls these one at a time, and never during probe or
+ * remove (it holds the device lock).
+ */
+const struct pci_error_handlers npo_err_handlers = {
+	.error_detected = npo_error_detected,
+	.mmio_enabled = npo_mmio_enabled,
+	.slot_reset = npo_slot_reset,
+	.resume = npo_resume,
+};
