@@ -87,7 +87,8 @@ struct sk_buff;
  * @prbs_done: completed when a PRBS test ends.
  *
  * All fields but @retrain_work and @prbs_done are protected by
- * &npo_dev.link_lock.
+ * &npo_dev.link_lock.  Fabric time sync (npo_timesync.c) also reads
+ * @status without it, with READ_ONCE, for the port's state alone.
  */
 struct npo_port {
 	struct npo_dev *ndev;
@@ -157,11 +158,14 @@ struct npo_ts_port {
  * @wq: ordered: periodic work and received messages, one at a time.
  * @work: once per sync interval: elect, then send SYNCs.
  * @rx_work: handles received messages.
- * @running: interrupts may queue @rx_work.
- * @lock: protects the fields below against netlink readers.
+ * @running: interrupts may queue @rx_work; READ_ONCE/WRITE_ONCE.
+ * @hw_lost: the device was not ready at the last interval; only @work
+ *	touches it.
+ * @lock: protects the fields below: @wq runs one work at a time, but
+ *	netlink readers and the PHC's callbacks come from other contexts.
  * @ports: per-port state.
- * @hw_lost: the device was not ready at the last interval.
- * @changed: something listeners should hear about.
+ * @changed: something listeners should hear about; the work that clears
+ *	it sends the event after dropping @lock.
  * @prio: this device's grandmaster priority, lower preferred.
  * @role: &enum npo_clock_role.
  * @state: &enum npo_clock_state.
@@ -189,9 +193,9 @@ struct npo_timesync {
 	struct delayed_work work;
 	struct work_struct rx_work;
 	bool running;
+	bool hw_lost;
 	struct mutex lock; /* the fields below */
 	struct npo_ts_port *ports;
-	bool hw_lost;
 	bool changed;
 	u8 prio;
 	u8 role;
@@ -265,10 +269,17 @@ struct npo_timesync_info {
  * @num_queues: DMA queue pairs.
  * @db_stride: bytes between two queues' doorbells.
  * @num_vectors: MSI-X vectors enabled.
- * @state: &enum npo_dev_state; written under @state_lock, read locklessly.
- * @state_lock: serialises state transitions (probe, firmware load, reset).
+ * @state: &enum npo_dev_state.  Changed only by npo_set_state() (xchg) and
+ *	npo_set_state_from() (cmpxchg), from any context: the fatal interrupt
+ *	and the PCIe error callbacks force a state without a lock, so a start
+ *	sequence moves on from RESETTING only if nothing moved it first.
+ *	Read with npo_state() (READ_ONCE).
+ * @state_lock: serialises start sequences (reset and firmware load) and
+ *	protects @fw_error; the PCI core already keeps probe, remove and
+ *	error recovery apart.
  * @state_wq: woken on every state change.
- * @fw_version: running firmware version, 0 if none.
+ * @fw_version: running firmware version, 0 if none; written under
+ *	@state_lock, read with READ_ONCE by GET_INFO and sysfs.
  * @fw_error: why the firmware is not running, "" if it is.
  * @mbox_lock: serialises mailbox commands: the mailbox holds one at a time.
  * @mbox_done: completed by the interrupt handler when a command finishes.
@@ -312,7 +323,7 @@ struct npo_dev {
 	int num_vectors;
 
 	enum npo_dev_state state;
-	struct mutex state_lock; /* state transitions, fw_error */
+	struct mutex state_lock; /* start sequences, fw_error */
 	wait_queue_head_t state_wq;
 	u32 fw_version;
 	char fw_error[96];
@@ -395,6 +406,8 @@ static inline bool npo_hw_blames_lanes(const struct npo_dev *ndev)
 
 /* npo_main.c */
 void npo_set_state(struct npo_dev *ndev, enum npo_dev_state state);
+bool npo_set_state_from(struct npo_dev *ndev, enum npo_dev_state from,
+			enum npo_dev_state to);
 const char *npo_state_name(enum npo_dev_state state);
 struct npo_dev *npo_dev_get(unsigned long index);
 struct npo_dev *npo_dev_get_next(unsigned long *index, unsigned long max);

@@ -37,7 +37,7 @@ void npo_fill_info(struct npo_dev *ndev, struct npo_dev_info *info)
 	info->serial = ndev->serial;
 	info->node_id = ndev->node_id;
 	info->state = npo_state(ndev);
-	info->fw_version = ndev->fw_version;
+	info->fw_version = READ_ONCE(ndev->fw_version);
 	info->num_ports = ndev->num_ports;
 	info->lanes_per_port = ndev->lanes_per_port;
 	info->num_queues = ndev->num_queues;

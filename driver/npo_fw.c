@@ -21,7 +21,8 @@ static void npo_fw_fail(struct npo_dev *ndev, int err, const char *why)
 	strscpy(ndev->fw_error, why, sizeof(ndev->fw_error));
 	npo_err(ndev, "firmware %s: %s (%d); device held safe: no links, no DMA\n",
 		fw_name, why, err);
-	npo_set_state(ndev, NPO_DEV_STATE_FW_ERROR);
+	npo_set_state_from(ndev, NPO_DEV_STATE_RESETTING,
+			   NPO_DEV_STATE_FW_ERROR);
 }
 
 static int npo_fw_precheck(const struct firmware *fw, const char **why)
@@ -60,12 +61,12 @@ int npo_fw_load(struct npo_dev *ndev)
 	const struct firmware *fw;
 	const char *why = NULL;
 	dma_addr_t dma;
-	u32 args[3], ret;
+	u32 args[3], ret, version;
 	void *buf;
 	int err;
 
 	lockdep_assert_held(&ndev->state_lock);
-	ndev->fw_version = 0;
+	WRITE_ONCE(ndev->fw_version, 0);
 
 	err = request_firmware(&fw, fw_name, dev);
 	if (err) {
@@ -102,19 +103,18 @@ int npo_fw_load(struct npo_dev *ndev)
 		goto out_release;
 	}
 
-	ndev->fw_version = npo_rd32(ndev, NPO_REG_FW_VERSION);
+	version = npo_rd32(ndev, NPO_REG_FW_VERSION);
 	if (!(npo_rd32(ndev, NPO_REG_STATUS) & NPO_STATUS_FW_RUNNING) ||
-	    ndev->fw_version != ret) {
+	    version != ret) {
 		err = -EIO;
-		ndev->fw_version = 0;
 		npo_fw_fail(ndev, err, "device accepted the image but does not run it");
 		goto out_release;
 	}
+	WRITE_ONCE(ndev->fw_version, version);
 	ndev->fw_error[0] = '\0';
 	npo_info(ndev, "firmware %s version %u.%u.%u running\n", fw_name,
-		 NPO_FW_VERSION_MAJOR(ndev->fw_version),
-		 NPO_FW_VERSION_MINOR(ndev->fw_version),
-		 NPO_FW_VERSION_PATCH(ndev->fw_version));
+		 NPO_FW_VERSION_MAJOR(version), NPO_FW_VERSION_MINOR(version),
+		 NPO_FW_VERSION_PATCH(version));
 out_release:
 	release_firmware(fw);
 	return err;

@@ -135,7 +135,7 @@ void npo_port_refresh(struct npo_port *port)
 	if (FIELD_GET(NPO_PST_STATE, status) !=
 	    FIELD_GET(NPO_PST_STATE, port->status))
 		port->state_since = ktime_get();
-	port->status = status;
+	WRITE_ONCE(port->status, status);
 	port->peer_valid = peer & NPO_PPEER_VALID;
 	if (port->peer_valid) {
 		port->peer_node = npo_port_rd(port, NPO_P_PEER_NODE);

@@ -129,21 +129,51 @@ const char *npo_state_name(enum npo_dev_state state)
 	return "unknown";
 }
 
-/**
- * npo_set_state() - record a device state transition
- * @ndev: the device.
- * @state: the new state.
- */
-void npo_set_state(struct npo_dev *ndev, enum npo_dev_state state)
+static void npo_state_changed(struct npo_dev *ndev, enum npo_dev_state old,
+			      enum npo_dev_state state)
 {
-	enum npo_dev_state old = npo_state(ndev);
-
-	if (old == state)
-		return;
-	WRITE_ONCE(ndev->state, state);
 	npo_dbg(ndev, PROBE, "state %s -> %s\n", npo_state_name(old),
 		npo_state_name(state));
 	wake_up_all(&ndev->state_wq);
+}
+
+/**
+ * npo_set_state() - move the device to a state, whatever it was in
+ * @ndev: the device.
+ * @state: the new state.
+ *
+ * For the states a fault forces: %NPO_DEV_STATE_DEAD and, at the start of
+ * a reset, %NPO_DEV_STATE_RESETTING.
+ *
+ * Context: any, hard interrupts included.
+ */
+void npo_set_state(struct npo_dev *ndev, enum npo_dev_state state)
+{
+	enum npo_dev_state old = xchg(&ndev->state, state);
+
+	if (old != state)
+		npo_state_changed(ndev, old, state);
+}
+
+/**
+ * npo_set_state_from() - move the device on from the state it should be in
+ * @ndev: the device.
+ * @from: the state a start sequence left it in.
+ * @to: the state the sequence reached.
+ *
+ * A fatal error may declare the device dead at any moment, from its
+ * interrupt; the start sequence that was running must not bring it back.
+ *
+ * Context: any.
+ * Return: true if the device was in @from and is now in @to.
+ */
+bool npo_set_state_from(struct npo_dev *ndev, enum npo_dev_state from,
+			enum npo_dev_state to)
+{
+	if (cmpxchg(&ndev->state, from, to) != from)
+		return false;
+	npo_state_changed(ndev, from, to);
+	return true;
 }
 
 static irqreturn_t npo_admin_irq(int irq, void *data)
@@ -211,10 +241,10 @@ int npo_hw_start(struct npo_dev *ndev)
 		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
 		goto out;
 	}
-	if (!npo_fw_load(ndev)) {
-		npo_set_state(ndev, NPO_DEV_STATE_READY);
+	if (!npo_fw_load(ndev) &&
+	    npo_set_state_from(ndev, NPO_DEV_STATE_RESETTING,
+			       NPO_DEV_STATE_READY))
 		npo_link_start(ndev);
-	}
 out:
 	mutex_unlock(&ndev->state_lock);
 	return err;

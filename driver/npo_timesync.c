@@ -374,6 +374,7 @@ static void npo_ts_rx_work(struct work_struct *work)
 	struct npo_hw_time_msg m;
 	struct npo_ts_msg msg;
 	int budget = NPO_TIME_RX_DEPTH;
+	bool changed;
 
 	if (npo_state(ndev) != NPO_DEV_STATE_READY)
 		return;
@@ -390,11 +391,11 @@ static void npo_ts_rx_work(struct work_struct *work)
 			npo_ts_rx_reply(ndev, m.port, &msg,
 					le64_to_cpu(m.rx_time));
 	}
+	changed = ts->changed;
+	ts->changed = false;
 	mutex_unlock(&ts->lock);
-	if (ts->changed) {
-		ts->changed = false;
+	if (changed)
 		npo_clock_event(ndev);
-	}
 }
 
 /**
@@ -559,6 +560,7 @@ static void npo_ts_work(struct work_struct *work)
 					    struct npo_dev, ts.work);
 	struct npo_timesync *ts = &ndev->ts;
 	unsigned int i;
+	bool changed;
 
 	if (npo_state(ndev) != NPO_DEV_STATE_READY) {
 		ts->hw_lost = true;
@@ -587,11 +589,11 @@ static void npo_ts_work(struct work_struct *work)
 		npo_ts_fill(ndev, &msg, NPO_TS_MSG_SYNC, tp->sync_seq);
 		tp->sync_pending = !npo_ts_send(ndev, i, &msg, &tp->sync_tx);
 	}
+	changed = ts->changed;
+	ts->changed = false;
 	mutex_unlock(&ts->lock);
-	if (ts->changed) {
-		ts->changed = false;
+	if (changed)
 		npo_clock_event(ndev);
-	}
 out:
 	queue_delayed_work(ts->wq, &ts->work, npo_ts_interval());
 }
