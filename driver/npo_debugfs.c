@@ -83,14 +83,19 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 				       const char __user *ubuf, size_t len,
 				       loff_t *ppos)
 {
-	static const char * const kinds[] = {
-		"clear", "ber", "dead", "rxdrop", "cut", "burst",
+	static const char * const kinds[NPO_HW_NUM_FAULTS] = {
+		[NPO_HW_FAULT_CLEAR_ALL] = "clear",
+		[NPO_HW_FAULT_LANE_BER] = "ber",
+		[NPO_HW_FAULT_LANE_DEAD] = "dead",
+		[NPO_HW_FAULT_RX_DROP] = "rxdrop",
+		[NPO_HW_FAULT_CUT] = "cut",
+		[NPO_HW_FAULT_BURST] = "burst",
 	};
 	struct npo_dev *ndev = file->private_data;
 	unsigned int kind, port = 0, lane = 0, value = 0;
 	char buf[64], word[8];
 	u32 args[2];
-	int n, err;
+	int err;
 
 	if (len >= sizeof(buf))
 		return -EINVAL;
@@ -103,25 +108,30 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		if (!strcmp(word, kinds[kind]))
 			break;
 	switch (kind) {
-	case 0:
-		n = 0;
+	case NPO_HW_FAULT_CLEAR_ALL:
 		break;
-	case 1 ... 3:
-		n = sscanf(buf, "%*s %u %u %u", &port, &lane, &value) == 3;
+	case NPO_HW_FAULT_LANE_BER:
+	case NPO_HW_FAULT_LANE_DEAD:
+	case NPO_HW_FAULT_RX_DROP:
+		if (sscanf(buf, "%*s %u %u %u", &port, &lane, &value) != 3)
+			return -EINVAL;
 		break;
-	case 4 ... 5:
-		n = sscanf(buf, "%*s %u %u", &port, &value) == 2;
+	case NPO_HW_FAULT_CUT:
+	case NPO_HW_FAULT_BURST:
+		if (sscanf(buf, "%*s %u %u", &port, &value) != 2)
+			return -EINVAL;
 		break;
 	default:
 		return -EINVAL;
 	}
-	if (kind && !n)
+	if (port > FIELD_MAX(NPO_FAULT_PORT) || lane > FIELD_MAX(NPO_FAULT_LANE))
 		return -EINVAL;
-	if (port > 0xff || lane > 0xff)
-		return -EINVAL;
-	args[0] = kind | port << 8 | lane << 16;
+	args[0] = FIELD_PREP(NPO_FAULT_KIND, kind) |
+		  FIELD_PREP(NPO_FAULT_PORT, port) |
+		  FIELD_PREP(NPO_FAULT_LANE, lane);
 	args[1] = value;
-	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FAULT, args, 2, NULL, 0);
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FAULT, args, ARRAY_SIZE(args),
+			    NULL, 0);
 	return err ? err : len;
 }
 

@@ -90,7 +90,8 @@ int npo_fw_load(struct npo_dev *ndev)
 	args[0] = lower_32_bits(dma);
 	args[1] = upper_32_bits(dma);
 	args[2] = fw->size;
-	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FW_LOAD, args, 3, &ret, 1);
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FW_LOAD, args, ARRAY_SIZE(args),
+			    &ret, 1);
 	dma_free_coherent(dev, fw->size, buf, dma);
 	if (err == -ETIMEDOUT || err == -EBUSY) {
 		npo_fw_fail(ndev, err, "device did not answer");

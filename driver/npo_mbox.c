@@ -80,9 +80,9 @@ void npo_mbox_irq(struct npo_dev *ndev)
  * npo_mbox_exec() - run one mailbox command and wait for its result
  * @ndev: the device.
  * @opcode: &enum npo_mbox_opcode.
- * @args: up to four argument words.
+ * @args: up to %NPO_MBOX_NUM_ARGS argument words.
  * @nargs: number of words in @args.
- * @ret: where to store up to two result words, or NULL.
+ * @ret: where to store up to %NPO_MBOX_NUM_RETS result words, or NULL.
  * @nret: number of words to store in @ret.
  *
  * Every result but success is logged, rate-limited, with the command; the
@@ -104,7 +104,7 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 	u32 status;
 	int err = 0;
 
-	if (WARN_ON(nargs > 4 || nret > 2))
+	if (WARN_ON(nargs > NPO_MBOX_NUM_ARGS || nret > NPO_MBOX_NUM_RETS))
 		return -EINVAL;
 
 	mutex_lock(&ndev->mbox_lock);
@@ -114,7 +114,7 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		err = -EBUSY;
 		goto out;
 	}
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NPO_MBOX_NUM_ARGS; i++)
 		npo_wr32(ndev, NPO_REG_MBOX_ARG(i), i < nargs ? args[i] : 0);
 	reinit_completion(&ndev->mbox_done);
 	npo_dbg(ndev, MBOX, "command 0x%02x\n", opcode);

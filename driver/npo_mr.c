@@ -119,6 +119,12 @@ static int npo_mr_pin(struct npo_dev *ndev, struct npo_mr *mr)
 	return 0;
 }
 
+/* Take a region out of the device's memory table: no DMA reaches it after. */
+static int npo_mr_hw_destroy(struct npo_dev *ndev, u32 key)
+{
+	return npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &key, 1, NULL, 0);
+}
+
 /* Enter the region in the device's memory table. */
 static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr, u32 pd)
 {
@@ -138,7 +144,8 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr, u32 pd)
 	c->page_shift = cpu_to_le32(PAGE_SHIFT);
 	c->iova = cpu_to_le64(mr->addr);
 	c->length = cpu_to_le64(mr->length);
-	err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_CREATE, args, 2, NULL, 0);
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_CREATE, args,
+			    ARRAY_SIZE(args), NULL, 0);
 	created = !err;
 	for (first = 0; !err && first < mr->npages; first += count) {
 		count = min_t(unsigned long, mr->npages - first,
@@ -148,15 +155,13 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr, u32 pd)
 		h->first = cpu_to_le64(first);
 		for (i = 0; i < count; i++)
 			list[i] = cpu_to_le64(mr->dma[first + i]);
-		err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_PAGES, args, 2, NULL, 0);
+		err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_PAGES, args,
+				    ARRAY_SIZE(args), NULL, 0);
 	}
 	mutex_unlock(&ndev->cmd_lock);
 	/* A region created but not given all its pages must not linger. */
-	if (err && created) {
-		u32 key = mr->key;
-
-		npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &key, 1, NULL, 0);
-	}
+	if (err && created)
+		npo_mr_hw_destroy(ndev, mr->key);
 	return err;
 }
 
@@ -173,14 +178,14 @@ static int npo_mr_insert(struct npo_file *nfile, struct npo_mr *mr)
 	if (idx < 0)
 		return idx;
 	/* The tag makes a key of freed or foreign memory hard to guess. */
-	mr->key = FIELD_PREP(NPO_MR_KEY_TAG, get_random_u32() & 0xffff) | idx;
+	mr->key = FIELD_PREP(NPO_MR_KEY_TAG, get_random_u32()) |
+		  FIELD_PREP(NPO_MR_KEY_INDEX, idx);
 	mutex_lock(&nfile->lock);
 	err = npo_mr_load(ndev, mr, nfile->pd);
 	if (!err) {
 		err = xa_insert(&nfile->mrs, idx, mr, GFP_KERNEL);
 		if (err)
-			npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &mr->key, 1,
-				      NULL, 0);
+			npo_mr_hw_destroy(ndev, mr->key);
 	}
 	mutex_unlock(&nfile->lock);
 	if (err) {
@@ -281,7 +286,7 @@ static void npo_mr_release(struct npo_file *nfile, struct npo_mr *mr,
 	struct npo_dev *ndev = nfile->ndev;
 
 	if (hw_alive)
-		npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &mr->key, 1, NULL, 0);
+		npo_mr_hw_destroy(ndev, mr->key);
 	ida_free(&ndev->mr_ida, FIELD_GET(NPO_MR_KEY_INDEX, mr->key));
 	npo_mr_put_memory(ndev, mr);
 	npo_mr_free(mr);

@@ -111,6 +111,12 @@ static size_t npo_ring_size(u32 sq_entries, u32 cq_entries, u32 rq_entries)
 			  (size_t)rq_entries * sizeof(struct npo_rqe));
 }
 
+/* Stop a queue in the device: it never touches the rings again after. */
+static int npo_queue_hw_destroy(struct npo_dev *ndev, u32 id)
+{
+	return npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_DESTROY, &id, 1, NULL, 0);
+}
+
 static void npo_queue_free(struct npo_dev *ndev, struct npo_queue *q)
 {
 	if (q->eventfd) {
@@ -184,7 +190,8 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 		  FIELD_PREP(NPO_QC_RQ_LOG2, ilog2(q->rq_entries));
 	args[2] = lower_32_bits(q->ring_dma);
 	args[3] = upper_32_bits(q->ring_dma);
-	err = npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_CREATE, args, 4, NULL, 0);
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_CREATE, args,
+			    ARRAY_SIZE(args), NULL, 0);
 	if (err)
 		goto err_free;
 	err = xa_insert(&nfile->queues, id, q, GFP_KERNEL);
@@ -206,9 +213,7 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	return 0;
 
 err_hw:
-	/* ARG0 of QUEUE_DESTROY is the bare queue number. */
-	args[0] = id;
-	npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_DESTROY, args, 1, NULL, 0);
+	npo_queue_hw_destroy(ndev, id);
 err_free:
 	npo_queue_free(ndev, q);
 	return err;
@@ -222,7 +227,7 @@ static void npo_queue_release(struct npo_file *nfile, struct npo_queue *q,
 	u32 id = q->id;
 
 	if (hw_alive)
-		npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_DESTROY, &id, 1, NULL, 0);
+		npo_queue_hw_destroy(ndev, id);
 	unmap_mapping_range(nfile->mapping,
 			    npo_mmap_offset(NPO_MMAP_RING, id), q->ring_size, 1);
 	unmap_mapping_range(nfile->mapping,

@@ -66,6 +66,8 @@
 #define   NPO_MBOX_STATUS_RESULT	GENMASK(15, 8)
 #define NPO_REG_MBOX_ARG(n)		(0x108 + 4 * (n))	/* n = 0..3 */
 #define NPO_REG_MBOX_RET(n)		(0x118 + 4 * (n))	/* n = 0..1 */
+#define NPO_MBOX_NUM_ARGS		4
+#define NPO_MBOX_NUM_RETS		2
 
 enum npo_mbox_opcode {
 	NPO_MBOX_OP_NOP = 0x01,
@@ -264,6 +266,21 @@ enum npo_hw_port_state {
 #define NPO_RESET_TIMEOUT_MS		100
 #define NPO_MBOX_TIMEOUT_MS		2000
 
+/* FAULT (test devices only): ARG0 fields; ARG1 the value. */
+#define NPO_FAULT_KIND			GENMASK(7, 0)
+#define NPO_FAULT_PORT			GENMASK(15, 8)
+#define NPO_FAULT_LANE			GENMASK(23, 16)
+
+enum npo_hw_fault_kind {
+	NPO_HW_FAULT_CLEAR_ALL = 0,
+	NPO_HW_FAULT_LANE_BER = 1,	/* -log10(BER) x 100, 0 clears */
+	NPO_HW_FAULT_LANE_DEAD = 2,	/* 0/1 */
+	NPO_HW_FAULT_RX_DROP = 3,	/* extra loss, 1/100 dB */
+	NPO_HW_FAULT_CUT = 4,		/* 0 restore, 1 cut */
+	NPO_HW_FAULT_BURST = 5,		/* uncorrectable codewords */
+	NPO_HW_NUM_FAULTS
+};
+
 /* QUEUE_CREATE: ARG0 and ARG1 fields; ARG2/3 the ring address. */
 #define NPO_QC_QUEUE			GENMASK(15, 0)
 #define NPO_QC_SQ_LOG2			GENMASK(23, 16)
@@ -309,8 +326,10 @@ struct npo_hw_mr_pages {
 
 #define NPO_MR_PAGES_PER_CMD		510
 
-/* TIME_SEND: ARG0 port | flags << 8; the one-step stamp goes at byte 8. */
-#define NPO_TIME_SEND_ONE_STEP		BIT(0)
+/* TIME_SEND: ARG0 fields; the one-step stamp goes at byte 8. */
+#define NPO_TIME_SEND_PORT		GENMASK(7, 0)
+#define NPO_TIME_SEND_FLAGS		GENMASK(15, 8)
+#define   NPO_TIME_SEND_ONE_STEP	BIT(0)
 #define NPO_TIME_ONE_STEP_OFFSET	8
 #define NPO_TIME_MSG_MAX		48
 #define NPO_TIME_RX_DEPTH		64

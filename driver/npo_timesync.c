@@ -117,11 +117,13 @@ static int npo_ts_send(struct npo_dev *ndev, unsigned int port,
 
 	mutex_lock(&ndev->cmd_lock);
 	memcpy(ndev->cmd_buf, msg, sizeof(*msg));
-	args[0] = port | NPO_TIME_SEND_ONE_STEP << 8;
+	args[0] = FIELD_PREP(NPO_TIME_SEND_PORT, port) |
+		  FIELD_PREP(NPO_TIME_SEND_FLAGS, NPO_TIME_SEND_ONE_STEP);
 	args[1] = sizeof(*msg);
 	args[2] = lower_32_bits(ndev->cmd_dma);
 	args[3] = upper_32_bits(ndev->cmd_dma);
-	err = npo_mbox_exec(ndev, NPO_MBOX_OP_TIME_SEND, args, 4, ret, 2);
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_TIME_SEND, args, ARRAY_SIZE(args),
+			    ret, ARRAY_SIZE(ret));
 	mutex_unlock(&ndev->cmd_lock);
 	if (!err && stamp)
 		*stamp = (u64)ret[1] << 32 | ret[0];
@@ -136,7 +138,8 @@ static int npo_ts_recv(struct npo_dev *ndev, struct npo_hw_time_msg *m)
 	mutex_lock(&ndev->cmd_lock);
 	args[0] = lower_32_bits(ndev->cmd_dma);
 	args[1] = upper_32_bits(ndev->cmd_dma);
-	err = npo_mbox_exec(ndev, NPO_MBOX_OP_TIME_RECV, args, 2, NULL, 0);
+	err = npo_mbox_exec(ndev, NPO_MBOX_OP_TIME_RECV, args, ARRAY_SIZE(args),
+			    NULL, 0);
 	if (!err)
 		memcpy(m, ndev->cmd_buf, sizeof(*m));
 	mutex_unlock(&ndev->cmd_lock);
