@@ -285,8 +285,11 @@ static int npo_read_identity(struct npo_dev *ndev)
 	ndev->db_stride = 1U << FIELD_GET(NPO_DB_LAYOUT_STRIDE_SHIFT,
 					  npo_rd32(ndev, NPO_REG_DB_LAYOUT));
 	ndev->node_id = npo_rd32(ndev, NPO_REG_NODE_ID);
-	/* Queues are usable from interface 1.3, which sizes the memory table. */
-	if (minor >= 3 && (ndev->caps & NPO_CAPS_QUEUES))
+	/*
+	 * Queues came in 1.3, which sizes the memory table; libnpo resumes a
+	 * queue paused for completion room with the doorbell 1.5 added.
+	 */
+	if (minor >= NPO_IF_MINOR_QUEUES && (ndev->caps & NPO_CAPS_QUEUES))
 		ndev->num_mrs = min_t(u32, npo_rd32(ndev, NPO_REG_MEM_REGIONS),
 				      FIELD_MAX(NPO_MR_KEY_INDEX) + 1);
 	if (ndev->num_mrs < 2)

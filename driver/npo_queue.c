@@ -34,14 +34,42 @@ static_assert(NPO_RING_HEADER_SIZE + NPO_MAX_RING_ENTRIES *
 	      BIT(NPO_MMAP_QUEUE_SHIFT) * PAGE_SIZE);
 
 /**
+ * struct npo_ring_layout - where a queue's rings lie in its ring memory
+ * @sq_offset: the submission ring, after the header.
+ * @cq_offset: the completion ring, after the submission ring.
+ * @rq_offset: the receive ring, after the completion ring.
+ * @size: the whole, a whole number of pages.
+ *
+ * Documentation/hardware.rst, "DMA queues"; the device derives the same
+ * from the entry counts QUEUE_CREATE gives it.
+ */
+struct npo_ring_layout {
+	u32 sq_offset;
+	u32 cq_offset;
+	u32 rq_offset;
+	size_t size;
+};
+
+static void npo_ring_layout(struct npo_ring_layout *l, u32 sq_entries,
+			    u32 cq_entries, u32 rq_entries)
+{
+	l->sq_offset = NPO_RING_HEADER_SIZE;
+	l->cq_offset = l->sq_offset + sq_entries * sizeof(struct npo_sqe);
+	l->rq_offset = l->cq_offset + cq_entries * sizeof(struct npo_cqe);
+	l->size = PAGE_ALIGN(l->rq_offset +
+			     (size_t)rq_entries * sizeof(struct npo_rqe));
+}
+
+/**
  * struct npo_queue - a queue pair a file created
  * @id: queue number on the device.
  * @sq_entries: submission ring entries.
  * @cq_entries: completion ring entries.
  * @rq_entries: receive ring entries.
- * @ring: ring memory: header, submission ring, completion ring.
+ * @ring: ring memory: header, then the submission, completion and
+ *	receive rings, as @layout says.
  * @ring_dma: its bus address.
- * @ring_size: its size, a whole number of pages.
+ * @layout: where the rings lie in it, and its size.
  * @eventfd: signalled by the queue's completion interrupt, or NULL.
  * @irq: Linux interrupt of the queue's vector when @eventfd is set.
  * @irq_name: its name in /proc/interrupts.
@@ -53,7 +81,7 @@ struct npo_queue {
 	u32 rq_entries;
 	void *ring;
 	dma_addr_t ring_dma;
-	size_t ring_size;
+	struct npo_ring_layout layout;
 	struct eventfd_ctx *eventfd;
 	int irq;
 	char irq_name[32];
@@ -103,12 +131,12 @@ static u64 npo_mmap_offset(unsigned int kind, u32 qid)
 		(u64)qid << NPO_MMAP_QUEUE_SHIFT) << PAGE_SHIFT;
 }
 
-static size_t npo_ring_size(u32 sq_entries, u32 cq_entries, u32 rq_entries)
+/* A ring header index (NPO_RING_*), as the device or the process left it. */
+static u32 npo_ring_header_read(const struct npo_queue *q, unsigned int off)
 {
-	return PAGE_ALIGN(NPO_RING_HEADER_SIZE +
-			  (size_t)sq_entries * sizeof(struct npo_sqe) +
-			  (size_t)cq_entries * sizeof(struct npo_cqe) +
-			  (size_t)rq_entries * sizeof(struct npo_rqe));
+	const __le32 *p = q->ring + off;
+
+	return le32_to_cpu(READ_ONCE(*p));
 }
 
 /* Stop a queue in the device: it never touches the rings again after. */
@@ -123,7 +151,8 @@ static void npo_queue_free(struct npo_dev *ndev, struct npo_queue *q)
 		free_irq(q->irq, q);
 		eventfd_ctx_put(q->eventfd);
 	}
-	dma_free_coherent(&ndev->pdev->dev, q->ring_size, q->ring, q->ring_dma);
+	dma_free_coherent(&ndev->pdev->dev, q->layout.size, q->ring,
+			  q->ring_dma);
 	ida_free(&ndev->queue_ida, q->id);
 	kfree(q);
 }
@@ -168,9 +197,9 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	q->sq_entries = qc->sq_entries;
 	q->cq_entries = qc->cq_entries;
 	q->rq_entries = qc->rq_entries ? qc->rq_entries : 1;
-	q->ring_size = npo_ring_size(q->sq_entries, q->cq_entries,
-				     q->rq_entries);
-	q->ring = dma_alloc_coherent(&ndev->pdev->dev, q->ring_size,
+	npo_ring_layout(&q->layout, q->sq_entries, q->cq_entries,
+			q->rq_entries);
+	q->ring = dma_alloc_coherent(&ndev->pdev->dev, q->layout.size,
 				     &q->ring_dma, GFP_KERNEL);
 	if (!q->ring) {
 		ida_free(&ndev->queue_ida, id);
@@ -200,13 +229,12 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 
 	qc->queue_id = id;
 	qc->ring_offset = npo_mmap_offset(NPO_MMAP_RING, id);
-	qc->ring_size = q->ring_size;
+	qc->ring_size = q->layout.size;
 	qc->doorbell_offset = npo_mmap_offset(NPO_MMAP_DOORBELL, id);
 	qc->doorbell_size = PAGE_SIZE;
-	qc->sq_offset = NPO_RING_HEADER_SIZE;
-	qc->cq_offset = NPO_RING_HEADER_SIZE +
-			q->sq_entries * sizeof(struct npo_sqe);
-	qc->rq_offset = qc->cq_offset + q->cq_entries * sizeof(struct npo_cqe);
+	qc->sq_offset = q->layout.sq_offset;
+	qc->cq_offset = q->layout.cq_offset;
+	qc->rq_offset = q->layout.rq_offset;
 	qc->node_id = ndev->node_id;
 	npo_dbg(ndev, DMA, "pd %u: queue %u, %u/%u entries\n", nfile->pd, id,
 		q->sq_entries, q->cq_entries);
@@ -229,7 +257,7 @@ static void npo_queue_release(struct npo_file *nfile, struct npo_queue *q,
 	if (hw_alive)
 		npo_queue_hw_destroy(ndev, id);
 	unmap_mapping_range(nfile->mapping,
-			    npo_mmap_offset(NPO_MMAP_RING, id), q->ring_size, 1);
+			    npo_mmap_offset(NPO_MMAP_RING, id), q->layout.size, 1);
 	unmap_mapping_range(nfile->mapping,
 			    npo_mmap_offset(NPO_MMAP_DOORBELL, id), PAGE_SIZE, 1);
 	npo_queue_free(ndev, q);
@@ -309,7 +337,7 @@ int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma)
 	vma->vm_ops = &npo_vm_ops;
 	switch (kind) {
 	case NPO_MMAP_RING:
-		if (size != q->ring_size)
+		if (size != q->layout.size)
 			return -EINVAL;
 		/* dma_mmap_coherent() reads vm_pgoff as an offset in the ring. */
 		pgoff = vma->vm_pgoff;
@@ -333,20 +361,18 @@ int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma)
 /* The ring header tells how far the device and the process have come. */
 static int npo_queue_put(struct sk_buff *skb, const struct npo_queue *q)
 {
-	const u32 *ring = q->ring;
-
 	if (nla_put_u32(skb, NPO_ATTR_QUEUE_ID, q->id) ||
 	    nla_put_u32(skb, NPO_ATTR_QUEUE_SQ_ENTRIES, q->sq_entries) ||
 	    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_ENTRIES, q->cq_entries) ||
 	    nla_put_u32(skb, NPO_ATTR_QUEUE_RQ_ENTRIES, q->rq_entries) ||
 	    nla_put_u32(skb, NPO_ATTR_QUEUE_SQ_HEAD,
-			READ_ONCE(ring[NPO_RING_SQ_HEAD / 4])) ||
+			npo_ring_header_read(q, NPO_RING_SQ_HEAD)) ||
 	    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_TAIL,
-			READ_ONCE(ring[NPO_RING_CQ_TAIL / 4])) ||
+			npo_ring_header_read(q, NPO_RING_CQ_TAIL)) ||
 	    nla_put_u32(skb, NPO_ATTR_QUEUE_CQ_HEAD,
-			READ_ONCE(ring[NPO_RING_CQ_HEAD / 4])) ||
+			npo_ring_header_read(q, NPO_RING_CQ_HEAD)) ||
 	    nla_put_u32(skb, NPO_ATTR_QUEUE_STATUS,
-			READ_ONCE(ring[NPO_RING_STATUS / 4])) ||
+			npo_ring_header_read(q, NPO_RING_STATUS)) ||
 	    nla_put_u8(skb, NPO_ATTR_QUEUE_INTERRUPT, !!q->eventfd))
 		return -EMSGSIZE;
 	return 0;

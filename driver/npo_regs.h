@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * NPO register interface, version 1.4.  Documentation/hardware.rst is the
+ * NPO register interface, version 1.5.  Documentation/hardware.rst is the
  * specification; this header only names what it defines.  The driver runs
  * any 1.x device; what a later minor version added says so where defined.
  *
@@ -28,6 +28,7 @@
 #define   NPO_IF_VERSION_MAJOR		GENMASK(31, 16)
 #define   NPO_IF_VERSION_MINOR		GENMASK(15, 0)
 #define   NPO_IF_VERSION_SUPPORTED	1
+#define   NPO_IF_MINOR_QUEUES		5	/* the CQ_HEAD doorbell */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)

@@ -17,6 +17,31 @@
 
 #include "internal.h"
 
+/*
+ * Point the queue at its rings and header indexes where the kernel says
+ * they are in the ring memory: user space never assumes the layout.
+ */
+static void queue_map_rings(struct npo_queue *q, void *ring,
+			    const struct npo_queue_create *qc)
+{
+	char *base = ring;
+
+	q->ring = ring;
+	q->ring_size = qc->ring_size;
+	q->sqes = (struct npo_sqe *)(base + qc->sq_offset);
+	q->cqes = (struct npo_cqe *)(base + qc->cq_offset);
+	q->rqes = (struct npo_rqe *)(base + qc->rq_offset);
+	q->sq_head = (const uint32_t *)(base + NPO_RING_SQ_HEAD);
+	q->cq_tail = (const uint32_t *)(base + NPO_RING_CQ_TAIL);
+	q->cq_head = (uint32_t *)(base + NPO_RING_CQ_HEAD);
+	q->status = (const uint32_t *)(base + NPO_RING_STATUS);
+	q->rq_head = (const uint32_t *)(base + NPO_RING_RQ_HEAD);
+	q->sq_mask = qc->sq_entries - 1;
+	q->cq_mask = qc->cq_entries - 1;
+	/* A queue without receive buffers still has a one-entry ring. */
+	q->rq_mask = (qc->rq_entries ? qc->rq_entries : 1) - 1;
+}
+
 int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
 		     struct npo_queue **queue)
 {
@@ -65,21 +90,9 @@ int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
 		munmap(db, qc.doorbell_size);
 		goto err_unmap;
 	}
-	q->ring = ring;
-	q->ring_size = qc.ring_size;
-	q->sqes = (struct npo_sqe *)((char *)ring + qc.sq_offset);
-	q->cqes = (struct npo_cqe *)((char *)ring + qc.cq_offset);
-	q->rqes = (struct npo_rqe *)((char *)ring + qc.rq_offset);
-	q->rq_head = (const uint32_t *)((char *)ring + NPO_RING_RQ_HEAD);
-	q->rq_mask = (qc.rq_entries ? qc.rq_entries : 1) - 1;
-	q->sq_head = (const uint32_t *)((char *)ring + NPO_RING_SQ_HEAD);
-	q->cq_tail = (const uint32_t *)((char *)ring + NPO_RING_CQ_TAIL);
-	q->cq_head = (uint32_t *)((char *)ring + NPO_RING_CQ_HEAD);
-	q->status = (const uint32_t *)((char *)ring + NPO_RING_STATUS);
+	queue_map_rings(q, ring, &qc);
 	q->doorbell = db;
 	q->doorbell_size = qc.doorbell_size;
-	q->sq_mask = qc.sq_entries - 1;
-	q->cq_mask = qc.cq_entries - 1;
 	q->id = qc.queue_id;
 	q->node_id = qc.node_id;
 	q->dev = dev;

@@ -763,6 +763,33 @@ TEST_F(queue, mappings_are_owned_and_revoked)
 	npo_destroy_queue(q);
 }
 
+/*
+ * A CQ_HEAD doorbell beyond the tail is ignored: the queue neither fails
+ * nor takes it as room, and its completions all arrive.
+ */
+TEST_F(queue, cq_head_doorbell_beyond_the_tail_is_ignored)
+{
+	struct npo_queue_attr attr = { .sq_entries = 4 };
+	struct npo_queue *q;
+	struct npo_cqe *c;
+	unsigned int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
+	npo_db_write(q, NPO_DB_CQ_HEAD, 1000);
+	for (i = 0; i < 4; i++)
+		npo_prep_nop(npo_get_sqe(q), 100 + i);
+	npo_submit(q);
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, npo_wait_cqe(q, &c, 10000)) TH_LOG("completion %u", i);
+		EXPECT_EQ(100 + i, c->wr_id);
+		EXPECT_EQ(NPO_STATUS_OK, c->status);
+		npo_cq_advance(q, 1);
+	}
+	EXPECT_FALSE(npo_queue_in_error(q));
+	npo_destroy_queue(q);
+}
+
 static unsigned long long irq_count(const char *name)
 {
 	char line[1024];

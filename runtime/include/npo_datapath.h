@@ -134,11 +134,36 @@ int npo_mr_unpack_remote(const void *buf, size_t len, struct npo_remote_mr *rmr)
 
 /*
  * Barriers.  The device reads an SQE only after it sees the doorbell, and
- * writes a CQE before the tail that publishes it: release on our side of
- * each hand-over, acquire on the device's.
+ * writes a CQE before the tail that publishes it: a device barrier before
+ * each doorbell (npo_db_write()), acquire on each index the device wrote.
  */
 #define npo_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define npo_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/*
+ * Orders the CPU's stores to memory (descriptors, ring entries) before a
+ * store to the device's doorbell page, as rdma-core's
+ * udma_to_device_barrier() does.  x86 keeps stores in order, to
+ * write-back memory and uncached MMIO alike, so only the compiler must not
+ * move them; arm64 needs a store barrier over the outer shareable domain,
+ * where the device observes memory.  A fence between CPUs is not enough
+ * there: the device is not one of them.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define npo_dma_wmb()	__asm__ __volatile__("" ::: "memory")
+#elif defined(__aarch64__)
+#define npo_dma_wmb()	__asm__ __volatile__("dmb oshst" ::: "memory")
+#else
+#define npo_dma_wmb()	__sync_synchronize()
+#endif
+
+/* Write a queue's doorbell register at offset off (NPO_DB_*). */
+static inline void npo_db_write(struct npo_queue *q, uint32_t off,
+				uint32_t val)
+{
+	npo_dma_wmb();
+	*(volatile uint32_t *)((char *)q->doorbell + off) = val;
+}
 
 /* The next free submission entry, zeroed, or NULL if the ring is full. */
 static inline struct npo_sqe *npo_get_sqe(struct npo_queue *q)
@@ -160,9 +185,7 @@ static inline void npo_submit(struct npo_queue *q)
 	if (q->sq_tail == q->sq_rung)
 		return;
 	q->sq_rung = q->sq_tail;
-	/* Release: the entries are in memory before the doorbell write. */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	*(volatile uint32_t *)(q->doorbell + NPO_DB_SQ_TAIL / 4) = q->sq_rung;
+	npo_db_write(q, NPO_DB_SQ_TAIL, q->sq_rung);
 }
 
 /* The oldest unconsumed completion, or NULL if there is none yet. */
@@ -178,11 +201,16 @@ static inline struct npo_cqe *npo_peek_cqe(struct npo_queue *q)
 static inline void npo_cq_advance(struct npo_queue *q, unsigned int n)
 {
 	q->cq_head_local += n;
-	/* Release: we are done reading the entries before they are reused. */
-	npo_store_release(q->cq_head, q->cq_head_local);
-	/* A queue paused for completion room resumes on a doorbell. */
-	if (npo_load_acquire(q->status) & NPO_QSTAT_CQ_FULL)
-		*(volatile uint32_t *)(q->doorbell + NPO_DB_SQ_TAIL / 4) = q->sq_rung;
+	/*
+	 * We are done reading the entries before they are reused.  A queue
+	 * that found no completion room sets CQ_FULL, then reads CQ_HEAD
+	 * again; we store CQ_HEAD, then read CQ_FULL.  Sequentially
+	 * consistent on both sides (xchg on x86, stlr/ldar on arm64), so
+	 * either the device sees the room or we see the flag and ring.
+	 */
+	__atomic_store_n(q->cq_head, q->cq_head_local, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(q->status, __ATOMIC_SEQ_CST) & NPO_QSTAT_CQ_FULL)
+		npo_db_write(q, NPO_DB_CQ_HEAD, q->cq_head_local);
 }
 
 /*
@@ -204,8 +232,7 @@ static inline int npo_post_recv(struct npo_queue *q, uint64_t wr_id,
 	rqe->addr = (uintptr_t)addr;
 	rqe->rsvd = 0;
 	q->rq_tail++;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	*(volatile uint32_t *)(q->doorbell + NPO_DB_RQ_TAIL / 4) = q->rq_tail;
+	npo_db_write(q, NPO_DB_RQ_TAIL, q->rq_tail);
 	return 0;
 }
 
@@ -215,7 +242,7 @@ static inline int npo_post_recv(struct npo_queue *q, uint64_t wr_id,
  */
 static inline void npo_arm_cq(struct npo_queue *q)
 {
-	*(volatile uint32_t *)(q->doorbell + NPO_DB_CQ_ARM / 4) = q->cq_head_local;
+	npo_db_write(q, NPO_DB_CQ_ARM, q->cq_head_local);
 }
 
 /* The queue hit an error; later descriptors complete as FLUSHED. */

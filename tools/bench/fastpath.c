@@ -30,7 +30,7 @@
 struct fake_device {
 	struct npo_queue q;
 	uint32_t sq_head, cq_tail, cq_head, status;
-	uint32_t doorbell[2];
+	uint32_t doorbell[4];	/* SQ_TAIL, CQ_ARM, RQ_TAIL, CQ_HEAD */
 	struct npo_sqe sqes[ENTRIES];
 	struct npo_cqe cqes[ENTRIES];
 	unsigned long messages;

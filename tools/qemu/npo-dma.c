@@ -40,6 +40,24 @@ static dma_addr_t q_ring(NpoQueue *q, uint32_t off)
     return q->ring + off;
 }
 
+/*
+ * The ring memory's layout (hardware.rst, "DMA queues"): the header, then
+ * the submission, completion and receive rings, each right after the last.
+ */
+static void q_layout(NpoQueue *q)
+{
+    q->sq_ring = q_ring(q, NPO_RING_HEADER_SIZE);
+    q->cq_ring = q->sq_ring + (dma_addr_t)q->sq_entries * sizeof(struct npo_sqe);
+    q->rq_ring = q->cq_ring + (dma_addr_t)q->cq_entries * sizeof(struct npo_cqe);
+}
+
+/* The entry of a ring that index idx names. */
+static dma_addr_t q_slot(dma_addr_t ring, uint32_t entries, uint32_t idx,
+                         size_t entry_size)
+{
+    return ring + (dma_addr_t)(idx & (entries - 1)) * entry_size;
+}
+
 static void q_write32(NpoState *s, NpoQueue *q, uint32_t off, uint32_t v)
 {
     stl_le_pci_dma(PCI_DEVICE(s), q_ring(q, off), v, MEMTXATTRS_UNSPECIFIED);
@@ -79,12 +97,37 @@ static bool cq_has_room(NpoState *s, NpoQueue *q)
     return q->cq_tail - q->cq_head < q->cq_entries;
 }
 
+/* The ring header's STATUS mirrors the queue's error and stall flags. */
+static void queue_sync_status(NpoState *s, NpoQueue *q)
+{
+    q_write32(s, q, NPO_RING_STATUS, (q->error ? NPO_QSTAT_ERROR : 0) |
+                                     (q->stalled ? NPO_QSTAT_CQ_FULL : 0));
+}
+
+/*
+ * Pause a queue whose completion ring is full until the host frees room
+ * and rings CQ_HEAD.  The host stores CQ_HEAD and then reads STATUS; we
+ * publish CQ_FULL and then read CQ_HEAD once more, so that one of the two
+ * sides always sees the other and no queue sleeps with room in its ring.
+ * Returns false if room appeared meanwhile.
+ */
+static bool queue_stall(NpoState *s, NpoQueue *q)
+{
+    q->stalled = true;
+    queue_sync_status(s, q);
+    smp_mb();
+    if (!cq_has_room(s, q)) {
+        return true;
+    }
+    q->stalled = false;
+    queue_sync_status(s, q);
+    return false;
+}
+
 static void cq_post(NpoState *s, NpoQueue *q, const struct npo_cqe *cqe)
 {
-    dma_addr_t slot = q_ring(q, NPO_RING_HEADER_SIZE) +
-                      (dma_addr_t)q->sq_entries * sizeof(struct npo_sqe) +
-                      (dma_addr_t)(q->cq_tail & (q->cq_entries - 1)) *
-                      sizeof(*cqe);
+    dma_addr_t slot = q_slot(q->cq_ring, q->cq_entries, q->cq_tail,
+                             sizeof(*cqe));
 
     pci_dma_write(PCI_DEVICE(s), slot, cqe, sizeof(*cqe));
     /* The entry is in memory before the tail that publishes it. */
@@ -249,13 +292,6 @@ typedef struct NpoDest {
     NpoPort *port;              /* NULL for loopback */
 } NpoDest;
 
-/* The ring header's STATUS mirrors the queue's error and stall flags. */
-static void queue_sync_status(NpoState *s, NpoQueue *q)
-{
-    q_write32(s, q, NPO_RING_STATUS, (q->error ? NPO_QSTAT_ERROR : 0) |
-                                     (q->stalled ? NPO_QSTAT_CQ_FULL : 0));
-}
-
 void npo_queue_fail(NpoState *s, NpoQueue *q, uint32_t status)
 {
     if (!q->error) {
@@ -329,11 +365,9 @@ int npo_rq_take(NpoState *t, NpoQueue *tq, uint32_t len,
     if (tq->rq_head == tq->rq_tail) {
         return -1;
     }
-    if (pci_dma_read(PCI_DEVICE(t), q_ring(tq, NPO_RING_HEADER_SIZE) +
-                     (dma_addr_t)tq->sq_entries * sizeof(struct npo_sqe) +
-                     (dma_addr_t)tq->cq_entries * sizeof(struct npo_cqe) +
-                     (dma_addr_t)(tq->rq_head & (tq->rq_entries - 1)) *
-                     sizeof(*r), r, sizeof(*r)) != MEMTX_OK) {
+    if (pci_dma_read(PCI_DEVICE(t), q_slot(tq->rq_ring, tq->rq_entries,
+                                           tq->rq_head, sizeof(*r)),
+                     r, sizeof(*r)) != MEMTX_OK) {
         memset(r, 0, sizeof(*r));
     }
     tq->rq_head++;
@@ -578,15 +612,12 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
         struct npo_sqe d;
         struct npo_cqe c = { 0 };
         NpoDest dest;
-        dma_addr_t slot = q_ring(q, NPO_RING_HEADER_SIZE) +
-                          (dma_addr_t)(q->sq_head & (q->sq_entries - 1)) *
-                          sizeof(d);
+        dma_addr_t slot = q_slot(q->sq_ring, q->sq_entries, q->sq_head,
+                                 sizeof(d));
         uint32_t status;
         bool done;
 
-        if (!cq_has_room(s, q)) {
-            q->stalled = true;
-            queue_sync_status(s, q);
+        if (!cq_has_room(s, q) && queue_stall(s, q)) {
             return moved;
         }
         if (budget <= moved) {
@@ -739,16 +770,25 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
         q->armed = true;
         q->arm_head = val;
         queue_irq(s, q);
+        return;
+    case NPO_DB_CQ_HEAD:
+        /* A head beyond the tail is a broken consumer: ignore it. */
+        if (val - q->cq_head > q->cq_tail - q->cq_head) {
+            qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: CQ head %u is "
+                          "beyond tail %u\n", s->node_id, q->id, val,
+                          q->cq_tail);
+            return;
+        }
+        q->cq_head = val;
+        if (q->stalled && cq_has_room(s, q)) {
+            q->stalled = false;
+            queue_sync_status(s, q);
+        }
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: no doorbell at "
                       "offset 0x%" HWADDR_PRIx "\n", s->node_id, qid, off);
         return;
-    }
-    /* Any doorbell resumes a queue paused for completion room. */
-    if (q->stalled) {
-        q->stalled = false;
-        queue_sync_status(s, q);
     }
     qemu_bh_schedule(s->dma_bh);
 }
@@ -807,6 +847,7 @@ static uint32_t mbox_queue_create(NpoState *s)
     q->sq_entries = 1u << sq_log2;
     q->cq_entries = 1u << cq_log2;
     q->rq_entries = 1u << rq_log2;
+    q_layout(q);
     q->live = true;
     q_write32(s, q, NPO_RING_SQ_HEAD, 0);
     q_write32(s, q, NPO_RING_RQ_HEAD, 0);

@@ -32,7 +32,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
 #define NPO_NUM_RATES           3
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
-#define NPO_IF_VERSION          ((1 << 16) | 4)
+#define NPO_IF_VERSION          ((1 << 16) | 5)
 
 /* Identity, control, status */
 #define R_MAGIC                 0x000
@@ -409,6 +409,9 @@ typedef struct NpoQueue {
     uint16_t id;
     uint32_t pd;
     dma_addr_t ring;
+    dma_addr_t sq_ring;         /* where each ring starts, from ring */
+    dma_addr_t cq_ring;
+    dma_addr_t rq_ring;
     uint32_t sq_entries;
     uint32_t cq_entries;
     uint32_t sq_head;

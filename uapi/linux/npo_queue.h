@@ -188,6 +188,7 @@ struct npo_rqe {
 #define NPO_DB_SQ_TAIL		0x0	/* SQEs posted */
 #define NPO_DB_CQ_ARM		0x4	/* interrupt once CQ_TAIL differs from this */
 #define NPO_DB_RQ_TAIL		0x8	/* RQEs posted */
+#define NPO_DB_CQ_HEAD		0xc	/* CQEs consumed: resumes a CQ_FULL queue */
 
 /* Access rights of a memory region. */
 #define NPO_ACCESS_LOCAL_WRITE		_BITUL(0)
