@@ -15,39 +15,67 @@
 /* How much longer than its duration a PRBS test may take to report. */
 #define NPO_PRBS_GRACE		(5 * HZ)
 
+/*
+ * The port's state and failure reason go to user space as the device
+ * reports them: the hardware's codes are the UAPI's.
+ */
+static_assert((int)NPO_HW_PORT_DISABLED == (int)NPO_PORT_DISABLED);
+static_assert((int)NPO_HW_PORT_DETECT == (int)NPO_PORT_DETECT);
+static_assert((int)NPO_HW_PORT_POLLING == (int)NPO_PORT_POLLING);
+static_assert((int)NPO_HW_PORT_CONFIG == (int)NPO_PORT_CONFIG);
+static_assert((int)NPO_HW_PORT_EQUALIZE == (int)NPO_PORT_EQUALIZE);
+static_assert((int)NPO_HW_PORT_ACTIVE == (int)NPO_PORT_ACTIVE);
+static_assert((int)NPO_HW_PORT_RECOVERY == (int)NPO_PORT_RECOVERY);
+static_assert((int)NPO_HW_PORT_TEST == (int)NPO_PORT_TEST);
+static_assert((int)NPO_HW_PORT_LOOPBACK == (int)NPO_PORT_LOOPBACK);
+static_assert((int)NPO_HW_FAIL_NONE == (int)NPO_REASON_NONE);
+static_assert((int)NPO_HW_FAIL_POLLING_TIMEOUT == (int)NPO_REASON_POLLING_TIMEOUT);
+static_assert((int)NPO_HW_FAIL_CONFIG_TIMEOUT == (int)NPO_REASON_CONFIG_TIMEOUT);
+static_assert((int)NPO_HW_FAIL_NO_COMMON_RATE == (int)NPO_REASON_NO_COMMON_RATE);
+static_assert((int)NPO_HW_FAIL_NO_USABLE_LANES == (int)NPO_REASON_NO_USABLE_LANES);
+static_assert((int)NPO_HW_FAIL_LOSS_OF_SIGNAL == (int)NPO_REASON_LOSS_OF_SIGNAL);
+static_assert((int)NPO_HW_FAIL_PEER_DISABLED == (int)NPO_REASON_PEER_DISABLED);
+static_assert((int)NPO_HW_FAIL_ADMIN_DISABLED == (int)NPO_REASON_ADMIN_DISABLED);
+static_assert((int)NPO_HW_FAIL_TEST == (int)NPO_REASON_TEST);
+static_assert((int)NPO_HW_FAIL_PEER_TEST == (int)NPO_REASON_PEER_TEST);
+static_assert((int)NPO_HW_FAIL_NO_FIRMWARE == (int)NPO_REASON_NO_FIRMWARE);
+
 static const char * const npo_port_state_names[] = {
-	[NPO_HW_PORT_DISABLED] = "disabled",
-	[NPO_HW_PORT_DETECT] = "detect",
-	[NPO_HW_PORT_POLLING] = "polling",
-	[NPO_HW_PORT_CONFIG] = "config",
-	[NPO_HW_PORT_EQUALIZE] = "equalize",
-	[NPO_HW_PORT_ACTIVE] = "active",
-	[NPO_HW_PORT_RECOVERY] = "recovery",
-	[NPO_HW_PORT_TEST] = "test",
-	[NPO_HW_PORT_LOOPBACK] = "loopback",
+	[NPO_PORT_DISABLED] = "disabled",
+	[NPO_PORT_DETECT] = "detect",
+	[NPO_PORT_POLLING] = "polling",
+	[NPO_PORT_CONFIG] = "config",
+	[NPO_PORT_EQUALIZE] = "equalize",
+	[NPO_PORT_ACTIVE] = "active",
+	[NPO_PORT_RECOVERY] = "recovery",
+	[NPO_PORT_TEST] = "test",
+	[NPO_PORT_LOOPBACK] = "loopback",
 };
 
 static const char * const npo_fail_names[] = {
-	[0] = "none",
-	[1] = "peer did not answer (polling timeout)",
-	[2] = "configuration timeout",
-	[3] = "no common lane rate",
-	[4] = "lane 0 unusable at every rate",
-	[5] = "loss of signal",
-	[6] = "peer port disabled",
-	[7] = "port disabled",
-	[8] = "PRBS test",
-	[9] = "looping back for the peer's PRBS test",
-	[10] = "firmware stopped",
+	[NPO_REASON_NONE] = "none",
+	[NPO_REASON_POLLING_TIMEOUT] = "peer did not answer (polling timeout)",
+	[NPO_REASON_CONFIG_TIMEOUT] = "configuration timeout",
+	[NPO_REASON_NO_COMMON_RATE] = "no common lane rate",
+	[NPO_REASON_NO_USABLE_LANES] = "lane 0 unusable at every rate",
+	[NPO_REASON_LOSS_OF_SIGNAL] = "loss of signal",
+	[NPO_REASON_PEER_DISABLED] = "peer port disabled",
+	[NPO_REASON_ADMIN_DISABLED] = "port disabled",
+	[NPO_REASON_TEST] = "PRBS test",
+	[NPO_REASON_PEER_TEST] = "looping back for the peer's PRBS test",
+	[NPO_REASON_NO_FIRMWARE] = "firmware stopped",
 };
 
 static const char * const npo_rate_names[] = {
-	[0] = "-", [1] = "53G", [2] = "106G", [3] = "212G",
+	[NPO_HW_RATE_NONE] = "-",
+	[NPO_HW_RATE_53G] = "53G",
+	[NPO_HW_RATE_106G] = "106G",
+	[NPO_HW_RATE_212G] = "212G",
 };
 
 /**
  * npo_port_state_name() - name of a hardware port state
- * @state: &enum npo_hw_port_state.
+ * @state: &enum npo_port_state (which is &enum npo_hw_port_state).
  *
  * Return: a constant string.
  */
@@ -60,7 +88,8 @@ const char *npo_port_state_name(unsigned int state)
 
 /**
  * npo_port_fail_name() - describe why training last failed
- * @reason: the FAIL field of the port status.
+ * @reason: &enum npo_link_reason: the FAIL field of the port status, or
+ *	its DOWN_REASON.
  *
  * Return: a constant string.
  */
@@ -80,7 +109,10 @@ const char *npo_port_fail_name(unsigned int reason)
 u32 npo_port_rate_mbps(unsigned int rate)
 {
 	static const u32 mbps[NPO_NUM_RATES + 1] = {
-		0, 53125, 106250, 212500,
+		[NPO_HW_RATE_NONE] = 0,
+		[NPO_HW_RATE_53G] = 53125,
+		[NPO_HW_RATE_106G] = 106250,
+		[NPO_HW_RATE_212G] = 212500,
 	};
 
 	return rate < ARRAY_SIZE(mbps) ? mbps[rate] : 0;
@@ -88,7 +120,7 @@ u32 npo_port_rate_mbps(unsigned int rate)
 
 /**
  * npo_port_rate_name() - name of a lane rate
- * @rate: 1..NPO_NUM_RATES, 0 for none.
+ * @rate: &enum npo_hw_rate.
  *
  * Return: a constant string such as "106G".
  */

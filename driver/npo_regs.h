@@ -179,6 +179,29 @@ enum npo_mbox_result {
 #define NPO_NUM_RATES			3
 #define NPO_MAX_LANES			16
 
+/* Lane rates, as PST_RATE, PCTL_MAX_RATE and the rate bit masks number them. */
+enum npo_hw_rate {
+	NPO_HW_RATE_NONE = 0,
+	NPO_HW_RATE_53G = 1,		/* 53.125 Gb/s */
+	NPO_HW_RATE_106G = 2,		/* 106.25 Gb/s */
+	NPO_HW_RATE_212G = 3,		/* 212.5 Gb/s */
+};
+
+/* Why training failed or the link went down: PST_FAIL and DOWN_REASON. */
+enum npo_hw_link_fail {
+	NPO_HW_FAIL_NONE = 0,
+	NPO_HW_FAIL_POLLING_TIMEOUT = 1,
+	NPO_HW_FAIL_CONFIG_TIMEOUT = 2,
+	NPO_HW_FAIL_NO_COMMON_RATE = 3,
+	NPO_HW_FAIL_NO_USABLE_LANES = 4,
+	NPO_HW_FAIL_LOSS_OF_SIGNAL = 5,
+	NPO_HW_FAIL_PEER_DISABLED = 6,
+	NPO_HW_FAIL_ADMIN_DISABLED = 7,
+	NPO_HW_FAIL_TEST = 8,
+	NPO_HW_FAIL_PEER_TEST = 9,
+	NPO_HW_FAIL_NO_FIRMWARE = 10,
+};
+
 /* Port statistics block written by NPO_MBOX_OP_PORT_STATS. */
 enum npo_hw_port_counter {
 	NPO_HW_CNT_CRC_ERRORS,

@@ -148,8 +148,9 @@ static int npo_ts_recv(struct npo_dev *ndev, struct npo_hw_time_msg *m)
 
 static bool npo_ts_port_active(struct npo_dev *ndev, unsigned int i)
 {
-	return ndev->ports && FIELD_GET(NPO_PST_STATE, READ_ONCE(ndev->ports[i].status)) ==
-	       NPO_PORT_ACTIVE;
+	return ndev->ports &&
+	       FIELD_GET(NPO_PST_STATE, READ_ONCE(ndev->ports[i].status)) ==
+	       NPO_HW_PORT_ACTIVE;
 }
 
 /* What this device announces: its grandmaster as it knows it. */

@@ -6,7 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/npo_netlink.h>
+
 #include "npo.h"
+
+/* Every table is keyed by the UAPI enum it names; holes read "unknown". */
+#define NAME_OF(names, i)						\
+	((i) < sizeof(names) / sizeof((names)[0]) && (names)[i] ?	\
+	 (names)[i] : "unknown")
 
 const char *npo_strerror(int err)
 {
@@ -50,4 +57,92 @@ const char *npo_state_str(enum npo_dev_state state)
 		return "dead";
 	}
 	return "unknown";
+}
+
+const char *npo_port_state_str(uint32_t state)
+{
+	static const char *const names[] = {
+		[NPO_PORT_DISABLED] = "disabled",
+		[NPO_PORT_DETECT] = "detect",
+		[NPO_PORT_POLLING] = "polling",
+		[NPO_PORT_CONFIG] = "config",
+		[NPO_PORT_EQUALIZE] = "equalize",
+		[NPO_PORT_ACTIVE] = "active",
+		[NPO_PORT_RECOVERY] = "recovery",
+		[NPO_PORT_TEST] = "test",
+		[NPO_PORT_LOOPBACK] = "loopback",
+	};
+
+	return NAME_OF(names, state);
+}
+
+const char *npo_link_reason_str(uint32_t reason)
+{
+	static const char *const names[] = {
+		[NPO_REASON_NONE] = "none",
+		[NPO_REASON_POLLING_TIMEOUT] = "peer did not answer",
+		[NPO_REASON_CONFIG_TIMEOUT] = "configuration timeout",
+		[NPO_REASON_NO_COMMON_RATE] = "no common lane rate",
+		[NPO_REASON_NO_USABLE_LANES] = "lane 0 unusable",
+		[NPO_REASON_LOSS_OF_SIGNAL] = "loss of signal",
+		[NPO_REASON_PEER_DISABLED] = "peer port disabled",
+		[NPO_REASON_ADMIN_DISABLED] = "port disabled",
+		[NPO_REASON_TEST] = "PRBS test",
+		[NPO_REASON_PEER_TEST] = "looping back for the peer's PRBS test",
+		[NPO_REASON_NO_FIRMWARE] = "firmware stopped",
+	};
+
+	return NAME_OF(names, reason);
+}
+
+const char *npo_event_str(uint32_t event)
+{
+	static const char *const names[] = {
+		[NPO_EVENT_LINK_UP] = "link-up",
+		[NPO_EVENT_LINK_DOWN] = "link-down",
+		[NPO_EVENT_DEGRADED] = "degraded",
+		[NPO_EVENT_RECOVERED] = "recovered",
+		[NPO_EVENT_RETRAIN] = "retrain",
+		[NPO_EVENT_TRAIN_FAILED] = "train-failed",
+		[NPO_EVENT_ERR_THRESHOLD] = "error-threshold",
+		[NPO_EVENT_TEST_DONE] = "test-done",
+		[NPO_EVENT_CLOCK] = "clock",
+	};
+
+	return NAME_OF(names, event);
+}
+
+const char *npo_clock_role_str(uint32_t role)
+{
+	static const char *const names[] = {
+		[NPO_CLOCK_ROLE_GRANDMASTER] = "grandmaster",
+		[NPO_CLOCK_ROLE_FOLLOWER] = "follower",
+	};
+
+	return NAME_OF(names, role);
+}
+
+const char *npo_clock_state_str(uint32_t state)
+{
+	static const char *const names[] = {
+		[NPO_CLOCK_UNLOCKED] = "unlocked",
+		[NPO_CLOCK_LOCKING] = "locking",
+		[NPO_CLOCK_LOCKED] = "locked",
+		[NPO_CLOCK_HOLDOVER] = "holdover",
+	};
+
+	return NAME_OF(names, state);
+}
+
+const char *npo_lane_rate_str(uint32_t mbps)
+{
+	switch (mbps) {
+	case 53125:
+		return "53G";
+	case 106250:
+		return "106G";
+	case 212500:
+		return "212G";
+	}
+	return "-";
 }

@@ -92,6 +92,18 @@ int npo_query_port(struct npo_device *dev, uint32_t port,
 const char *npo_strerror(int err);
 const char *npo_state_str(enum npo_dev_state state);
 
+/*
+ * Names of what the netlink family reports (<linux/npo_netlink.h>), as
+ * npoctl prints them: "unknown" for a value this library does not know.
+ */
+const char *npo_port_state_str(uint32_t state);		/* enum npo_port_state */
+const char *npo_link_reason_str(uint32_t reason);	/* enum npo_link_reason */
+const char *npo_event_str(uint32_t event);		/* enum npo_event */
+const char *npo_clock_role_str(uint32_t role);		/* enum npo_clock_role */
+const char *npo_clock_state_str(uint32_t state);	/* enum npo_clock_state */
+/* A lane rate in Mb/s as "53G", "106G" or "212G"; "-" for none. */
+const char *npo_lane_rate_str(uint32_t mbps);
+
 #ifdef __cplusplus
 }
 #endif

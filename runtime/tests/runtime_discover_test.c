@@ -143,18 +143,6 @@ TEST_F(fake_sysfs, query_on_non_npo_file)
 	EXPECT_EQ(0, npo_close_device(dev));
 }
 
-TEST(strings)
-{
-	EXPECT_STREQ("success", npo_strerror(0));
-	EXPECT_STREQ(npo_strerror(ENODEV), npo_strerror(-ENODEV));
-	EXPECT_NE(NULL, strstr(npo_strerror(ENOENT), "not loaded"));
-	EXPECT_NE(NULL, npo_strerror(EBADF));
-	EXPECT_STREQ("unknown error", npo_strerror(100000));
-	EXPECT_STREQ("ready", npo_state_str(NPO_DEV_STATE_READY));
-	EXPECT_STREQ("fw-error", npo_state_str(NPO_DEV_STATE_FW_ERROR));
-	EXPECT_STREQ("unknown", npo_state_str((enum npo_dev_state)99));
-}
-
 static char last_msg[256];
 static enum npo_log_level last_level;
 static int calls;

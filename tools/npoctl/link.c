@@ -42,7 +42,7 @@ static void print_speed(const char *key, uint32_t rate, uint32_t width)
 		return;
 	}
 	if (rate)
-		snprintf(buf, sizeof(buf), "%s x%u", npo_rate_str(rate), width);
+		snprintf(buf, sizeof(buf), "%s x%u", npo_lane_rate_str(rate), width);
 	else
 		snprintf(buf, sizeof(buf), "-");
 	print_string(NULL, "%-9s", buf);
@@ -183,7 +183,7 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	if (get_u32(tb, NPO_ATTR_PORT_REASON, 0) || print_is_json())
 		print_string("last_failure",
 			     ctx->detail ? "  last failure         %s\n" : "",
-			     npo_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
+			     npo_link_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
 	print_bool("admin_up", ctx->detail ? "  admin up             %s\n" : "",
 		   admin_up);
 	if (get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0) ||
@@ -525,7 +525,7 @@ static int on_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	}
 	if (ev == NPO_EVENT_LINK_DOWN || ev == NPO_EVENT_TRAIN_FAILED)
 		print_string("reason", " (%s)",
-			     npo_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
+			     npo_link_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
 	/* The lanes to blame, where the event has any. */
 	if ((ev == NPO_EVENT_DEGRADED || ev == NPO_EVENT_TRAIN_FAILED) &&
 	    get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0))

@@ -234,10 +234,6 @@ int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port)
 	return 0;
 }
 
-/* names[i], or "unknown" past the end of a UAPI enum's table. */
-#define NAME_OF(names, i) \
-	((i) < sizeof(names) / sizeof((names)[0]) ? (names)[i] : "unknown")
-
 int npo_nl_report(struct npo_nl *nl, int err, const char *what)
 {
 	if (!err)
@@ -251,64 +247,3 @@ int npo_nl_report(struct npo_nl *nl, int err, const char *what)
 	return NPOCTL_EXIT_ERROR;
 }
 
-const char *npo_port_state_str(uint32_t state)
-{
-	static const char *const names[] = {
-		"disabled", "detect", "polling", "config", "equalize",
-		"active", "recovery", "test", "loopback",
-	};
-
-	return NAME_OF(names, state);
-}
-
-const char *npo_reason_str(uint32_t reason)
-{
-	static const char *const names[] = {
-		"none", "peer did not answer", "configuration timeout",
-		"no common lane rate", "lane 0 unusable", "loss of signal",
-		"peer port disabled", "port disabled", "PRBS test",
-		"looping back for the peer's PRBS test", "firmware stopped",
-	};
-
-	return NAME_OF(names, reason);
-}
-
-const char *npo_event_str(uint32_t event)
-{
-	static const char *const names[] = {
-		"unknown", "link-up", "link-down", "degraded", "recovered",
-		"retrain", "train-failed", "error-threshold", "test-done",
-		"clock",
-	};
-
-	return NAME_OF(names, event);
-}
-
-const char *npo_clock_role_str(uint32_t role)
-{
-	static const char *const names[] = { "grandmaster", "follower" };
-
-	return NAME_OF(names, role);
-}
-
-const char *npo_clock_state_str(uint32_t state)
-{
-	static const char *const names[] = {
-		"unlocked", "locking", "locked", "holdover",
-	};
-
-	return NAME_OF(names, state);
-}
-
-const char *npo_rate_str(uint32_t mbps)
-{
-	switch (mbps) {
-	case 53125:
-		return "53G";
-	case 106250:
-		return "106G";
-	case 212500:
-		return "212G";
-	}
-	return "-";
-}

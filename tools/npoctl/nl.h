@@ -11,6 +11,7 @@
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
 #include <linux/npo_netlink.h>
+#include <npo.h>	/* libnpo: the names of what the family reports */
 
 struct npo_nl {
 	struct nl_sock *sk;
@@ -57,14 +58,7 @@ static inline uint64_t get_u64(struct nlattr **tb, int attr)
 /* Parse "npoN/P" or "N/P". */
 int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port);
 
-const char *npo_port_state_str(uint32_t state);
-const char *npo_reason_str(uint32_t reason);
-const char *npo_event_str(uint32_t event);
-const char *npo_clock_role_str(uint32_t role);
-const char *npo_clock_state_str(uint32_t state);
 /* A clock's role, state, grandmaster, offset, delay and frequency. */
 void clock_print_state(struct nlattr **tb);
-/* "212G", "106G", "53G" or "-" for a lane rate in Mb/s. */
-const char *npo_rate_str(uint32_t mbps);
 
 #endif

@@ -106,7 +106,7 @@ static void print_dot(struct topo *t)
 			continue;
 		printf("\t\"%u\" -- \"%u\" [taillabel=\"%u\", headlabel=\"%u\", "
 		       "label=\"%s x%u\", style=%s, color=%s];\n", e->node,
-		       e->peer_node, e->port, e->peer_port, npo_rate_str(e->rate),
+		       e->peer_node, e->port, e->peer_port, npo_lane_rate_str(e->rate),
 		       e->width, style, color);
 	}
 	printf("}\n");
@@ -130,7 +130,7 @@ static void print_topo(struct topo *t)
 			 e->dev);
 		snprintf(b, sizeof(b), "node %u/%u (%s)", e->peer_node,
 			 e->peer_port, peer_dev ? peer_dev : "remote");
-		snprintf(speed, sizeof(speed), "%s x%u", npo_rate_str(e->rate),
+		snprintf(speed, sizeof(speed), "%s x%u", npo_lane_rate_str(e->rate),
 			 e->width);
 		print_open_object(NULL);
 		print_open_object("a");

@@ -61,8 +61,15 @@ typedef struct QEMU_PACKED WireTs {
 } WireTs;
 
 static const char *const state_names[] = {
-    "disabled", "detect", "polling", "config", "equalize", "active",
-    "recovery", "test", "loopback",
+    [PORT_DISABLED] = "disabled",
+    [PORT_DETECT] = "detect",
+    [PORT_POLLING] = "polling",
+    [PORT_CONFIG] = "config",
+    [PORT_EQUALIZE] = "equalize",
+    [PORT_ACTIVE] = "active",
+    [PORT_RECOVERY] = "recovery",
+    [PORT_TEST] = "test",
+    [PORT_LOOPBACK] = "loopback",
 };
 
 static int64_t now_ns(void)

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libnpo's names: errno values, device states, and what the netlink family
+ * reports, each table keyed by the UAPI enum it names.
+ */
+#include <errno.h>
+#include <string.h>
+#include <linux/npo_netlink.h>
+#include "kselftest_harness.h"
+#include "npo.h"
+
+TEST(errors_and_device_states)
+{
+	EXPECT_STREQ("success", npo_strerror(0));
+	EXPECT_STREQ(npo_strerror(ENODEV), npo_strerror(-ENODEV));
+	EXPECT_NE(NULL, strstr(npo_strerror(ENOENT), "not loaded"));
+	EXPECT_NE(NULL, npo_strerror(EBADF));
+	EXPECT_STREQ("unknown error", npo_strerror(100000));
+	EXPECT_STREQ("ready", npo_state_str(NPO_DEV_STATE_READY));
+	EXPECT_STREQ("fw-error", npo_state_str(NPO_DEV_STATE_FW_ERROR));
+	EXPECT_STREQ("unknown", npo_state_str((enum npo_dev_state)99));
+}
+
+TEST(port_states_and_reasons)
+{
+	EXPECT_STREQ("disabled", npo_port_state_str(NPO_PORT_DISABLED));
+	EXPECT_STREQ("active", npo_port_state_str(NPO_PORT_ACTIVE));
+	EXPECT_STREQ("loopback", npo_port_state_str(NPO_PORT_LOOPBACK));
+	EXPECT_STREQ("unknown", npo_port_state_str(NPO_PORT_LOOPBACK + 1));
+	EXPECT_STREQ("none", npo_link_reason_str(NPO_REASON_NONE));
+	EXPECT_STREQ("loss of signal",
+		     npo_link_reason_str(NPO_REASON_LOSS_OF_SIGNAL));
+	EXPECT_STREQ("firmware stopped",
+		     npo_link_reason_str(NPO_REASON_NO_FIRMWARE));
+	EXPECT_STREQ("unknown", npo_link_reason_str(NPO_REASON_NO_FIRMWARE + 1));
+	EXPECT_STREQ("unknown", npo_link_reason_str(UINT32_MAX));
+}
+
+TEST(events_and_clocks)
+{
+	EXPECT_STREQ("unknown", npo_event_str(NPO_EVENT_UNSPEC));
+	EXPECT_STREQ("link-up", npo_event_str(NPO_EVENT_LINK_UP));
+	EXPECT_STREQ("train-failed", npo_event_str(NPO_EVENT_TRAIN_FAILED));
+	EXPECT_STREQ("clock", npo_event_str(NPO_EVENT_CLOCK));
+	EXPECT_STREQ("unknown", npo_event_str(NPO_EVENT_CLOCK + 1));
+	EXPECT_STREQ("grandmaster",
+		     npo_clock_role_str(NPO_CLOCK_ROLE_GRANDMASTER));
+	EXPECT_STREQ("follower", npo_clock_role_str(NPO_CLOCK_ROLE_FOLLOWER));
+	EXPECT_STREQ("unknown", npo_clock_role_str(NPO_CLOCK_ROLE_FOLLOWER + 1));
+	EXPECT_STREQ("holdover", npo_clock_state_str(NPO_CLOCK_HOLDOVER));
+	EXPECT_STREQ("unknown", npo_clock_state_str(NPO_CLOCK_HOLDOVER + 1));
+}
+
+TEST(every_known_value_has_a_name)
+{
+	uint32_t v;
+
+	for (v = NPO_PORT_DISABLED; v <= NPO_PORT_LOOPBACK; v++)
+		EXPECT_STRNE("unknown", npo_port_state_str(v));
+	for (v = NPO_REASON_NONE; v <= NPO_REASON_NO_FIRMWARE; v++)
+		EXPECT_STRNE("unknown", npo_link_reason_str(v));
+	for (v = NPO_EVENT_LINK_UP; v <= NPO_EVENT_CLOCK; v++)
+		EXPECT_STRNE("unknown", npo_event_str(v));
+	for (v = NPO_CLOCK_UNLOCKED; v <= NPO_CLOCK_HOLDOVER; v++)
+		EXPECT_STRNE("unknown", npo_clock_state_str(v));
+}
+
+TEST(lane_rates)
+{
+	EXPECT_STREQ("53G", npo_lane_rate_str(53125));
+	EXPECT_STREQ("106G", npo_lane_rate_str(106250));
+	EXPECT_STREQ("212G", npo_lane_rate_str(212500));
+	EXPECT_STREQ("-", npo_lane_rate_str(0));
+	EXPECT_STREQ("-", npo_lane_rate_str(100000));
+}
+
+TEST_HARNESS_MAIN
