@@ -16,7 +16,8 @@ top=$(realpath "$here/../..")
 
 link() { ln -sfn "$1" "$2"; }
 
-for f in npo.c npo.h npo-link.c npo-dma.c npo-fabric.c npo-clock.c npo-wire.h; do
+for f in npo.c npo.h npo-port.c npo-phy.c npo-link.c npo-route.c npo-port-regs.c \
+	npo-dma.c npo-mr.c npo-fabric.c npo-clock.c npo-wire.h; do
 	link "$here/$f" "$src/hw/misc/$f"
 done
 link "$top/firmware/npo_fw_validate.c" "$src/hw/misc/npo_fw_validate.c"
@@ -45,7 +46,10 @@ config NPO
 KCONFIG
 hook "$src/hw/misc/meson.build" <<MESON
 softmmu_ss.add(when: 'CONFIG_NPO',
-               if_true: [files('npo.c', 'npo-link.c', 'npo-dma.c', 'npo-fabric.c', 'npo-clock.c', 'npo_fw_validate.c'), zlib])
+               if_true: [files('npo.c', 'npo-port.c', 'npo-phy.c', 'npo-link.c', 'npo-route.c',
+                                 'npo-port-regs.c', 'npo-dma.c', 'npo-mr.c', 'npo-fabric.c',
+                                 'npo-clock.c',
+                                 'npo_fw_validate.c'), zlib])
 MESON
 grep -v '^#' "$here/trace-events" | hook "$src/hw/misc/trace-events"
 

@@ -277,7 +277,7 @@ static uint32_t mbox_time_send(NpoState *s)
 {
     unsigned int port = s->mbox_arg[0] & 0xff;
     uint32_t flags = (s->mbox_arg[0] >> 8) & 0xff, len = s->mbox_arg[1];
-    dma_addr_t a = ((uint64_t)s->mbox_arg[3] << 32) | s->mbox_arg[2];
+    dma_addr_t a = npo_mbox_addr(s, 2);
     uint8_t payload[NPO_TIME_MSG_MAX];
     WireTime *w;
     NpoPort *p;
@@ -321,7 +321,7 @@ static uint32_t mbox_time_send(NpoState *s)
 /* TIME_RECV: ARG0/1 the address of an NpoHwTimeMsg; RET0 what is left. */
 static uint32_t mbox_time_recv(NpoState *s)
 {
-    dma_addr_t a = ((uint64_t)s->mbox_arg[1] << 32) | s->mbox_arg[0];
+    dma_addr_t a = npo_mbox_addr(s, 0);
     NpoHwTimeMsg *m;
 
     if (!s->clk.rx_count) {

@@ -3,10 +3,10 @@
  *
  * Queues live in guest memory (a header, a submission ring and a
  * completion ring, Documentation/hardware.rst "DMA queues"); the driver
- * creates them and registers memory regions through the mailbox.  Every
- * descriptor is checked against the memory table (key, bounds, access,
- * protection domain) before a byte moves; a violation fails that
- * descriptor and puts only its queue in error.
+ * creates them through the mailbox.  Every descriptor is checked against
+ * the memory table (npo-mr.c: key, bounds, access, protection domain)
+ * before a byte moves; a violation fails that descriptor and puts only
+ * its queue in error.
  *
  * Descriptors run in a bottom half, outside the vCPU that rang the
  * doorbell, in slices of at most NPO_DMA_BUDGET bytes so that a large
@@ -29,8 +29,6 @@
 
 #include "npo.h"
 
-/* Bytes moved per bottom-half run, over all queues. */
-#define NPO_DMA_BUDGET          (16 * MiB)
 QEMU_BUILD_BUG_ON(NPO_MAX_SEND > NPO_DMA_BUDGET);
 /* How often a queue waiting for a link or a receive buffer looks again. */
 #define NPO_LINK_RETRY_NS       (1 * SCALE_MS)
@@ -135,153 +133,6 @@ static void cq_post(NpoState *s, NpoQueue *q, const struct npo_cqe *cqe)
     q->cq_tail++;
     q_write32(s, q, NPO_RING_CQ_TAIL, q->cq_tail);
     queue_irq(s, q);
-}
-
-/* --- memory table ------------------------------------------------------- */
-
-static NpoMr *mr_get(NpoState *s, uint32_t key)
-{
-    uint32_t idx = key & NPO_MR_INDEX_MASK;
-    NpoMr *mr = idx < s->num_mrs ? s->mr[idx] : NULL;
-
-    return mr && mr->key == key && mr->pages_set == mr->npages ? mr : NULL;
-}
-
-/*
- * Check [addr, addr + len) against a region; 0 or the status to report.
- * need: NPO_ACCESS_* bits the operation requires.
- */
-uint32_t npo_mr_check(NpoState *s, NpoMr **out, uint32_t key, uint64_t addr,
-                      uint64_t len, uint32_t need, uint32_t pd, bool local)
-{
-    NpoMr *mr = mr_get(s, key);
-
-    if (!mr || (local && mr->pd != pd)) {
-        return local ? NPO_STATUS_LOCAL_KEY : NPO_STATUS_REMOTE_KEY;
-    }
-    if (addr < mr->iova || len > mr->length ||
-        addr - mr->iova > mr->length - len || (mr->access & need) != need) {
-        return local ? NPO_STATUS_LOCAL_ACCESS : NPO_STATUS_REMOTE_ACCESS;
-    }
-    *out = mr;
-    return NPO_STATUS_OK;
-}
-
-/*
- * The host address of addr in mr, and how many bytes run on contiguously
- * from it.  Regions are guest RAM (the driver pins user pages), mapped
- * once when their pages arrive, as a device caches its IOMMU translations.
- */
-static uint8_t *mr_translate(NpoMr *mr, uint64_t addr, uint64_t *run)
-{
-    uint64_t psize = 1ULL << mr->page_shift;
-    uint64_t off = addr - (mr->iova & ~(psize - 1));
-    uint64_t i = off >> mr->page_shift;
-    uint8_t *base = mr->hva[i] + (off & (psize - 1));
-
-    *run = psize - (off & (psize - 1));
-    while (i + 1 < mr->npages && mr->hva[i + 1] == mr->hva[i] + psize &&
-           *run < NPO_DMA_BUDGET) {
-        *run += psize;
-        i++;
-    }
-    return base;
-}
-
-/*
- * Copy len bytes from one region to another; they may belong to two
- * devices (a link's ends) of this QEMU process, both in guest RAM.
- */
-static void mr_copy(NpoMr *dst, uint64_t daddr, NpoMr *src, uint64_t saddr,
-                    uint64_t len)
-{
-    while (len) {
-        uint64_t srun, drun, n;
-        uint8_t *sp = mr_translate(src, saddr, &srun);
-        uint8_t *dp = mr_translate(dst, daddr, &drun);
-
-        n = MIN(len, MIN(srun, drun));
-        memmove(dp, sp, n);
-        len -= n;
-        saddr += n;
-        daddr += n;
-    }
-}
-
-/* Copy between a region and a plain buffer (a frame to or from a peer). */
-static void mr_copy_buf(NpoMr *mr, uint64_t addr, uint8_t *buf, uint64_t len,
-                        bool into_mr)
-{
-    while (len) {
-        uint64_t run, n;
-        uint8_t *p = mr_translate(mr, addr, &run);
-
-        n = MIN(len, run);
-        memcpy(into_mr ? p : buf, into_mr ? buf : p, n);
-        buf += n;
-        addr += n;
-        len -= n;
-    }
-}
-
-void npo_mr_read(NpoMr *mr, uint64_t addr, void *buf, uint64_t len)
-{
-    mr_copy_buf(mr, addr, buf, len, false);
-}
-
-void npo_mr_write(NpoMr *mr, uint64_t addr, const void *buf, uint64_t len)
-{
-    mr_copy_buf(mr, addr, (uint8_t *)buf, len, true);
-}
-
-/*
- * FETCH_ADD or CMP_SWAP on the aligned word at addr (so it never straddles
- * a page); returns the original word.  The whole read-modify-write runs
- * under the BQL, the only lock under which any device touches the word.
- * Guest CPUs may race with it, as with any device's atomics on host memory.
- */
-uint64_t npo_mr_atomic(NpoMr *mr, uint64_t addr, uint8_t opcode,
-                       uint64_t compare_add, uint64_t swap)
-{
-    uint64_t run, old, val;
-    uint64_t *word = (uint64_t *)mr_translate(mr, addr, &run);
-
-    old = le64_to_cpu(qatomic_read(word));
-    if (opcode == NPO_OP_FETCH_ADD) {
-        val = old + compare_add;
-    } else {
-        val = old == compare_add ? swap : old;
-    }
-    qatomic_set(word, cpu_to_le64(val));
-    return old;
-}
-
-/* Map the region's pages from the page list; false if one is not RAM. */
-static bool mr_map(NpoState *s, NpoMr *mr, uint64_t first, uint64_t count)
-{
-    dma_addr_t psize = 1ULL << mr->page_shift;
-    uint64_t i;
-
-    for (i = first; i < first + count; i++) {
-        dma_addr_t len = psize;
-
-        mr->hva[i] = pci_dma_map(PCI_DEVICE(s), mr->pages[i], &len,
-                                 DMA_DIRECTION_FROM_DEVICE);
-        if (mr->hva[i] && len < psize) {
-            pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], len,
-                          DMA_DIRECTION_FROM_DEVICE, 0);
-            mr->hva[i] = NULL;
-        }
-        if (!mr->hva[i]) {
-            while (i-- > first) {
-                pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], psize,
-                              DMA_DIRECTION_FROM_DEVICE, 0);
-                mr->hva[i] = NULL;
-            }
-            return false;
-        }
-    }
-    return true;
 }
 
 /* --- descriptors --------------------------------------------------------- */
@@ -418,7 +269,7 @@ static int send_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         return st;
     }
     if (len) {
-        mr_copy(rmr, le64_to_cpu(r.addr), lmr, le64_to_cpu(d->local_addr), len);
+        npo_mr_copy(rmr, le64_to_cpu(r.addr), lmr, le64_to_cpu(d->local_addr), len);
     }
     c.wr_id = r.wr_id;
     npo_deliver(t, tq, &from, &c);
@@ -581,15 +432,16 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
                                      le64_to_cpu(d->compare_add),
                                      le64_to_cpu(d->swap));
 
-        stq_le_p(mr_translate(lmr, laddr, &n), old);
+        old = cpu_to_le64(old);
+        npo_mr_write(lmr, laddr, &old, 8);
         return 8;
     }
     if (len) {
         n = MIN((uint64_t)len - q->progress, budget);
         if (d->opcode == NPO_OP_READ) {
-            mr_copy(lmr, laddr + q->progress, rmr, raddr + q->progress, n);
+            npo_mr_copy(lmr, laddr + q->progress, rmr, raddr + q->progress, n);
         } else {
-            mr_copy(rmr, raddr + q->progress, lmr, laddr + q->progress, n);
+            npo_mr_copy(rmr, raddr + q->progress, lmr, laddr + q->progress, n);
         }
         q->progress += n;
         if (q->progress < len) {
@@ -803,31 +655,13 @@ static void queue_destroy(NpoState *s, NpoQueue *q)
     memset(q, 0, sizeof(*q));
 }
 
-static void mr_free(NpoState *s, uint32_t idx)
-{
-    NpoMr *mr = s->mr[idx];
-    uint64_t i;
-
-    if (!mr) {
-        return;
-    }
-    for (i = 0; i < mr->npages && mr->hva[i]; i++) {
-        pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], 1ULL << mr->page_shift,
-                      DMA_DIRECTION_FROM_DEVICE, 1ULL << mr->page_shift);
-    }
-    g_free(mr->hva);
-    g_free(mr->pages);
-    g_free(mr);
-    s->mr[idx] = NULL;
-}
-
 static uint32_t mbox_queue_create(NpoState *s)
 {
     unsigned int qid = s->mbox_arg[0] & 0xffff;
     unsigned int sq_log2 = (s->mbox_arg[0] >> 16) & 0xff;
     unsigned int cq_log2 = s->mbox_arg[0] >> 24;
     unsigned int rq_log2 = (s->mbox_arg[1] >> 16) & 0xff;
-    dma_addr_t ring = ((uint64_t)s->mbox_arg[3] << 32) | s->mbox_arg[2];
+    dma_addr_t ring = npo_mbox_addr(s, 2);
     NpoQueue *q;
 
     if (qid >= s->num_queues || sq_log2 > NPO_MAX_RING_LOG2 ||
@@ -874,132 +708,21 @@ static uint32_t mbox_queue_destroy(NpoState *s)
     return MBOX_OK;
 }
 
-static uint32_t mbox_mr_create(NpoState *s)
-{
-    dma_addr_t a = ((uint64_t)s->mbox_arg[1] << 32) | s->mbox_arg[0];
-    NpoHwMrCreate c;
-    uint32_t key, idx, shift;
-    uint64_t iova, len, npages;
-    NpoMr *mr;
-
-    if (pci_dma_read(PCI_DEVICE(s), a, &c, sizeof(c)) != MEMTX_OK) {
-        return MBOX_ERR_DMA;
-    }
-    key = le32_to_cpu(c.key);
-    idx = key & NPO_MR_INDEX_MASK;
-    shift = le32_to_cpu(c.page_shift);
-    iova = le64_to_cpu(c.iova);
-    len = le64_to_cpu(c.length);
-    if (!idx || idx >= s->num_mrs || shift < 12 || shift > 30 || !len ||
-        iova + len < iova || (le32_to_cpu(c.access) & ~NPO_ACCESS_ALL)) {
-        return MBOX_ERR_ARG;
-    }
-    if (s->mr[idx]) {
-        return MBOX_ERR_EXISTS;
-    }
-    npages = ((iova + len - 1) >> shift) - (iova >> shift) + 1;
-    if (npages > NPO_MAX_MR_PAGES) {
-        return MBOX_ERR_NOMEM;
-    }
-    mr = g_new0(NpoMr, 1);
-    mr->pages = g_try_new0(uint64_t, npages);
-    mr->hva = g_try_new0(uint8_t *, npages);
-    if (!mr->pages || !mr->hva) {
-        g_free(mr->pages);
-        g_free(mr->hva);
-        g_free(mr);
-        return MBOX_ERR_NOMEM;
-    }
-    mr->key = key;
-    mr->pd = le32_to_cpu(c.pd);
-    mr->access = le32_to_cpu(c.access);
-    mr->page_shift = shift;
-    mr->iova = iova;
-    mr->length = len;
-    mr->npages = npages;
-    s->mr[idx] = mr;
-    trace_npo_mr_create(s->node_id, key, mr->pd, len, mr->access);
-    return MBOX_OK;
-}
-
-/* Page addresses for a region being created; it is usable once complete. */
-static uint32_t mbox_mr_pages(NpoState *s)
-{
-    dma_addr_t a = ((uint64_t)s->mbox_arg[1] << 32) | s->mbox_arg[0];
-    NpoHwMrPages h;
-    uint32_t key, idx, count;
-    uint64_t first;
-    NpoMr *mr;
-
-    if (pci_dma_read(PCI_DEVICE(s), a, &h, sizeof(h)) != MEMTX_OK) {
-        return MBOX_ERR_DMA;
-    }
-    key = le32_to_cpu(h.key);
-    idx = key & NPO_MR_INDEX_MASK;
-    count = le32_to_cpu(h.count);
-    first = le64_to_cpu(h.first);
-    mr = idx < s->num_mrs ? s->mr[idx] : NULL;
-    if (!mr || mr->key != key) {
-        return MBOX_ERR_NOENT;
-    }
-    if (!count || count > NPO_MR_PAGES_PER_CMD || first != mr->pages_set ||
-        count > mr->npages - first) {
-        return MBOX_ERR_ARG;
-    }
-    if (pci_dma_read(PCI_DEVICE(s), a + sizeof(h), mr->pages + first,
-                     count * sizeof(uint64_t)) != MEMTX_OK) {
-        return MBOX_ERR_DMA;
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        mr->pages[first + i] = le64_to_cpu(mr->pages[first + i]);
-        if (mr->pages[first + i] & ((1ULL << mr->page_shift) - 1)) {
-            return MBOX_ERR_ARG;
-        }
-    }
-    if (!mr_map(s, mr, first, count)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: region 0x%08x: a page is "
-                      "not guest RAM\n", s->node_id, key);
-        return MBOX_ERR_DMA;
-    }
-    mr->pages_set += count;
-    return MBOX_OK;
-}
-
-/* Once this returns, no descriptor reaches the region's pages again. */
-static uint32_t mbox_mr_destroy(NpoState *s)
-{
-    uint32_t key = s->mbox_arg[0], idx = key & NPO_MR_INDEX_MASK;
-
-    if (idx >= s->num_mrs || !s->mr[idx] || s->mr[idx]->key != key) {
-        return MBOX_ERR_NOENT;
-    }
-    trace_npo_mr_destroy(s->node_id, key);
-    mr_free(s, idx);
-    return MBOX_OK;
-}
-
 uint32_t npo_dma_mbox(NpoState *s, uint32_t op)
 {
-    if (op < MBOX_OP_QUEUE_CREATE || op > MBOX_OP_MR_DESTROY) {
+    switch (op) {
+    case MBOX_OP_QUEUE_CREATE:
+    case MBOX_OP_QUEUE_DESTROY:
+        break;
+    default:
         return MBOX_ERR_OPCODE;
     }
-    /* The tables belong to the firmware: none without it. */
+    /* The queues belong to the firmware: none without it. */
     if (!(s->status & STATUS_FW_RUNNING)) {
         return MBOX_ERR_STATE;
     }
-    switch (op) {
-    case MBOX_OP_QUEUE_CREATE:
-        return mbox_queue_create(s);
-    case MBOX_OP_QUEUE_DESTROY:
-        return mbox_queue_destroy(s);
-    case MBOX_OP_MR_CREATE:
-        return mbox_mr_create(s);
-    case MBOX_OP_MR_PAGES:
-        return mbox_mr_pages(s);
-    case MBOX_OP_MR_DESTROY:
-        return mbox_mr_destroy(s);
-    }
-    return MBOX_ERR_OPCODE;
+    return op == MBOX_OP_QUEUE_CREATE ? mbox_queue_create(s) :
+                                        mbox_queue_destroy(s);
 }
 
 /* --- life cycle ---------------------------------------------------------- */
@@ -1011,9 +734,7 @@ void npo_dma_reset(NpoState *s)
     for (i = 0; i < s->num_queues; i++) {
         queue_destroy(s, &s->queue[i]);
     }
-    for (i = 0; i < s->num_mrs; i++) {
-        mr_free(s, i);
-    }
+    npo_mr_reset(s);
     timer_del(s->dma_retry);
     s->dma_next = 0;
     npo_fabric_reset(s);
@@ -1022,7 +743,7 @@ void npo_dma_reset(NpoState *s)
 void npo_dma_realize(NpoState *s, Error **errp)
 {
     s->queue = g_new0(NpoQueue, s->num_queues);
-    s->mr = g_new0(NpoMr *, s->num_mrs);
+    npo_mr_realize(s);
     s->dma_bh = qemu_bh_new(npo_dma_bh, s);
     s->dma_retry = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_dma_retry, s);
     npo_fabric_realize(s);
@@ -1040,5 +761,5 @@ void npo_dma_exit(NpoState *s)
     qemu_bh_delete(s->dma_bh);
     timer_free(s->dma_retry);
     g_free(s->queue);
-    g_free(s->mr);
+    npo_mr_exit(s);
 }

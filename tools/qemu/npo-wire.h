@@ -38,6 +38,23 @@ typedef struct QEMU_PACKED WireHdr {
     uint16_t len;       /* of the payload */
 } WireHdr;
 
+/*
+ * TS1 and TS2: a port's training sequences.  Fields are little endian;
+ * rx_ok[r] is the mask of lanes that receive well at rate r + 1.
+ */
+typedef struct QEMU_PACKED WireTs {
+    uint32_t node_id;
+    uint8_t port;
+    uint8_t rates;
+    uint8_t lanes;
+    uint8_t max_rate;
+    uint8_t max_width;
+    uint8_t epoch;      /* TS2: which configuration attempt this is */
+    uint8_t pad[2];
+    uint16_t rx_ok[NPO_NUM_RATES];
+    uint16_t pad2;
+} WireTs;
+
 /* Bytes of data in one frame: a large transfer is a train of them. */
 #define WIRE_CHUNK              (32 * 1024)
 

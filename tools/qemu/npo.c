@@ -54,6 +54,28 @@ void npo_irq_update(NpoState *s, uint32_t raised)
     }
 }
 
+/* The 64-bit bus address in mailbox arguments lo (low half) and lo + 1. */
+dma_addr_t npo_mbox_addr(NpoState *s, unsigned int lo)
+{
+    return ((uint64_t)s->mbox_arg[lo + 1] << 32) | s->mbox_arg[lo];
+}
+
+/*
+ * Read len bytes of a command block at off from the address in ARG0/ARG1:
+ * 0, or -1 if the DMA failed (the command then fails with DMA).
+ */
+int npo_mbox_read_block(NpoState *s, dma_addr_t off, void *buf, size_t len)
+{
+    if (pci_dma_read(PCI_DEVICE(s), npo_mbox_addr(s, 0) + off, buf,
+                     len) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: mailbox command 0x%x: "
+                      "cannot read its %zu-byte block\n", s->node_id,
+                      s->mbox_cmd, len);
+        return -1;
+    }
+    return 0;
+}
+
 /* Everything the guest can change goes back to its power-on value. */
 static void npo_reset_state(NpoState *s)
 {
@@ -111,7 +133,7 @@ static uint32_t npo_fw_result(enum npo_fw_verdict v)
  */
 static uint32_t npo_mbox_fw_load(NpoState *s)
 {
-    dma_addr_t addr = ((uint64_t)s->mbox_arg[1] << 32) | s->mbox_arg[0];
+    dma_addr_t addr = npo_mbox_addr(s, 0);
     uint32_t len = s->mbox_arg[2];
     struct npo_fw_contents fw;
     enum npo_fw_verdict v;
@@ -172,6 +194,9 @@ static void npo_mbox_complete(void *opaque)
         result = npo_link_mbox(s, s->mbox_cmd);
         if (result == MBOX_ERR_OPCODE) {
             result = npo_dma_mbox(s, s->mbox_cmd);
+        }
+        if (result == MBOX_ERR_OPCODE) {
+            result = npo_mr_mbox(s, s->mbox_cmd);
         }
         if (result == MBOX_ERR_OPCODE) {
             result = npo_clock_mbox(s, s->mbox_cmd);

@@ -14,7 +14,6 @@
 #include "qom/object.h"
 
 #include "npo_fw_validate.h"
-#include "npo-wire.h"
 #include <linux/npo_queue.h>
 
 #define TYPE_NPO "npo"
@@ -32,6 +31,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
 #define NPO_NUM_RATES           3
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
+
+#include "npo-wire.h"
 #define NPO_IF_VERSION          ((1 << 16) | 5)
 
 /* Identity, control, status */
@@ -499,7 +500,10 @@ struct NpoState {
     QTAILQ_ENTRY(NpoState) next;
 };
 
+/* npo.c */
 void npo_irq_update(NpoState *s, uint32_t raised);
+dma_addr_t npo_mbox_addr(NpoState *s, unsigned int lo);
+int npo_mbox_read_block(NpoState *s, dma_addr_t off, void *buf, size_t len);
 
 /* npo-dma.c */
 void npo_dma_realize(NpoState *s, Error **errp);
@@ -509,6 +513,8 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val);
 uint32_t npo_dma_mbox(NpoState *s, uint32_t op);
 void npo_dma_kick(NpoState *s);
 
+/* Bytes moved per bottom-half run, over all queues. */
+#define NPO_DMA_BUDGET          (16 * MiB)
 /* A SEND is never split between a device's engine runs. */
 #define NPO_MAX_SEND            (16 * 1024 * 1024)
 /* Looks for a receive buffer before a SEND fails as RNR: about 1 s. */
@@ -527,10 +533,18 @@ void npo_deliver(NpoState *t, NpoQueue *dq, const NpoSender *from,
                  struct npo_cqe *c);
 int npo_rq_take(NpoState *t, NpoQueue *tq, uint32_t len,
                 const NpoSender *from, struct npo_rqe *r, NpoMr **rmr);
+
+/* npo-mr.c: the memory table */
+void npo_mr_realize(NpoState *s);
+void npo_mr_exit(NpoState *s);
+void npo_mr_reset(NpoState *s);
+uint32_t npo_mr_mbox(NpoState *s, uint32_t op);
 uint32_t npo_mr_check(NpoState *s, NpoMr **out, uint32_t key, uint64_t addr,
                       uint64_t len, uint32_t need, uint32_t pd, bool local);
 void npo_mr_read(NpoMr *mr, uint64_t addr, void *buf, uint64_t len);
 void npo_mr_write(NpoMr *mr, uint64_t addr, const void *buf, uint64_t len);
+void npo_mr_copy(NpoMr *dst, uint64_t daddr, NpoMr *src, uint64_t saddr,
+                 uint64_t len);
 uint64_t npo_mr_atomic(NpoMr *mr, uint64_t addr, uint8_t opcode,
                        uint64_t compare_add, uint64_t swap);
 
@@ -558,30 +572,66 @@ void npo_fabric_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
 void npo_fabric_port_down(NpoPort *p);
 void npo_fabric_tx_room(NpoPort *p);
 
-/* npo-link.c */
-void npo_link_realize(NpoState *s, Error **errp);
-void npo_link_exit(NpoState *s);
-void npo_link_reset(NpoState *s);
-void npo_link_fw_changed(NpoState *s);
-bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val);
-bool npo_link_reg_write(NpoState *s, hwaddr addr, uint64_t val);
-uint32_t npo_link_event_ports(NpoState *s);
-uint32_t npo_link_mbox(NpoState *s, uint32_t op);
-void npo_link_add_properties(Object *obj);
-
+/* npo-link.c: training, the state machine of each port */
 typedef enum NpoLinkReady {
     NPO_LINK_DOWN,
     NPO_LINK_PAUSED,            /* recovering: data waits */
     NPO_LINK_UP,
 } NpoLinkReady;
 
+void npo_link_realize(NpoState *s, Error **errp);
+void npo_link_exit(NpoState *s);
+void npo_link_reset(NpoState *s);
+void npo_link_fw_changed(NpoState *s);
+bool npo_link_port_enabled(NpoPort *p);
+NpoLinkReady npo_link_ready(NpoPort *p);
+void npo_link_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
+                 uint16_t len);
+void npo_link_cable(NpoPort *p, bool connected);
+void npo_link_cut(NpoPort *p, bool cut);
+void npo_link_write_control(NpoPort *p, uint32_t val);
+void npo_link_start_prbs(NpoPort *p, uint32_t val);
+uint32_t npo_link_status(NpoPort *p);
+void npo_link_clear_counters(NpoPort *p);
+
+/* npo-port-regs.c: the ports' registers, mailbox commands and faults */
+bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val);
+bool npo_link_reg_write(NpoState *s, hwaddr addr, uint64_t val);
+uint32_t npo_link_event_ports(NpoState *s);
+uint32_t npo_link_mbox(NpoState *s, uint32_t op);
+void npo_link_add_properties(Object *obj);
+
+/* npo-port.c: framing, transmit and receive */
+void npo_port_realize(NpoPort *p);
+void npo_port_exit(NpoPort *p);
+bool npo_port_connected(NpoPort *p);
+uint8_t *npo_port_frame(NpoPort *p, uint8_t type, uint16_t len);
+void npo_port_send(NpoPort *p, uint8_t type, const void *payload,
+                   uint16_t len);
+void npo_port_flush(NpoPort *p);
+void npo_port_tx_drop(NpoPort *p);
+bool npo_port_tx_full(NpoPort *p);
+
+/* npo-phy.c: the lanes' physical layer */
+typedef struct NpoPhyTick {
+    uint64_t uncorrectable;     /* codewords FEC could not correct */
+    uint16_t ber_lanes;         /* lanes above the BER warning threshold */
+    bool lane_failed;           /* a lane at or beyond the BER limit */
+} NpoPhyTick;
+
+double npo_phy_rate_gbps(unsigned int rate);
+void npo_phy_init_lanes(NpoPort *p);
+void npo_phy_compute_rx_ok(NpoPort *p);
+void npo_phy_tick(NpoPort *p, double secs, NpoPhyTick *t);
+void npo_phy_prbs(NpoPort *p, unsigned int rate, double secs);
+void npo_phy_lane_diag(NpoPort *p, unsigned int lane, NpoHwLaneStats *ls);
+
+/* npo-route.c: which port leads to a node */
 typedef QTAILQ_HEAD(NpoDeviceList, NpoState) NpoDeviceList;
+void npo_route_add(NpoState *s);
+void npo_route_remove(NpoState *s);
 NpoDeviceList *npo_link_devices(void);
 NpoPort *npo_link_route(NpoState *s, uint32_t node);
-NpoLinkReady npo_link_ready(NpoPort *p);
 NpoState *npo_link_local_peer(NpoPort *p);
-uint8_t *npo_port_frame(NpoPort *p, uint8_t type, uint16_t len);
-void npo_port_flush(NpoPort *p);
-bool npo_port_tx_full(NpoPort *p);
 
 #endif

@@ -1,0 +1,336 @@
+/*
+ * NPO supernode interconnect: the memory table.
+ *
+ * Each entry is a region a process registered: key (a random tag above
+ * the table index), protection domain, access rights, address range and
+ * page list, given by MR_CREATE and MR_PAGES and taken away by MR_DESTROY.
+ * Every descriptor and every request from a peer is checked here before a
+ * byte moves (key, bounds, rights, protection domain); the pages are
+ * mapped once, when they arrive, as a device caches its translations.
+ * Documentation/hardware.rst, "DMA queues", is the specification.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/units.h"
+#include "hw/pci/pci.h"
+#include "sysemu/dma.h"
+#include "trace.h"
+
+#include "npo.h"
+
+/* --- checks and copies -------------------------------------------------- */
+
+static NpoMr *mr_get(NpoState *s, uint32_t key)
+{
+    uint32_t idx = key & NPO_MR_INDEX_MASK;
+    NpoMr *mr = idx < s->num_mrs ? s->mr[idx] : NULL;
+
+    return mr && mr->key == key && mr->pages_set == mr->npages ? mr : NULL;
+}
+
+/*
+ * Check [addr, addr + len) against a region; 0 or the status to report.
+ * need: NPO_ACCESS_* bits the operation requires.
+ */
+uint32_t npo_mr_check(NpoState *s, NpoMr **out, uint32_t key, uint64_t addr,
+                      uint64_t len, uint32_t need, uint32_t pd, bool local)
+{
+    NpoMr *mr = mr_get(s, key);
+
+    if (!mr || (local && mr->pd != pd)) {
+        return local ? NPO_STATUS_LOCAL_KEY : NPO_STATUS_REMOTE_KEY;
+    }
+    if (addr < mr->iova || len > mr->length ||
+        addr - mr->iova > mr->length - len || (mr->access & need) != need) {
+        return local ? NPO_STATUS_LOCAL_ACCESS : NPO_STATUS_REMOTE_ACCESS;
+    }
+    *out = mr;
+    return NPO_STATUS_OK;
+}
+
+/*
+ * The host address of addr in mr, and how many bytes run on contiguously
+ * from it.  Regions are guest RAM (the driver pins user pages), mapped
+ * once when their pages arrive, as a device caches its IOMMU translations.
+ */
+static uint8_t *mr_translate(NpoMr *mr, uint64_t addr, uint64_t *run)
+{
+    uint64_t psize = 1ULL << mr->page_shift;
+    uint64_t off = addr - (mr->iova & ~(psize - 1));
+    uint64_t i = off >> mr->page_shift;
+    uint8_t *base = mr->hva[i] + (off & (psize - 1));
+
+    *run = psize - (off & (psize - 1));
+    while (i + 1 < mr->npages && mr->hva[i + 1] == mr->hva[i] + psize &&
+           *run < NPO_DMA_BUDGET) {
+        *run += psize;
+        i++;
+    }
+    return base;
+}
+
+/*
+ * Copy len bytes from one region to another; they may belong to two
+ * devices (a link's ends) of this QEMU process, both in guest RAM.
+ */
+void npo_mr_copy(NpoMr *dst, uint64_t daddr, NpoMr *src, uint64_t saddr,
+                 uint64_t len)
+{
+    while (len) {
+        uint64_t srun, drun, n;
+        uint8_t *sp = mr_translate(src, saddr, &srun);
+        uint8_t *dp = mr_translate(dst, daddr, &drun);
+
+        n = MIN(len, MIN(srun, drun));
+        memmove(dp, sp, n);
+        len -= n;
+        saddr += n;
+        daddr += n;
+    }
+}
+
+/* Copy between a region and a plain buffer (a frame to or from a peer). */
+static void mr_copy_buf(NpoMr *mr, uint64_t addr, uint8_t *buf, uint64_t len,
+                        bool into_mr)
+{
+    while (len) {
+        uint64_t run, n;
+        uint8_t *p = mr_translate(mr, addr, &run);
+
+        n = MIN(len, run);
+        memcpy(into_mr ? p : buf, into_mr ? buf : p, n);
+        buf += n;
+        addr += n;
+        len -= n;
+    }
+}
+
+void npo_mr_read(NpoMr *mr, uint64_t addr, void *buf, uint64_t len)
+{
+    mr_copy_buf(mr, addr, buf, len, false);
+}
+
+void npo_mr_write(NpoMr *mr, uint64_t addr, const void *buf, uint64_t len)
+{
+    mr_copy_buf(mr, addr, (uint8_t *)buf, len, true);
+}
+
+/*
+ * FETCH_ADD or CMP_SWAP on the aligned word at addr (so it never straddles
+ * a page); returns the original word.  The whole read-modify-write runs
+ * under the BQL, the only lock under which any device touches the word.
+ * Guest CPUs may race with it, as with any device's atomics on host memory.
+ */
+uint64_t npo_mr_atomic(NpoMr *mr, uint64_t addr, uint8_t opcode,
+                       uint64_t compare_add, uint64_t swap)
+{
+    uint64_t run, old, val;
+    uint64_t *word = (uint64_t *)mr_translate(mr, addr, &run);
+
+    old = le64_to_cpu(qatomic_read(word));
+    if (opcode == NPO_OP_FETCH_ADD) {
+        val = old + compare_add;
+    } else {
+        val = old == compare_add ? swap : old;
+    }
+    qatomic_set(word, cpu_to_le64(val));
+    return old;
+}
+
+/* Map the region's pages from the page list; false if one is not RAM. */
+static bool mr_map(NpoState *s, NpoMr *mr, uint64_t first, uint64_t count)
+{
+    dma_addr_t psize = 1ULL << mr->page_shift;
+    uint64_t i;
+
+    for (i = first; i < first + count; i++) {
+        dma_addr_t len = psize;
+
+        mr->hva[i] = pci_dma_map(PCI_DEVICE(s), mr->pages[i], &len,
+                                 DMA_DIRECTION_FROM_DEVICE);
+        if (mr->hva[i] && len < psize) {
+            pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], len,
+                          DMA_DIRECTION_FROM_DEVICE, 0);
+            mr->hva[i] = NULL;
+        }
+        if (!mr->hva[i]) {
+            while (i-- > first) {
+                pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], psize,
+                              DMA_DIRECTION_FROM_DEVICE, 0);
+                mr->hva[i] = NULL;
+            }
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --- mailbox ------------------------------------------------------------- */
+
+static void mr_free(NpoState *s, uint32_t idx)
+{
+    NpoMr *mr = s->mr[idx];
+    uint64_t i;
+
+    if (!mr) {
+        return;
+    }
+    for (i = 0; i < mr->npages && mr->hva[i]; i++) {
+        pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], 1ULL << mr->page_shift,
+                      DMA_DIRECTION_FROM_DEVICE, 1ULL << mr->page_shift);
+    }
+    g_free(mr->hva);
+    g_free(mr->pages);
+    g_free(mr);
+    s->mr[idx] = NULL;
+}
+
+static uint32_t mbox_mr_create(NpoState *s)
+{
+    NpoHwMrCreate c;
+    uint32_t key, idx, shift;
+    uint64_t iova, len, npages;
+    NpoMr *mr;
+
+    if (npo_mbox_read_block(s, 0, &c, sizeof(c))) {
+        return MBOX_ERR_DMA;
+    }
+    key = le32_to_cpu(c.key);
+    idx = key & NPO_MR_INDEX_MASK;
+    shift = le32_to_cpu(c.page_shift);
+    iova = le64_to_cpu(c.iova);
+    len = le64_to_cpu(c.length);
+    if (!idx || idx >= s->num_mrs || shift < 12 || shift > 30 || !len ||
+        iova + len < iova || (le32_to_cpu(c.access) & ~NPO_ACCESS_ALL)) {
+        return MBOX_ERR_ARG;
+    }
+    if (s->mr[idx]) {
+        return MBOX_ERR_EXISTS;
+    }
+    npages = ((iova + len - 1) >> shift) - (iova >> shift) + 1;
+    if (npages > NPO_MAX_MR_PAGES) {
+        return MBOX_ERR_NOMEM;
+    }
+    mr = g_new0(NpoMr, 1);
+    mr->pages = g_try_new0(uint64_t, npages);
+    mr->hva = g_try_new0(uint8_t *, npages);
+    if (!mr->pages || !mr->hva) {
+        g_free(mr->pages);
+        g_free(mr->hva);
+        g_free(mr);
+        return MBOX_ERR_NOMEM;
+    }
+    mr->key = key;
+    mr->pd = le32_to_cpu(c.pd);
+    mr->access = le32_to_cpu(c.access);
+    mr->page_shift = shift;
+    mr->iova = iova;
+    mr->length = len;
+    mr->npages = npages;
+    s->mr[idx] = mr;
+    trace_npo_mr_create(s->node_id, key, mr->pd, len, mr->access);
+    return MBOX_OK;
+}
+
+/* Page addresses for a region being created; it is usable once complete. */
+static uint32_t mbox_mr_pages(NpoState *s)
+{
+    NpoHwMrPages h;
+    uint32_t key, idx, count;
+    uint64_t first;
+    NpoMr *mr;
+
+    if (npo_mbox_read_block(s, 0, &h, sizeof(h))) {
+        return MBOX_ERR_DMA;
+    }
+    key = le32_to_cpu(h.key);
+    idx = key & NPO_MR_INDEX_MASK;
+    count = le32_to_cpu(h.count);
+    first = le64_to_cpu(h.first);
+    mr = idx < s->num_mrs ? s->mr[idx] : NULL;
+    if (!mr || mr->key != key) {
+        return MBOX_ERR_NOENT;
+    }
+    if (!count || count > NPO_MR_PAGES_PER_CMD || first != mr->pages_set ||
+        count > mr->npages - first) {
+        return MBOX_ERR_ARG;
+    }
+    if (npo_mbox_read_block(s, sizeof(h), mr->pages + first,
+                            count * sizeof(uint64_t))) {
+        return MBOX_ERR_DMA;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        mr->pages[first + i] = le64_to_cpu(mr->pages[first + i]);
+        if (mr->pages[first + i] & ((1ULL << mr->page_shift) - 1)) {
+            return MBOX_ERR_ARG;
+        }
+    }
+    if (!mr_map(s, mr, first, count)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: region 0x%08x: a page is "
+                      "not guest RAM\n", s->node_id, key);
+        return MBOX_ERR_DMA;
+    }
+    mr->pages_set += count;
+    return MBOX_OK;
+}
+
+/* Once this returns, no descriptor reaches the region's pages again. */
+static uint32_t mbox_mr_destroy(NpoState *s)
+{
+    uint32_t key = s->mbox_arg[0], idx = key & NPO_MR_INDEX_MASK;
+
+    if (idx >= s->num_mrs || !s->mr[idx] || s->mr[idx]->key != key) {
+        return MBOX_ERR_NOENT;
+    }
+    trace_npo_mr_destroy(s->node_id, key);
+    mr_free(s, idx);
+    return MBOX_OK;
+}
+
+uint32_t npo_mr_mbox(NpoState *s, uint32_t op)
+{
+    switch (op) {
+    case MBOX_OP_MR_CREATE:
+    case MBOX_OP_MR_PAGES:
+    case MBOX_OP_MR_DESTROY:
+        break;
+    default:
+        return MBOX_ERR_OPCODE;
+    }
+    /* The table belongs to the firmware: none without it. */
+    if (!(s->status & STATUS_FW_RUNNING)) {
+        return MBOX_ERR_STATE;
+    }
+    switch (op) {
+    case MBOX_OP_MR_CREATE:
+        return mbox_mr_create(s);
+    case MBOX_OP_MR_PAGES:
+        return mbox_mr_pages(s);
+    default:
+        return mbox_mr_destroy(s);
+    }
+}
+
+/* --- life cycle ---------------------------------------------------------- */
+
+void npo_mr_reset(NpoState *s)
+{
+    unsigned int i;
+
+    for (i = 0; i < s->num_mrs; i++) {
+        mr_free(s, i);
+    }
+}
+
+void npo_mr_realize(NpoState *s)
+{
+    s->mr = g_new0(NpoMr *, s->num_mrs);
+}
+
+void npo_mr_exit(NpoState *s)
+{
+    npo_mr_reset(s);
+    g_free(s->mr);
+}

@@ -1,0 +1,259 @@
+/*
+ * NPO device model: the physical layer of a port's lanes.
+ *
+ * Each lane has its own channel: transmitter power, fibre and connector
+ * loss, temperature, laser bias and the equalizer preset that suits it.
+ * From those the model derives received power, margin at each lane rate
+ * and the pre-FEC bit error rate, which decide which lanes training can
+ * use and what an active link's traffic suffers: KP4 FEC (RS(544,514))
+ * corrects up to 15 symbol errors per codeword, and every codeword beyond
+ * that fails its CRC and is replayed.  Faults (a BER floor, a dead lane,
+ * extra loss) act on these figures.  Documentation/hardware.rst, "Links",
+ * gives the figures.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "hw/pci/pci.h"
+
+#include <math.h>
+
+#include "npo.h"
+
+/* Lane rates: rate n (1-based) in Gb/s and the receiver sensitivity. */
+static const double rate_gbps[NPO_NUM_RATES] = { 53.125, 106.25, 212.5 };
+static const double sensitivity_dbm[NPO_NUM_RATES] = { -7.4, -4.4, -2.4 };
+#define NOMINAL_TX_DBM          1.0
+#define LOS_DBM                 -15.0
+#define DEAD_RX_DBM             -40.0
+#define KP4_LIMIT_BER           2.4e-4  /* BER at zero margin */
+#define EQ_BEST_GAIN_DB         3.0     /* margin the right preset adds */
+#define EQ_STEP_LOSS_DB         0.6     /* per preset step away from it */
+#define KP4_SYMBOLS             544
+#define KP4_CORRECTABLE         15
+#define KP4_BITS                5440
+
+double npo_phy_rate_gbps(unsigned int rate)
+{
+    return rate >= 1 && rate <= NPO_NUM_RATES ? rate_gbps[rate - 1] : 0;
+}
+
+static double lane_rx_dbm(NpoPort *p, NpoLane *l)
+{
+    if (l->dead) {
+        return DEAD_RX_DBM;
+    }
+    return NOMINAL_TX_DBM - p->dev->link_loss_cdb / 100.0 - l->base_loss_db -
+           l->rx_drop_db;
+}
+
+/* Equalization gain of a preset: best for the lane's own channel. */
+static double preset_gain_db(NpoLane *l, uint8_t preset)
+{
+    int d = abs((int)preset - (int)l->best_preset);
+
+    return EQ_BEST_GAIN_DB - EQ_STEP_LOSS_DB * d;
+}
+
+static double lane_margin_db(NpoPort *p, NpoLane *l, unsigned int rate)
+{
+    return lane_rx_dbm(p, l) - sensitivity_dbm[rate - 1] +
+           preset_gain_db(l, l->preset);
+}
+
+/* Pre-FEC bit error rate of a lane at a rate. */
+static double lane_ber(NpoPort *p, NpoLane *l, unsigned int rate)
+{
+    double ber;
+
+    if (lane_rx_dbm(p, l) <= LOS_DBM) {
+        return 0.5;
+    }
+    ber = KP4_LIMIT_BER * pow(10.0, -lane_margin_db(p, l, rate));
+    ber = MIN(ber, 0.5);
+    return MAX(ber, l->fault_ber);
+}
+
+static double ber_threshold(NpoState *s)
+{
+    return pow(10.0, -(double)s->fw_link.ber_threshold_exp);
+}
+
+/* Pick the firmware preset that gives the lane the most margin. */
+static void lane_equalize(NpoState *s, NpoLane *l)
+{
+    double best = -1e9;
+    unsigned int i;
+
+    for (i = 0; i < s->fw_num_presets; i++) {
+        double g = preset_gain_db(l, s->fw_preset_ids[i]);
+
+        if (g > best) {
+            best = g;
+            l->preset = s->fw_preset_ids[i];
+        }
+    }
+}
+
+/* Receive lanes that work at each rate, after equalization. */
+void npo_phy_compute_rx_ok(NpoPort *p)
+{
+    NpoState *s = p->dev;
+    double thr = ber_threshold(s);
+    unsigned int r, i;
+
+    for (r = 1; r <= NPO_NUM_RATES; r++) {
+        uint16_t ok = 0;
+
+        for (i = 0; i < s->lanes_per_port; i++) {
+            NpoLane *l = &p->lane[i];
+
+            lane_equalize(s, l);
+            if (lane_ber(p, l, r) < thr) {
+                ok |= 1 << i;
+            }
+        }
+        p->local_rx_ok[r - 1] = ok;
+    }
+}
+
+static uint64_t poisson(GRand *r, double mean)
+{
+    if (mean <= 0) {
+        return 0;
+    }
+    if (mean < 30) {
+        double l = exp(-mean), pr = 1.0;
+        uint64_t k = 0;
+
+        do {
+            k++;
+            pr *= g_rand_double(r);
+        } while (pr > l);
+        return k - 1;
+    } else {
+        /* Normal approximation, Box-Muller. */
+        double u1 = g_rand_double_range(r, 1e-12, 1.0);
+        double u2 = g_rand_double(r);
+        double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+        double v = mean + sqrt(mean) * z;
+
+        return v > 0 ? (uint64_t)llround(v) : 0;
+    }
+}
+
+/* Probability that a KP4 codeword has more than 15 symbol errors. */
+static double kp4_uncorrectable(double ps)
+{
+    double sum = 0, lp = log(ps), lq = log1p(-ps);
+    int k;
+
+    if (ps <= 0) {
+        return 0;
+    }
+    for (k = KP4_CORRECTABLE + 1; k <= KP4_SYMBOLS; k++) {
+        double lt = lgamma(KP4_SYMBOLS + 1) - lgamma(k + 1) -
+                    lgamma(KP4_SYMBOLS - k + 1) + k * lp +
+                    (KP4_SYMBOLS - k) * lq;
+        double t = exp(lt);
+
+        sum += t;
+        if (t < sum * 1e-12) {
+            break;
+        }
+    }
+    return MIN(sum, 1.0);
+}
+
+/*
+ * The errors secs of traffic made on the active lanes of p, added to their
+ * counters, and what they mean for the link.
+ */
+void npo_phy_tick(NpoPort *p, double secs, NpoPhyTick *t)
+{
+    NpoState *s = p->dev;
+    double thr = ber_threshold(s), warn = thr / 100;
+    unsigned int i;
+
+    *t = (NpoPhyTick) { 0 };
+    for (i = 0; i < p->width; i++) {
+        NpoLane *l = &p->lane[i];
+        double ber = lane_ber(p, l, p->rate);
+        double ps = MIN(1.0, 10 * ber);
+        double cw = rate_gbps[p->rate - 1] * 1e9 * secs / KP4_BITS;
+        double p_any = -expm1(KP4_SYMBOLS * log1p(-MIN(ps, 0.999999)));
+        double p_unc = kp4_uncorrectable(ps);
+        uint64_t unc = poisson(s->rand, cw * p_unc);
+
+        l->fec_uncorrectable += unc;
+        l->fec_corrected += poisson(s->rand, cw * MAX(p_any - p_unc, 0));
+        l->symbol_errors += poisson(s->rand, cw * KP4_SYMBOLS * ps);
+        t->uncorrectable += unc;
+        if (ber > warn) {
+            t->ber_lanes |= 1 << i;
+        }
+        t->lane_failed |= ber >= thr;
+    }
+}
+
+/* A PRBS pattern ran for secs at rate: count its bits and the lanes' errors. */
+void npo_phy_prbs(NpoPort *p, unsigned int rate, double secs)
+{
+    NpoState *s = p->dev;
+    unsigned int i;
+
+    for (i = 0; i < s->lanes_per_port; i++) {
+        NpoLane *l = &p->lane[i];
+        double bits = rate_gbps[rate - 1] * 1e9 * secs;
+
+        lane_equalize(s, l);
+        l->prbs_bits += (uint64_t)bits;
+        l->prbs_errors += poisson(s->rand, bits * lane_ber(p, l, rate));
+    }
+}
+
+/*
+ * A lane's optical and electrical diagnostics, as the statistics block
+ * reports them, at the link's rate or the lowest one when it is down.
+ */
+void npo_phy_lane_diag(NpoPort *p, unsigned int i, NpoHwLaneStats *ls)
+{
+    NpoLane *l = &p->lane[i];
+    unsigned int rate = p->rate ? p->rate : 1;
+    double rx = lane_rx_dbm(p, l);
+    double ber = lane_ber(p, l, rate);
+    double margin = lane_margin_db(p, l, rate);
+    bool los = rx <= LOS_DBM;
+
+    ls->rx_power_cdbm = cpu_to_le16((int16_t)lrint(rx * 100));
+    ls->tx_power_cdbm = cpu_to_le16((int16_t)lrint(l->tx_power_dbm * 100));
+    ls->bias_cma = cpu_to_le16((uint16_t)lrint(l->bias_ma * 100));
+    ls->temp_cdeg = cpu_to_le16((int16_t)lrint(l->temp_c * 100));
+    ls->ber_nlog_c = cpu_to_le16((uint16_t)lrint(-log10(ber) * 100));
+    /* Eye opening shrinks with margin and closes at loss of signal. */
+    ls->eye_height_mv = cpu_to_le16(los ? 0 :
+                                    CLAMP(lrint(20 + 15 * margin), 0, 250));
+    ls->eye_width_mui = cpu_to_le16(los ? 0 :
+                                    CLAMP(lrint(100 + 60 * margin), 0, 700));
+    ls->preset = l->preset;
+    ls->flags = (los ? LANE_FLAG_LOS : LANE_FLAG_CDR_LOCK) |
+                (i < p->width ? LANE_FLAG_ACTIVE : 0);
+}
+
+/* Each lane's channel differs a little, as real ones do. */
+void npo_phy_init_lanes(NpoPort *p)
+{
+    NpoState *s = p->dev;
+    unsigned int j;
+
+    for (j = 0; j < NPO_MAX_LANES; j++) {
+        NpoLane *l = &p->lane[j];
+
+        l->tx_power_dbm = NOMINAL_TX_DBM + g_rand_double_range(s->rand, -0.3, 0.3);
+        l->base_loss_db = g_rand_double_range(s->rand, 0, 0.8);
+        l->temp_c = 45 + g_rand_double_range(s->rand, -2, 2);
+        l->bias_ma = 40 + g_rand_double_range(s->rand, -3, 3);
+        l->best_preset = g_rand_int_range(s->rand, 0, 11);
+    }
+}

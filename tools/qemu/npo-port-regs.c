@@ -1,0 +1,331 @@
+/*
+ * NPO device model: the ports' register block, the link's mailbox commands
+ * (PORT_STATS, CLEAR_COUNTERS, FAULT) and fault injection from the host.
+ *
+ * Documentation/hardware.rst, "Links" and "Opcodes", is the specification.
+ * Fault injection reaches the same faults two ways: the FAULT command of a
+ * test device (CAPS.FAULT_INJECT), and the QOM property "fault", which the
+ * host sets over QMP without the guest's help.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "sysemu/dma.h"
+#include "trace.h"
+
+#include <math.h>
+
+#include "npo.h"
+
+/* The port a register address belongs to, and the offset within it. */
+static NpoPort *port_of(NpoState *s, hwaddr addr, hwaddr *off)
+{
+    unsigned int idx = (addr - R_PORT_BASE) / R_PORT_STRIDE;
+
+    if (addr < R_PORT_BASE || idx >= s->num_ports) {
+        return NULL;
+    }
+    *off = (addr - R_PORT_BASE) % R_PORT_STRIDE;
+    return &s->port[idx];
+}
+
+bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
+{
+    hwaddr off;
+    NpoPort *p = port_of(s, addr, &off);
+
+    if (!p) {
+        return false;
+    }
+    switch (off) {
+    case P_CONTROL:
+        *val = p->control;
+        return true;
+    case P_STATUS:
+        *val = npo_link_status(p);
+        return true;
+    case P_CAPS:
+        *val = s->rates | (s->lanes_per_port << 8);
+        return true;
+    case P_PEER_NODE:
+        *val = p->peer_known ? p->peer_node : 0;
+        return true;
+    case P_PEER_PORT:
+        *val = p->peer_known ? p->peer_port | (p->peer_rates << 8) |
+                               (p->peer_lanes << 16) | BIT(31) : 0;
+        return true;
+    case P_EVENTS:
+        *val = p->events;
+        return true;
+    case P_PRBS:
+        *val = p->prbs_ctl | (p->state == PORT_TEST ? PRBS_START : 0);
+        return true;
+    case P_ACTIVE_LANES:
+        *val = p->width ? (1 << p->width) - 1 : 0;
+        return true;
+    case P_FAULT_LANES:
+        *val = p->fault_lanes;
+        return true;
+    case P_BER_LANES:
+        *val = p->ber_lanes;
+        return true;
+    case P_DOWN_REASON:
+        *val = p->down_reason;
+        return true;
+    }
+    return false;
+}
+
+bool npo_link_reg_write(NpoState *s, hwaddr addr, uint64_t val)
+{
+    hwaddr off;
+    NpoPort *p = port_of(s, addr, &off);
+
+    if (!p) {
+        return false;
+    }
+    switch (off) {
+    case P_CONTROL:
+        npo_link_write_control(p, val);
+        return true;
+    case P_EVENTS:
+        p->events &= ~val;
+        npo_irq_update(s, 0);
+        return true;
+    case P_PRBS:
+        if (val & PRBS_START) {
+            npo_link_start_prbs(p, val);
+        }
+        return true;
+    }
+    return false;
+}
+
+uint32_t npo_link_event_ports(NpoState *s)
+{
+    uint32_t mask = 0;
+    unsigned int i;
+
+    for (i = 0; i < s->num_ports; i++) {
+        if (s->port[i].events) {
+            mask |= 1 << i;
+        }
+    }
+    return mask;
+}
+
+/* PORT_STATS: the port's counters and every lane's, with their diagnostics. */
+static uint32_t port_stats_dma(NpoState *s)
+{
+    unsigned int idx = s->mbox_arg[0], i;
+    dma_addr_t addr = npo_mbox_addr(s, 1);
+    size_t len = sizeof(NpoHwPortStats) +
+                 s->lanes_per_port * sizeof(NpoHwLaneStats);
+    g_autofree NpoHwPortStats *st = g_malloc0(len);
+    uint64_t counter[NPO_NUM_PORT_STATS];
+    NpoPort *p;
+
+    if (idx >= s->num_ports || s->mbox_arg[3] < len) {
+        return MBOX_ERR_ARG;
+    }
+    p = &s->port[idx];
+    memcpy(counter, p->counter, sizeof(counter));
+    st->num_lanes = cpu_to_le32(s->lanes_per_port);
+    for (i = 0; i < s->lanes_per_port; i++) {
+        NpoLane *l = &p->lane[i];
+        NpoHwLaneStats *ls = &st->lane[i];
+
+        counter[NPO_STAT_FEC_CORRECTED] += l->fec_corrected;
+        counter[NPO_STAT_FEC_UNCORRECTABLE] += l->fec_uncorrectable;
+        counter[NPO_STAT_SYMBOL_ERRORS] += l->symbol_errors;
+        ls->fec_corrected = cpu_to_le64(l->fec_corrected);
+        ls->fec_uncorrectable = cpu_to_le64(l->fec_uncorrectable);
+        ls->symbol_errors = cpu_to_le64(s->count_symbol_errors ?
+                                        l->symbol_errors : 0);
+        ls->prbs_bits = cpu_to_le64(l->prbs_bits);
+        ls->prbs_errors = cpu_to_le64(l->prbs_errors);
+        npo_phy_lane_diag(p, i, ls);
+    }
+    if (!s->count_symbol_errors) {
+        counter[NPO_STAT_SYMBOL_ERRORS] = 0;
+    }
+    for (i = 0; i < NPO_NUM_PORT_STATS; i++) {
+        st->counter[i] = cpu_to_le64(counter[i]);
+    }
+    st->supported = cpu_to_le32(MAKE_64BIT_MASK(0, NPO_NUM_PORT_STATS) &
+                                ~(s->count_symbol_errors ? 0 :
+                                  BIT(NPO_STAT_SYMBOL_ERRORS)));
+    if (pci_dma_write(PCI_DEVICE(s), addr, st, len) != MEMTX_OK) {
+        return MBOX_ERR_DMA;
+    }
+    s->mbox_ret[0] = len;
+    return MBOX_OK;
+}
+
+static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
+                               unsigned int port, unsigned int lane,
+                               uint32_t value)
+{
+    NpoPort *p;
+    NpoLane *l;
+    unsigned int i, j;
+
+    if (kind == FAULT_CLEAR_ALL) {
+        for (i = 0; i < s->num_ports; i++) {
+            s->port[i].cut = false;
+            s->port[i].pending_burst = 0;
+            for (j = 0; j < NPO_MAX_LANES; j++) {
+                s->port[i].lane[j].fault_ber = 0;
+                s->port[i].lane[j].dead = false;
+                s->port[i].lane[j].rx_drop_db = 0;
+            }
+        }
+        return MBOX_OK;
+    }
+    if (port >= s->num_ports || lane >= s->lanes_per_port) {
+        return MBOX_ERR_ARG;
+    }
+    p = &s->port[port];
+    l = &p->lane[lane];
+    trace_npo_fault(s->node_id, kind, port, lane, value);
+    switch (kind) {
+    case FAULT_LANE_BER:
+        l->fault_ber = value ? pow(10.0, -(double)value / 100) : 0;
+        break;
+    case FAULT_LANE_DEAD:
+        l->dead = value;
+        break;
+    case FAULT_RX_DROP:
+        l->rx_drop_db = value / 100.0;
+        break;
+    case FAULT_CUT:
+        npo_link_cut(p, value);
+        break;
+    case FAULT_BURST:
+        p->pending_burst += value;
+        break;
+    default:
+        return MBOX_ERR_ARG;
+    }
+    return MBOX_OK;
+}
+
+uint32_t npo_link_mbox(NpoState *s, uint32_t op)
+{
+    unsigned int i;
+
+    switch (op) {
+    case MBOX_OP_PORT_STATS:
+        return port_stats_dma(s);
+    case MBOX_OP_CLEAR_COUNTERS:
+        if (s->mbox_arg[0] == 0xff) {
+            for (i = 0; i < s->num_ports; i++) {
+                npo_link_clear_counters(&s->port[i]);
+            }
+        } else if (s->mbox_arg[0] < s->num_ports) {
+            npo_link_clear_counters(&s->port[s->mbox_arg[0]]);
+        } else {
+            return MBOX_ERR_ARG;
+        }
+        return MBOX_OK;
+    case MBOX_OP_FAULT:
+        if (!s->test_mode) {
+            qemu_log_mask(LOG_GUEST_ERROR, "npo%u: fault injection needs "
+                          "test_mode=on\n", s->node_id);
+            return MBOX_ERR_PERM;
+        }
+        return npo_link_fault(s, s->mbox_arg[0] & 0xff,
+                              (s->mbox_arg[0] >> 8) & 0xff,
+                              (s->mbox_arg[0] >> 16) & 0xff, s->mbox_arg[1]);
+    }
+    return MBOX_ERR_OPCODE;
+}
+
+/*
+ * QMP fault injection: qom-set DEVICE fault "KIND PORT [LANE] VALUE",
+ * KIND one of ber (BER, 0 clears), dead (0/1), rxdrop (dB), cut (0/1),
+ * burst (codewords), or "clear".
+ */
+static void npo_set_fault(Object *obj, const char *str, Error **errp)
+{
+    NpoState *s = NPO(obj);
+    char kind[16];
+    unsigned int port = 0, lane = 0;
+    double value = 0;
+    uint32_t raw, res;
+    int n;
+
+    if (!strcmp(str, "clear")) {
+        npo_link_fault(s, FAULT_CLEAR_ALL, 0, 0, 0);
+        return;
+    }
+    n = sscanf(str, "%15s %u %u %lf", kind, &port, &lane, &value);
+    if (!strcmp(kind, "cut") || !strcmp(kind, "burst")) {
+        n = sscanf(str, "%15s %u %lf", kind, &port, &value);
+        n = n == 3 ? 4 : 0;
+    }
+    if (n != 4 || value < 0) {
+        error_setg(errp, "npo: fault: expected 'ber|dead|rxdrop PORT LANE "
+                   "VALUE', 'cut|burst PORT VALUE' or 'clear'");
+        return;
+    }
+    if (!strcmp(kind, "ber")) {
+        raw = value > 0 ? (uint32_t)lrint(-log10(value) * 100) : 0;
+        res = npo_link_fault(s, FAULT_LANE_BER, port, lane, raw);
+    } else if (!strcmp(kind, "dead")) {
+        res = npo_link_fault(s, FAULT_LANE_DEAD, port, lane, value != 0);
+    } else if (!strcmp(kind, "rxdrop")) {
+        res = npo_link_fault(s, FAULT_RX_DROP, port, lane,
+                             (uint32_t)lrint(value * 100));
+    } else if (!strcmp(kind, "cut")) {
+        res = npo_link_fault(s, FAULT_CUT, port, 0, value != 0);
+    } else if (!strcmp(kind, "burst")) {
+        res = npo_link_fault(s, FAULT_BURST, port, 0, (uint32_t)value);
+    } else {
+        error_setg(errp, "npo: fault: unknown kind '%s'", kind);
+        return;
+    }
+    if (res != MBOX_OK) {
+        error_setg(errp, "npo: fault: port or lane out of range");
+    }
+}
+
+static char *npo_get_fault(Object *obj, Error **errp)
+{
+    NpoState *s = NPO(obj);
+    GString *out = g_string_new("");
+    unsigned int i, j;
+
+    for (i = 0; i < s->num_ports; i++) {
+        NpoPort *p = &s->port[i];
+
+        if (p->cut) {
+            g_string_append_printf(out, "cut %u 1;", i);
+        }
+        for (j = 0; j < s->lanes_per_port; j++) {
+            NpoLane *l = &p->lane[j];
+
+            if (l->fault_ber > 0) {
+                g_string_append_printf(out, "ber %u %u %g;", i, j,
+                                       l->fault_ber);
+            }
+            if (l->dead) {
+                g_string_append_printf(out, "dead %u %u 1;", i, j);
+            }
+            if (l->rx_drop_db > 0) {
+                g_string_append_printf(out, "rxdrop %u %u %g;", i, j,
+                                       l->rx_drop_db);
+            }
+        }
+    }
+    return g_string_free(out, false);
+}
+
+void npo_link_add_properties(Object *obj)
+{
+    object_property_add_str(obj, "fault", npo_get_fault, npo_set_fault);
+}
