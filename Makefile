@@ -163,7 +163,7 @@ userspace: runtime npoctl npo-perf examples firmware selftests $(NPO_BENCH)
 
 # --- host tests under ASan/UBSan ------------------------------------------------
 HOST_TEST_SRCS := $(wildcard runtime/tests/*_test.c tools/npoctl/tests/*_test.c \
-	firmware/tests/*_test.c)
+	firmware/tests/*_test.c tools/qemu/tests/*_test.c)
 HOST_TESTS := $(patsubst %.c,$(BUILD)/host-tests/%,$(notdir $(HOST_TEST_SRCS)))
 $(BUILD)/host-tests/runtime_%_test: runtime/tests/runtime_%_test.c $(RUNTIME_SRCS) \
 		$(RUNTIME_HDRS) $(BUILD)/.deps-stamp
@@ -180,6 +180,16 @@ $(BUILD)/host-tests/npoctl_%_test: tools/npoctl/tests/npoctl_%_test.c \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(JSON_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Itools/npoctl -o $@ $< tools/npoctl/print.c $(JSON_LIBS)
+
+# The driver's register map and the model's, compiled together: QEMU's
+# headers need its configured build tree, and QEMU's dialect (gnu11).
+$(BUILD)/host-tests/qemu_%_test: tools/qemu/tests/qemu_%_test.c tools/qemu/npo-regs.h \
+		driver/npo_regs.h $(wildcard tools/qemu/tests/kernel-shim/linux/*.h) $(QEMU)
+	@mkdir -p $(@D)
+	$(CC) $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) $(SAN) $(HARNESS_CFLAGS) \
+		$(shell pkg-config --cflags glib-2.0) -I$(KSELFTEST) \
+		-Itools/qemu/tests/kernel-shim -iquote tools/qemu -iquote . \
+		-I$(QEMU_SRC)/include -I$(BUILD)/qemu -o $@ $<
 
 host-tests-build: $(HOST_TESTS) $(FWIMAGE) $(NPOCTL)
 host-tests: host-tests-build

@@ -145,10 +145,10 @@ static uint64_t clock_stamp(NpoState *s, int64_t t, double x)
 bool npo_clock_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
 {
     switch (addr) {
-    case R_CLK_MAX_ADJ:
+    case A_CLK_MAX_ADJ:
         *val = NPO_CLOCK_MAX_ADJ_PPB;
         break;
-    case R_CLK_TIME_LO: {
+    case A_CLK_TIME_LO: {
         uint64_t now = clock_now(s);
 
         /* The whole time is latched: TIME_HI then reads its top half. */
@@ -156,31 +156,31 @@ bool npo_clock_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
         *val = (uint32_t)now;
         break;
     }
-    case R_CLK_TIME_HI:
+    case A_CLK_TIME_HI:
         *val = s->clk.time_hi;
         break;
-    case R_CLK_ADJ_FINE:
+    case A_CLK_ADJ_FINE:
         *val = (uint32_t)s->clk.adj_scaled_ppm;
         break;
-    case R_CLK_ARG_LO:
+    case A_CLK_ARG_LO:
         *val = (uint32_t)s->clk.arg;
         break;
-    case R_CLK_ARG_HI:
+    case A_CLK_ARG_HI:
         *val = s->clk.arg >> 32;
         break;
-    case R_CLK_LATCH_TIME_LO:
+    case A_CLK_LATCH_TIME_LO:
         *val = (uint32_t)s->clk.latch_time;
         break;
-    case R_CLK_LATCH_TIME_HI:
+    case A_CLK_LATCH_TIME_HI:
         *val = s->clk.latch_time >> 32;
         break;
-    case R_CLK_LATCH_REF_LO:
+    case A_CLK_LATCH_REF_LO:
         *val = (uint32_t)s->clk.latch_ref;
         break;
-    case R_CLK_LATCH_REF_HI:
+    case A_CLK_LATCH_REF_HI:
         *val = s->clk.latch_ref >> 32;
         break;
-    case R_CLK_RX_DROPS:
+    case A_CLK_RX_DROPS:
         *val = s->clk.rx_drops;
         break;
     default:
@@ -214,7 +214,7 @@ static void clock_cmd(NpoState *s, uint32_t cmd)
 bool npo_clock_reg_write(NpoState *s, hwaddr addr, uint64_t val)
 {
     switch (addr) {
-    case R_CLK_ADJ_FINE: {
+    case A_CLK_ADJ_FINE: {
         int32_t v = (int32_t)val;
         int64_t max = (int64_t)NPO_CLOCK_MAX_ADJ_PPB * 65536 / 1000;
 
@@ -229,13 +229,13 @@ bool npo_clock_reg_write(NpoState *s, hwaddr addr, uint64_t val)
         s->clk.anchor[s->clk.cur].rate = clock_rate(s);
         break;
     }
-    case R_CLK_ARG_LO:
+    case A_CLK_ARG_LO:
         s->clk.arg = (s->clk.arg & ~0xffffffffULL) | (uint32_t)val;
         break;
-    case R_CLK_ARG_HI:
+    case A_CLK_ARG_HI:
         s->clk.arg = (s->clk.arg & 0xffffffffULL) | (val << 32);
         break;
-    case R_CLK_CMD:
+    case A_CLK_CMD:
         clock_cmd(s, val);
         break;
     default:
@@ -270,13 +270,14 @@ static int64_t link_delay_ps(NpoPort *p)
 }
 
 /*
- * TIME_SEND: ARG0 port | flags << 8, ARG1 length, ARG2/3 payload address.
+ * TIME_SEND: ARG0 port and flags, ARG1 length, ARG2/3 payload address.
  * Returns the departure stamp in RET0/RET1.
  */
 static uint32_t mbox_time_send(NpoState *s)
 {
-    unsigned int port = s->mbox_arg[0] & 0xff;
-    uint32_t flags = (s->mbox_arg[0] >> 8) & 0xff, len = s->mbox_arg[1];
+    unsigned int port = FIELD_EX32(s->mbox_arg[0], TIME_SEND_ARG0, PORT);
+    uint32_t flags = FIELD_EX32(s->mbox_arg[0], TIME_SEND_ARG0, FLAGS);
+    uint32_t len = s->mbox_arg[1];
     dma_addr_t a = npo_mbox_addr(s, 2);
     uint8_t payload[NPO_TIME_MSG_MAX];
     WireTime *w;
@@ -306,7 +307,7 @@ static uint32_t mbox_time_send(NpoState *s)
     stamp = clock_stamp(s, t, 0);
     if (flags & TIME_SEND_ONE_STEP) {
         /* One-step: the departure stamp rides in the message itself. */
-        stq_le_p(w->payload + 8, stamp);
+        stq_le_p(w->payload + NPO_TIME_ONE_STEP_OFFSET, stamp);
     }
     w->true_tx_ns = cpu_to_le64(t);
     w->delay_ps = cpu_to_le64(link_delay_ps(p));
@@ -378,7 +379,7 @@ void npo_clock_rx(NpoPort *p, const uint8_t *payload, uint16_t len)
     memcpy(m->payload, w.payload, w.len);
     s->clk.rx_count++;
     trace_npo_time_recv(s->node_id, p->index, w.len, le64_to_cpu(m->rx_time));
-    npo_irq_update(s, IRQ_TIME);
+    npo_irq_update(s, R_IRQ_STATUS_TIME_MASK);
 }
 
 /* --- the host's view: true offsets --------------------------------------- */

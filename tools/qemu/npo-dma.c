@@ -657,16 +657,17 @@ static void queue_destroy(NpoState *s, NpoQueue *q)
 
 static uint32_t mbox_queue_create(NpoState *s)
 {
-    unsigned int qid = s->mbox_arg[0] & 0xffff;
-    unsigned int sq_log2 = (s->mbox_arg[0] >> 16) & 0xff;
-    unsigned int cq_log2 = s->mbox_arg[0] >> 24;
-    unsigned int rq_log2 = (s->mbox_arg[1] >> 16) & 0xff;
+    unsigned int qid = FIELD_EX32(s->mbox_arg[0], QC_ARG0, QUEUE);
+    unsigned int sq_log2 = FIELD_EX32(s->mbox_arg[0], QC_ARG0, SQ_LOG2);
+    unsigned int cq_log2 = FIELD_EX32(s->mbox_arg[0], QC_ARG0, CQ_LOG2);
+    unsigned int rq_log2 = FIELD_EX32(s->mbox_arg[1], QC_ARG1, RQ_LOG2);
     dma_addr_t ring = npo_mbox_addr(s, 2);
     NpoQueue *q;
 
     if (qid >= s->num_queues || sq_log2 > NPO_MAX_RING_LOG2 ||
         cq_log2 > NPO_MAX_RING_LOG2 || rq_log2 > NPO_MAX_RING_LOG2 ||
-        (s->mbox_arg[1] >> 24) || (ring & (NPO_RING_HEADER_SIZE - 1))) {
+        (s->mbox_arg[1] & ~(R_QC_ARG1_PD_MASK | R_QC_ARG1_RQ_LOG2_MASK)) ||
+        (ring & (NPO_RING_HEADER_SIZE - 1))) {
         return MBOX_ERR_ARG;
     }
     q = &s->queue[qid];
@@ -676,7 +677,7 @@ static uint32_t mbox_queue_create(NpoState *s)
     queue_destroy(s, q);
     q->id = qid;
     q->gen = ++s->queue_gen;
-    q->pd = s->mbox_arg[1] & 0xffff;
+    q->pd = FIELD_EX32(s->mbox_arg[1], QC_ARG1, PD);
     q->ring = ring;
     q->sq_entries = 1u << sq_log2;
     q->cq_entries = 1u << cq_log2;
@@ -718,7 +719,7 @@ uint32_t npo_dma_mbox(NpoState *s, uint32_t op)
         return MBOX_ERR_OPCODE;
     }
     /* The queues belong to the firmware: none without it. */
-    if (!(s->status & STATUS_FW_RUNNING)) {
+    if (!(s->status & R_STATUS_FW_RUNNING_MASK)) {
         return MBOX_ERR_STATE;
     }
     return op == MBOX_OP_QUEUE_CREATE ? mbox_queue_create(s) :

@@ -48,15 +48,15 @@ static int64_t now_ns(void)
 /* Enabled by the driver, with firmware to run it. */
 bool npo_link_port_enabled(NpoPort *p)
 {
-    return (p->control & PCTL_ENABLE) &&
-           (p->dev->status & STATUS_FW_RUNNING);
+    return (p->control & R_P_CONTROL_ENABLE_MASK) &&
+           (p->dev->status & R_STATUS_FW_RUNNING_MASK);
 }
 
 static void port_event(NpoPort *p, uint32_t ev)
 {
     p->events |= ev;
     trace_npo_port_event(p->dev->node_id, p->index, ev);
-    npo_irq_update(p->dev, IRQ_LINK);
+    npo_irq_update(p->dev, R_IRQ_STATUS_LINK_MASK);
 }
 
 static unsigned int limit(unsigned int a, unsigned int b)
@@ -74,10 +74,12 @@ static uint8_t port_negotiate(NpoPort *p, unsigned int *rate,
 {
     NpoState *s = p->dev;
     unsigned int max_rate = limit(limit(NPO_NUM_RATES,
-                                        (p->control >> PCTL_MAX_RATE_SHIFT) & 7),
+                                        FIELD_EX32(p->control, P_CONTROL,
+                                                   MAX_RATE)),
                                   p->peer_max_rate);
     unsigned int max_w = limit(limit(MIN(s->lanes_per_port, p->peer_lanes),
-                                     (p->control >> PCTL_MAX_WIDTH_SHIFT) & 0x1f),
+                                     FIELD_EX32(p->control, P_CONTROL,
+                                                MAX_WIDTH)),
                                p->peer_max_width);
     uint8_t common = s->rates & p->peer_rates;
     uint8_t allowed = common & ((1 << max_rate) - 1);
@@ -158,8 +160,8 @@ static void port_send_ts(NpoPort *p, uint8_t type)
         .port = p->index,
         .rates = s->rates,
         .lanes = s->lanes_per_port,
-        .max_rate = (p->control >> PCTL_MAX_RATE_SHIFT) & 7,
-        .max_width = (p->control >> PCTL_MAX_WIDTH_SHIFT) & 0x1f,
+        .max_rate = FIELD_EX32(p->control, P_CONTROL, MAX_RATE),
+        .max_width = FIELD_EX32(p->control, P_CONTROL, MAX_WIDTH),
         .epoch = p->epoch,
     };
     unsigned int r;
@@ -183,7 +185,7 @@ static void port_link_down(NpoPort *p, uint8_t reason)
     if (was_up) {
         p->counter[NPO_STAT_LINK_DOWNS]++;
         p->fail_reason = p->down_reason = reason;
-        port_event(p, PEV_DOWN);
+        port_event(p, R_P_EVENTS_DOWN_MASK);
     }
     /* Requests through the port end now, as LINK_DOWN. */
     npo_fabric_port_down(p);
@@ -216,7 +218,7 @@ static void port_train_failed(NpoPort *p, uint8_t reason)
     p->counter[NPO_STAT_TRAIN_FAILURES]++;
     p->fail_reason = reason;
     trace_npo_port_train_fail(p->dev->node_id, p->index, reason);
-    port_event(p, PEV_TRAIN_FAIL);
+    port_event(p, R_P_EVENTS_TRAIN_FAIL_MASK);
     /* Do not start again on our own: the driver retrains with backoff. */
     port_enter_detect(p, true);
 }
@@ -262,9 +264,9 @@ static void port_enter_active(NpoPort *p)
     p->was_active = true;
     trace_npo_port_up(p->dev->node_id, p->index, p->rate, p->width,
                       p->peer_node, p->peer_port);
-    port_event(p, recovered ? PEV_RECOVERED : PEV_UP);
+    port_event(p, recovered ? R_P_EVENTS_RECOVERED_MASK : R_P_EVENTS_UP_MASK);
     if (port_degraded(p)) {
-        port_event(p, PEV_DEGRADED);
+        port_event(p, R_P_EVENTS_DEGRADED_MASK);
     }
     npo_port_send(p, WIRE_IDLE, NULL, 0);
     port_arm(p, TICK_NS);
@@ -274,7 +276,7 @@ static void port_enter_active(NpoPort *p)
 static void port_recover(NpoPort *p)
 {
     p->counter[NPO_STAT_RECOVERIES]++;
-    port_event(p, PEV_RETRAIN);
+    port_event(p, R_P_EVENTS_RETRAIN_MASK);
     port_set_state(p, PORT_RECOVERY, 0);
     p->peer_ts2 = false;
     port_enter_config(p);
@@ -297,7 +299,7 @@ static void port_tick(NpoPort *p)
     p->counter[NPO_STAT_REPLAYS] += uncorrectable;
     p->ber_lanes = t.ber_lanes;
     if (t.ber_lanes && !p->high_ber) {
-        port_event(p, PEV_ERR_THRESHOLD);
+        port_event(p, R_P_EVENTS_ERR_THRESHOLD_MASK);
     }
     p->high_ber = t.ber_lanes;
     if (t.lane_failed || uncorrectable >= s->fw_link.replay_limit) {
@@ -321,8 +323,8 @@ static void port_prbs_finish(NpoPort *p)
 {
     unsigned int rate = p->rate ? p->rate : MAX(port_max_common_rate(p), 1u);
 
-    npo_phy_prbs(p, rate, (p->prbs_ctl & 0xffff) / 1e3);
-    port_event(p, PEV_PRBS_DONE);
+    npo_phy_prbs(p, rate, FIELD_EX32(p->prbs_ctl, P_PRBS, DURATION_MS) / 1e3);
+    port_event(p, R_P_EVENTS_PRBS_DONE_MASK);
 }
 
 static void port_timer(void *opaque)
@@ -534,7 +536,7 @@ NpoLinkReady npo_link_ready(NpoPort *p)
 static void port_disable(NpoPort *p)
 {
     if (p->state != PORT_DISABLED) {
-        port_link_down(p, p->control & PCTL_ENABLE ? FAIL_NO_FIRMWARE
+        port_link_down(p, p->control & R_P_CONTROL_ENABLE_MASK ? FAIL_NO_FIRMWARE
                                                    : FAIL_ADMIN_DISABLED);
         npo_port_send(p, WIRE_DOWN, NULL, 0);
         port_set_state(p, PORT_DISABLED, 0);
@@ -562,16 +564,16 @@ void npo_link_write_control(NpoPort *p, uint32_t val)
 {
     uint32_t old = p->control;
 
-    p->control = val & ~PCTL_RETRAIN;
+    p->control = val & ~R_P_CONTROL_RETRAIN_MASK;
     if (!npo_link_port_enabled(p)) {
         port_disable(p);
         return;
     }
-    if (!(old & PCTL_ENABLE) || p->state == PORT_DISABLED) {
+    if (!(old & R_P_CONTROL_ENABLE_MASK) || p->state == PORT_DISABLED) {
         port_enter_detect(p, false);
         return;
     }
-    if (val & PCTL_RETRAIN) {
+    if (val & R_P_CONTROL_RETRAIN_MASK) {
         if (p->state == PORT_ACTIVE) {
             port_recover(p);
         } else if (p->state != PORT_TEST) {
@@ -582,7 +584,7 @@ void npo_link_write_control(NpoPort *p, uint32_t val)
 
 void npo_link_start_prbs(NpoPort *p, uint32_t val)
 {
-    uint32_t ms = val & 0xffff;
+    uint32_t ms = FIELD_EX32(val, P_PRBS, DURATION_MS);
 
     if (!npo_link_port_enabled(p) || !ms) {
         qemu_log_mask(LOG_GUEST_ERROR, "npo%u: port %u: PRBS test needs an "
@@ -600,23 +602,18 @@ void npo_link_start_prbs(NpoPort *p, uint32_t val)
 /* The port's STATUS register. */
 uint32_t npo_link_status(NpoPort *p)
 {
-    uint32_t v = p->state;
+    uint32_t v = 0;
 
-    v |= p->rate << PST_RATE_SHIFT;
-    v |= p->width << PST_WIDTH_SHIFT;
-    if (p->state == PORT_ACTIVE && port_degraded(p)) {
-        v |= PST_DEGRADED;
-    }
-    if (npo_port_connected(p)) {
-        v |= PST_PEER_PRESENT;
-    }
-    if (p->high_ber) {
-        v |= PST_HIGH_BER;
-    }
-    v |= (uint32_t)p->fail_reason << PST_FAIL_SHIFT;
-    if (p->state == PORT_DETECT && p->listen) {
-        v |= PST_LISTEN;
-    }
+    v = FIELD_DP32(v, P_STATUS, STATE, p->state);
+    v = FIELD_DP32(v, P_STATUS, RATE, p->rate);
+    v = FIELD_DP32(v, P_STATUS, WIDTH, p->width);
+    v = FIELD_DP32(v, P_STATUS, DEGRADED,
+                   p->state == PORT_ACTIVE && port_degraded(p));
+    v = FIELD_DP32(v, P_STATUS, PEER_PRESENT, npo_port_connected(p));
+    v = FIELD_DP32(v, P_STATUS, HIGH_BER, p->high_ber);
+    v = FIELD_DP32(v, P_STATUS, FAIL, p->fail_reason);
+    v = FIELD_DP32(v, P_STATUS, LISTEN,
+                   p->state == PORT_DETECT && p->listen);
     return v;
 }
 

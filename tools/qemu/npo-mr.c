@@ -24,7 +24,7 @@
 
 static NpoMr *mr_get(NpoState *s, uint32_t key)
 {
-    uint32_t idx = key & NPO_MR_INDEX_MASK;
+    uint32_t idx = FIELD_EX32(key, MR_KEY, INDEX);
     NpoMr *mr = idx < s->num_mrs ? s->mr[idx] : NULL;
 
     return mr && mr->key == key && mr->pages_set == mr->npages ? mr : NULL;
@@ -198,7 +198,7 @@ static uint32_t mbox_mr_create(NpoState *s)
         return MBOX_ERR_DMA;
     }
     key = le32_to_cpu(c.key);
-    idx = key & NPO_MR_INDEX_MASK;
+    idx = FIELD_EX32(key, MR_KEY, INDEX);
     shift = le32_to_cpu(c.page_shift);
     iova = le64_to_cpu(c.iova);
     len = le64_to_cpu(c.length);
@@ -246,7 +246,7 @@ static uint32_t mbox_mr_pages(NpoState *s)
         return MBOX_ERR_DMA;
     }
     key = le32_to_cpu(h.key);
-    idx = key & NPO_MR_INDEX_MASK;
+    idx = FIELD_EX32(key, MR_KEY, INDEX);
     count = le32_to_cpu(h.count);
     first = le64_to_cpu(h.first);
     mr = idx < s->num_mrs ? s->mr[idx] : NULL;
@@ -279,7 +279,7 @@ static uint32_t mbox_mr_pages(NpoState *s)
 /* Once this returns, no descriptor reaches the region's pages again. */
 static uint32_t mbox_mr_destroy(NpoState *s)
 {
-    uint32_t key = s->mbox_arg[0], idx = key & NPO_MR_INDEX_MASK;
+    uint32_t key = s->mbox_arg[0], idx = FIELD_EX32(key, MR_KEY, INDEX);
 
     if (idx >= s->num_mrs || !s->mr[idx] || s->mr[idx]->key != key) {
         return MBOX_ERR_NOENT;
@@ -300,7 +300,7 @@ uint32_t npo_mr_mbox(NpoState *s, uint32_t op)
         return MBOX_ERR_OPCODE;
     }
     /* The table belongs to the firmware: none without it. */
-    if (!(s->status & STATUS_FW_RUNNING)) {
+    if (!(s->status & R_STATUS_FW_RUNNING_MASK)) {
         return MBOX_ERR_STATE;
     }
     switch (op) {

@@ -237,8 +237,8 @@ void npo_phy_lane_diag(NpoPort *p, unsigned int i, NpoHwLaneStats *ls)
     ls->eye_width_mui = cpu_to_le16(los ? 0 :
                                     CLAMP(lrint(100 + 60 * margin), 0, 700));
     ls->preset = l->preset;
-    ls->flags = (los ? LANE_FLAG_LOS : LANE_FLAG_CDR_LOCK) |
-                (i < p->width ? LANE_FLAG_ACTIVE : 0);
+    ls->flags = (los ? R_LANE_FLAGS_LOS_MASK : R_LANE_FLAGS_CDR_LOCK_MASK) |
+                (i < p->width ? R_LANE_FLAGS_ACTIVE_MASK : 0);
 }
 
 /* Each lane's channel differs a little, as real ones do. */

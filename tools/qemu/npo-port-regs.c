@@ -24,12 +24,12 @@
 /* The port a register address belongs to, and the offset within it. */
 static NpoPort *port_of(NpoState *s, hwaddr addr, hwaddr *off)
 {
-    unsigned int idx = (addr - R_PORT_BASE) / R_PORT_STRIDE;
+    unsigned int idx = (addr - NPO_PORT_BASE) / NPO_PORT_STRIDE;
 
-    if (addr < R_PORT_BASE || idx >= s->num_ports) {
+    if (addr < NPO_PORT_BASE || idx >= s->num_ports) {
         return NULL;
     }
-    *off = (addr - R_PORT_BASE) % R_PORT_STRIDE;
+    *off = (addr - NPO_PORT_BASE) % NPO_PORT_STRIDE;
     return &s->port[idx];
 }
 
@@ -42,38 +42,44 @@ bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
         return false;
     }
     switch (off) {
-    case P_CONTROL:
+    case A_P_CONTROL:
         *val = p->control;
         return true;
-    case P_STATUS:
+    case A_P_STATUS:
         *val = npo_link_status(p);
         return true;
-    case P_CAPS:
-        *val = s->rates | (s->lanes_per_port << 8);
+    case A_P_CAPS:
+        *val = FIELD_DP32(FIELD_DP32(0, P_CAPS, RATES, s->rates),
+                          P_CAPS, LANES, s->lanes_per_port);
         return true;
-    case P_PEER_NODE:
+    case A_P_PEER_NODE:
         *val = p->peer_known ? p->peer_node : 0;
         return true;
-    case P_PEER_PORT:
-        *val = p->peer_known ? p->peer_port | (p->peer_rates << 8) |
-                               (p->peer_lanes << 16) | BIT(31) : 0;
+    case A_P_PEER_PORT:
+        *val = 0;
+        if (p->peer_known) {
+            *val = FIELD_DP32(*val, P_PEER_PORT, PORT, p->peer_port);
+            *val = FIELD_DP32(*val, P_PEER_PORT, RATES, p->peer_rates);
+            *val = FIELD_DP32(*val, P_PEER_PORT, LANES, p->peer_lanes);
+            *val = FIELD_DP32(*val, P_PEER_PORT, VALID, 1);
+        }
         return true;
-    case P_EVENTS:
+    case A_P_EVENTS:
         *val = p->events;
         return true;
-    case P_PRBS:
-        *val = p->prbs_ctl | (p->state == PORT_TEST ? PRBS_START : 0);
+    case A_P_PRBS:
+        *val = p->prbs_ctl | (p->state == PORT_TEST ? R_P_PRBS_START_MASK : 0);
         return true;
-    case P_ACTIVE_LANES:
+    case A_P_ACTIVE_LANES:
         *val = p->width ? (1 << p->width) - 1 : 0;
         return true;
-    case P_FAULT_LANES:
+    case A_P_FAULT_LANES:
         *val = p->fault_lanes;
         return true;
-    case P_BER_LANES:
+    case A_P_BER_LANES:
         *val = p->ber_lanes;
         return true;
-    case P_DOWN_REASON:
+    case A_P_DOWN_REASON:
         *val = p->down_reason;
         return true;
     }
@@ -89,15 +95,15 @@ bool npo_link_reg_write(NpoState *s, hwaddr addr, uint64_t val)
         return false;
     }
     switch (off) {
-    case P_CONTROL:
+    case A_P_CONTROL:
         npo_link_write_control(p, val);
         return true;
-    case P_EVENTS:
+    case A_P_EVENTS:
         p->events &= ~val;
         npo_irq_update(s, 0);
         return true;
-    case P_PRBS:
-        if (val & PRBS_START) {
+    case A_P_PRBS:
+        if (val & R_P_PRBS_START_MASK) {
             npo_link_start_prbs(p, val);
         }
         return true;
@@ -222,7 +228,7 @@ uint32_t npo_link_mbox(NpoState *s, uint32_t op)
     case MBOX_OP_PORT_STATS:
         return port_stats_dma(s);
     case MBOX_OP_CLEAR_COUNTERS:
-        if (s->mbox_arg[0] == 0xff) {
+        if (s->mbox_arg[0] == NPO_CLEAR_ALL_PORTS) {
             for (i = 0; i < s->num_ports; i++) {
                 npo_link_clear_counters(&s->port[i]);
             }
@@ -238,9 +244,10 @@ uint32_t npo_link_mbox(NpoState *s, uint32_t op)
                           "test_mode=on\n", s->node_id);
             return MBOX_ERR_PERM;
         }
-        return npo_link_fault(s, s->mbox_arg[0] & 0xff,
-                              (s->mbox_arg[0] >> 8) & 0xff,
-                              (s->mbox_arg[0] >> 16) & 0xff, s->mbox_arg[1]);
+        return npo_link_fault(s, FIELD_EX32(s->mbox_arg[0], FAULT_ARG0, KIND),
+                              FIELD_EX32(s->mbox_arg[0], FAULT_ARG0, PORT),
+                              FIELD_EX32(s->mbox_arg[0], FAULT_ARG0, LANE),
+                              s->mbox_arg[1]);
     }
     return MBOX_ERR_OPCODE;
 }

@@ -12,6 +12,8 @@
 #ifndef HW_MISC_NPO_WIRE_H
 #define HW_MISC_NPO_WIRE_H
 
+#include "npo-regs.h"
+
 #define WIRE_MAGIC              0x4e
 
 enum {
@@ -115,8 +117,6 @@ typedef struct QEMU_PACKED WireAbort {
  * (host monotonic ns) and the propagation delay of this direction of the
  * link: the receiver stamps the arrival instant, whenever it gets to it.
  */
-#define NPO_TIME_MSG_MAX        48
-
 typedef struct QEMU_PACKED WireTime {
     uint64_t true_tx_ns;
     int64_t delay_ps;

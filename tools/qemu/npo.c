@@ -33,14 +33,10 @@
 
 #define NPO_PCIE_CAP_OFFSET     0x80
 #define NPO_AER_OFFSET          0x100
-#define NPO_BAR_REGS            0
-#define NPO_BAR_DOORBELL        2
-#define NPO_BAR_MSIX            4
-#define NPO_VECTOR_ADMIN        0
 
 static bool npo_fw_running(NpoState *s)
 {
-    return s->status & STATUS_FW_RUNNING;
+    return s->status & R_STATUS_FW_RUNNING_MASK;
 }
 
 void npo_irq_update(NpoState *s, uint32_t raised)
@@ -102,7 +98,7 @@ static void npo_reset_done(void *opaque)
 {
     NpoState *s = opaque;
 
-    s->status |= STATUS_READY;
+    s->status |= R_STATUS_READY_MASK;
     trace_npo_reset_done(s->node_id);
 }
 
@@ -140,7 +136,7 @@ static uint32_t npo_mbox_fw_load(NpoState *s)
     g_autofree uint8_t *image = NULL;
 
     /* Loading replaces what runs: nothing runs while the new image loads. */
-    s->status &= ~STATUS_FW_RUNNING;
+    s->status &= ~R_STATUS_FW_RUNNING_MASK;
     s->fw_version = 0;
     npo_link_fw_changed(s);
 
@@ -170,7 +166,7 @@ static uint32_t npo_mbox_fw_load(NpoState *s)
     }
     s->fw_version = fw.fw_version;
     s->fw_error = MBOX_OK;
-    s->status |= STATUS_FW_RUNNING;
+    s->status |= R_STATUS_FW_RUNNING_MASK;
     s->mbox_ret[0] = fw.fw_version;
     trace_npo_fw_running(s->node_id, fw.fw_version, fw.num_presets);
     npo_link_fw_changed(s);
@@ -208,31 +204,31 @@ static void npo_mbox_complete(void *opaque)
         }
         break;
     }
-    s->mbox_status = result << MBOX_RESULT_SHIFT;
+    s->mbox_status = FIELD_DP32(0, MBOX_STATUS, RESULT, result);
     trace_npo_mbox_done(s->node_id, s->mbox_cmd, result);
-    npo_irq_update(s, IRQ_MBOX_DONE);
+    npo_irq_update(s, R_IRQ_STATUS_MBOX_DONE_MASK);
 }
 
 static void npo_mbox_start(NpoState *s, uint32_t cmd)
 {
     int64_t delay = NPO_MBOX_NS;
 
-    if (!(s->status & STATUS_READY)) {
+    if (!(s->status & R_STATUS_READY_MASK)) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "npo%u: mailbox command while not ready\n", s->node_id);
-        s->mbox_status = MBOX_ERR_STATE << MBOX_RESULT_SHIFT;
-        npo_irq_update(s, IRQ_MBOX_DONE);
+        s->mbox_status = FIELD_DP32(0, MBOX_STATUS, RESULT, MBOX_ERR_STATE);
+        npo_irq_update(s, R_IRQ_STATUS_MBOX_DONE_MASK);
         return;
     }
-    if (s->mbox_status & MBOX_STATUS_BUSY) {
+    if (s->mbox_status & R_MBOX_STATUS_BUSY_MASK) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "npo%u: mailbox command 0x%x while busy, ignored\n",
                       s->node_id, cmd);
         return;
     }
-    s->mbox_cmd = cmd & 0xff;
+    s->mbox_cmd = FIELD_EX32(cmd, MBOX_CMD, OPCODE);
     s->mbox_ret[0] = s->mbox_ret[1] = 0;
-    s->mbox_status = MBOX_STATUS_BUSY;
+    s->mbox_status = R_MBOX_STATUS_BUSY_MASK;
     if (s->mbox_cmd == MBOX_OP_FW_LOAD) {
         delay += (int64_t)(s->mbox_arg[2] / KiB) * NPO_FW_LOAD_NS_PER_KIB;
     }
@@ -246,72 +242,74 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
     uint64_t val = 0;
 
     switch (addr) {
-    case R_MAGIC:
+    case A_MAGIC:
         val = NPO_MAGIC;
         break;
-    case R_IF_VERSION:
-        val = NPO_IF_VERSION;
+    case A_IF_VERSION:
+        val = FIELD_DP32(FIELD_DP32(0, IF_VERSION, MAJOR, NPO_IF_MAJOR),
+                         IF_VERSION, MINOR, NPO_IF_MINOR);
         break;
-    case R_CAPS:
-        val = CAPS_FW_MAILBOX | CAPS_AER | CAPS_LINK | CAPS_QUEUES | CAPS_CLOCK |
-              (s->test_mode ? CAPS_FAULT_INJECT : 0);
+    case A_CAPS:
+        val = R_CAPS_FW_MAILBOX_MASK | R_CAPS_AER_MASK | R_CAPS_LINK_MASK | R_CAPS_QUEUES_MASK | R_CAPS_CLOCK_MASK |
+              (s->test_mode ? R_CAPS_FAULT_INJECT_MASK : 0);
         break;
-    case R_GEOMETRY:
-        val = s->num_ports | (s->lanes_per_port << 8);
+    case A_GEOMETRY:
+        val = FIELD_DP32(FIELD_DP32(0, GEOMETRY, PORTS, s->num_ports),
+                         GEOMETRY, LANES, s->lanes_per_port);
         break;
-    case R_QUEUES:
+    case A_QUEUES:
         val = s->num_queues;
         break;
-    case R_DB_LAYOUT:
+    case A_DB_LAYOUT:
         val = NPO_DB_STRIDE_SHIFT;
         break;
-    case R_NODE_ID:
+    case A_NODE_ID:
         val = s->node_id;
         break;
-    case R_MEM_REGIONS:
+    case A_MEM_REGIONS:
         val = s->num_mrs;
         break;
-    case R_SERIAL_LO:
+    case A_SERIAL_LO:
         val = (uint32_t)s->serial;
         break;
-    case R_SERIAL_HI:
+    case A_SERIAL_HI:
         val = s->serial >> 32;
         break;
-    case R_SCRATCH:
+    case A_SCRATCH:
         val = s->scratch;
         break;
-    case R_CONTROL:
+    case A_CONTROL:
         val = 0;
         break;
-    case R_STATUS:
+    case A_STATUS:
         val = s->status;
         break;
-    case R_FW_VERSION:
+    case A_FW_VERSION:
         val = s->fw_version;
         break;
-    case R_FW_ERROR:
+    case A_FW_ERROR:
         val = s->fw_error;
         break;
-    case R_MBOX_CMD:
+    case A_MBOX_CMD:
         val = s->mbox_cmd;
         break;
-    case R_MBOX_STATUS:
+    case A_MBOX_STATUS:
         val = s->mbox_status;
         break;
-    case R_MBOX_ARG0 ... R_MBOX_ARG3:
-        val = s->mbox_arg[(addr - R_MBOX_ARG0) / 4];
+    case A_MBOX_ARG0 ... A_MBOX_ARG3:
+        val = s->mbox_arg[(addr - A_MBOX_ARG0) / 4];
         break;
-    case R_MBOX_RET0:
-    case R_MBOX_RET1:
-        val = s->mbox_ret[(addr - R_MBOX_RET0) / 4];
+    case A_MBOX_RET0:
+    case A_MBOX_RET1:
+        val = s->mbox_ret[(addr - A_MBOX_RET0) / 4];
         break;
-    case R_IRQ_STATUS:
+    case A_IRQ_STATUS:
         val = s->irq_status;
         break;
-    case R_IRQ_MASK:
+    case A_IRQ_MASK:
         val = s->irq_mask;
         break;
-    case R_LINK_EVENT_PORTS:
+    case A_LINK_EVENT_PORTS:
         val = npo_link_event_ports(s);
         break;
     default:
@@ -334,33 +332,33 @@ static void npo_regs_write(void *opaque, hwaddr addr, uint64_t val,
 
     trace_npo_reg_write(s->node_id, addr, val);
     switch (addr) {
-    case R_SCRATCH:
+    case A_SCRATCH:
         s->scratch = val;
         break;
-    case R_CONTROL:
-        if (val & CONTROL_RESET) {
+    case A_CONTROL:
+        if (val & R_CONTROL_RESET_MASK) {
             npo_reset_state(s);
             timer_mod(s->reset_timer,
                       qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + NPO_RESET_NS);
         }
         break;
-    case R_MBOX_CMD:
+    case A_MBOX_CMD:
         npo_mbox_start(s, val);
         break;
-    case R_MBOX_ARG0 ... R_MBOX_ARG3:
-        if (s->mbox_status & MBOX_STATUS_BUSY) {
+    case A_MBOX_ARG0 ... A_MBOX_ARG3:
+        if (s->mbox_status & R_MBOX_STATUS_BUSY_MASK) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: mailbox argument written while busy\n",
                           s->node_id);
             break;
         }
-        s->mbox_arg[(addr - R_MBOX_ARG0) / 4] = val;
+        s->mbox_arg[(addr - A_MBOX_ARG0) / 4] = val;
         break;
-    case R_IRQ_STATUS:
+    case A_IRQ_STATUS:
         s->irq_status &= ~val;
         break;
-    case R_IRQ_MASK:
-        s->irq_mask = val & IRQ_ALL;
+    case A_IRQ_MASK:
+        s->irq_mask = val & NPO_IRQ_ALL;
         /* A source pending when it gets unmasked signals at once. */
         npo_irq_update(s, s->irq_status);
         break;
@@ -527,7 +525,7 @@ static void npo_qdev_reset(DeviceState *dev)
     NpoState *s = NPO(dev);
 
     npo_reset_state(s);
-    s->status = STATUS_READY;
+    s->status = R_STATUS_READY_MASK;
 }
 
 static const VMStateDescription npo_vmstate = {

@@ -1,8 +1,8 @@
 /*
  * NPO supernode interconnect: device model state shared by its parts.
  *
- * Register offsets and fields are specified in Documentation/hardware.rst
- * of the NPO project; this file names them for the model.
+ * The register interface is npo-regs.h; this file holds the state of a
+ * device and its parts, and what each part offers the others.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -16,138 +16,17 @@
 #include "npo_fw_validate.h"
 #include <linux/npo_queue.h>
 
+#include "npo-regs.h"
+#include "npo-wire.h"
+
 #define TYPE_NPO "npo"
 OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
 
-#define NPO_VENDOR_ID           0x1234
-#define NPO_DEVICE_ID           0x4e50
-#define NPO_REVISION            0x01
-
-#define NPO_REGS_SIZE           (16 * KiB)
 #define NPO_DB_STRIDE_SHIFT     12
 #define NPO_MAX_QUEUES          1024
-#define NPO_MAX_PORTS           16
-#define NPO_MAX_LANES           16
-#define NPO_NUM_RATES           3
-
-#define NPO_MAGIC               0x314f504e   /* "NPO1" */
-
-#include "npo-wire.h"
-#define NPO_IF_VERSION          ((1 << 16) | 5)
-
-/* Identity, control, status */
-#define R_MAGIC                 0x000
-#define R_IF_VERSION            0x004
-#define R_CAPS                  0x008
-#define   CAPS_FW_MAILBOX       BIT(0)
-#define   CAPS_AER              BIT(1)
-#define   CAPS_LINK             BIT(2)
-#define   CAPS_FAULT_INJECT     BIT(3)
-#define   CAPS_QUEUES           BIT(4)
-#define   CAPS_CLOCK            BIT(5)
-#define R_GEOMETRY              0x00c
-#define R_QUEUES                0x010
-#define R_DB_LAYOUT             0x014
-#define R_NODE_ID               0x018
-#define R_MEM_REGIONS           0x01c
-#define R_SERIAL_LO             0x020
-#define R_SERIAL_HI             0x024
-#define R_SCRATCH               0x030
-#define R_CONTROL               0x040
-#define   CONTROL_RESET         BIT(0)
-#define R_STATUS                0x044
-#define   STATUS_READY          BIT(0)
-#define   STATUS_FW_RUNNING     BIT(1)
-#define   STATUS_FATAL          BIT(2)
-#define R_FW_VERSION            0x048
-#define R_FW_ERROR              0x04c
-
-/* Mailbox */
-#define R_MBOX_CMD              0x100
-#define R_MBOX_STATUS           0x104
-#define   MBOX_STATUS_BUSY      BIT(0)
-#define   MBOX_RESULT_SHIFT     8
-#define R_MBOX_ARG0             0x108
-#define R_MBOX_ARG3             0x114
-#define R_MBOX_RET0             0x118
-#define R_MBOX_RET1             0x11c
-
-enum {
-    MBOX_OP_NOP = 0x01,
-    MBOX_OP_FW_LOAD = 0x02,
-    MBOX_OP_PORT_STATS = 0x10,
-    MBOX_OP_CLEAR_COUNTERS = 0x11,
-    MBOX_OP_FAULT = 0x20,
-    MBOX_OP_QUEUE_CREATE = 0x30,
-    MBOX_OP_QUEUE_DESTROY = 0x31,
-    MBOX_OP_MR_CREATE = 0x32,
-    MBOX_OP_MR_PAGES = 0x33,
-    MBOX_OP_MR_DESTROY = 0x34,
-    MBOX_OP_TIME_SEND = 0x40,
-    MBOX_OP_TIME_RECV = 0x41,
-};
-
-enum {
-    MBOX_OK = 0,
-    MBOX_ERR_OPCODE = 1,
-    MBOX_ERR_BUSY = 2,
-    MBOX_ERR_DMA = 3,
-    MBOX_ERR_FW_SIZE = 4,
-    MBOX_ERR_FW_MAGIC = 5,
-    MBOX_ERR_FW_FORMAT = 6,
-    MBOX_ERR_FW_CRC = 7,
-    MBOX_ERR_FW_SECTION = 8,
-    MBOX_ERR_FW_MISSING = 9,
-    MBOX_ERR_STATE = 10,
-    MBOX_ERR_ARG = 11,
-    MBOX_ERR_PERM = 12,
-    MBOX_ERR_EXISTS = 13,
-    MBOX_ERR_NOENT = 14,
-    MBOX_ERR_NOMEM = 15,
-};
-
-/* Interrupts */
-#define R_IRQ_STATUS            0x200
-#define R_IRQ_MASK              0x204
-#define   IRQ_MBOX_DONE         BIT(0)
-#define   IRQ_FATAL             BIT(1)
-#define   IRQ_LINK              BIT(2)
-#define   IRQ_TIME              BIT(3)
-#define   IRQ_ALL               (IRQ_MBOX_DONE | IRQ_FATAL | IRQ_LINK | IRQ_TIME)
-#define R_LINK_EVENT_PORTS      0x208
-
-/* Clock */
-#define R_CLK_MAX_ADJ           0x300
-#define R_CLK_TIME_LO           0x304
-#define R_CLK_TIME_HI           0x308
-#define R_CLK_ADJ_FINE          0x30c
-#define R_CLK_ARG_LO            0x310
-#define R_CLK_ARG_HI            0x314
-#define R_CLK_CMD               0x318
-#define   CLK_CMD_SET           1
-#define   CLK_CMD_STEP          2
-#define   CLK_CMD_LATCH         3
-#define R_CLK_LATCH_TIME_LO     0x320
-#define R_CLK_LATCH_TIME_HI     0x324
-#define R_CLK_LATCH_REF_LO      0x328
-#define R_CLK_LATCH_REF_HI      0x32c
-#define R_CLK_RX_DROPS          0x330
-
-#define NPO_CLOCK_MAX_ADJ_PPB   500000
 #define NPO_CLOCK_ANCHORS       16
-#define NPO_TIME_RX_DEPTH       64
-#define TIME_SEND_ONE_STEP      BIT(0)  /* stamp bytes 8..15 on the way out */
 #define NPO_CLOCK_DERIVED_PPB   INT32_MIN
 #define NPO_CLOCK_DERIVED_OFFSET INT64_MIN
-
-/* TIME_RECV's block: one received message, little endian. */
-typedef struct QEMU_PACKED NpoHwTimeMsg {
-    uint64_t rx_time;           /* device ns at arrival */
-    uint8_t port;
-    uint8_t len;
-    uint8_t rsvd[6];
-    uint8_t payload[NPO_TIME_MSG_MAX];
-} NpoHwTimeMsg;
 
 /* A segment of the clock: device time at a true instant, and the rate. */
 typedef struct NpoClockAnchor {
@@ -172,119 +51,6 @@ typedef struct NpoClock {
     uint32_t rx_drops;
     GRand *rand;                /* stamping noise */
 } NpoClock;
-
-/* Ports: 0x40 bytes each from R_PORT_BASE */
-#define R_PORT_BASE             0x1000
-#define R_PORT_STRIDE           0x40
-#define P_CONTROL               0x00
-#define   PCTL_ENABLE           BIT(0)
-#define   PCTL_RETRAIN          BIT(1)
-#define   PCTL_MAX_RATE_SHIFT   4       /* [6:4] 0: any, n: rate n at most */
-#define   PCTL_MAX_WIDTH_SHIFT  8       /* [12:8] 0: any, n: n lanes at most */
-#define P_STATUS                0x04
-#define   PST_STATE_MASK        0xf
-#define   PST_RATE_SHIFT        4       /* [6:4] 0: none, 1..3 */
-#define   PST_WIDTH_SHIFT       8       /* [12:8] */
-#define   PST_DEGRADED          BIT(13)
-#define   PST_PEER_PRESENT      BIT(14)
-#define   PST_HIGH_BER          BIT(15)
-#define   PST_FAIL_SHIFT        16      /* [23:16] last training failure */
-#define   PST_LISTEN            BIT(24)
-#define P_CAPS                  0x08
-#define P_PEER_NODE             0x0c
-#define P_PEER_PORT             0x10
-#define P_EVENTS                0x14
-#define   PEV_UP                BIT(0)
-#define   PEV_DOWN              BIT(1)
-#define   PEV_DEGRADED          BIT(2)
-#define   PEV_RECOVERED         BIT(3)
-#define   PEV_RETRAIN           BIT(4)
-#define   PEV_TRAIN_FAIL        BIT(5)
-#define   PEV_ERR_THRESHOLD     BIT(6)
-#define   PEV_PRBS_DONE         BIT(7)
-#define P_PRBS                  0x18
-#define   PRBS_START            BIT(31)
-#define P_ACTIVE_LANES          0x1c
-#define P_FAULT_LANES           0x20
-#define P_BER_LANES             0x24
-#define P_DOWN_REASON           0x28
-
-enum npo_port_state {
-    PORT_DISABLED = 0,
-    PORT_DETECT = 1,
-    PORT_POLLING = 2,
-    PORT_CONFIG = 3,
-    PORT_EQUALIZE = 4,
-    PORT_ACTIVE = 5,
-    PORT_RECOVERY = 6,
-    PORT_TEST = 7,
-    PORT_LOOPBACK = 8,
-};
-
-enum npo_train_fail {
-    FAIL_NONE = 0,
-    FAIL_POLLING_TIMEOUT = 1,   /* peer present but silent */
-    FAIL_CONFIG_TIMEOUT = 2,
-    FAIL_NO_COMMON_RATE = 3,
-    FAIL_NO_USABLE_LANES = 4,   /* lane 0 unusable at every rate */
-    FAIL_LOSS_OF_SIGNAL = 5,    /* link lost while active */
-    FAIL_PEER_DISABLED = 6,
-    FAIL_ADMIN_DISABLED = 7,   /* this port was disabled */
-    FAIL_TEST = 8,              /* taken out of service for a PRBS test */
-    FAIL_PEER_TEST = 9,         /* looping back for the peer's PRBS test */
-    FAIL_NO_FIRMWARE = 10,      /* firmware stopped under an enabled port */
-};
-
-enum npo_fault_kind {
-    FAULT_CLEAR_ALL = 0,
-    FAULT_LANE_BER = 1,     /* value: -log10(BER) x 100, 0 clears */
-    FAULT_LANE_DEAD = 2,    /* value: 0/1 */
-    FAULT_RX_DROP = 3,      /* value: extra loss in 1/100 dB */
-    FAULT_CUT = 4,          /* value: 0 restore / 1 cut */
-    FAULT_BURST = 5,        /* value: uncorrectable codewords */
-};
-
-/* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */
-#define NPO_STAT_CRC_ERRORS         0
-#define NPO_STAT_REPLAYS            1
-#define NPO_STAT_RECOVERIES         2
-#define NPO_STAT_LINK_DOWNS         3
-#define NPO_STAT_TRAIN_FAILURES     4
-#define NPO_STAT_FEC_CORRECTED      5
-#define NPO_STAT_FEC_UNCORRECTABLE  6
-#define NPO_STAT_SYMBOL_ERRORS      7
-#define NPO_NUM_PORT_STATS          8
-
-typedef struct QEMU_PACKED NpoHwLaneStats {
-    uint64_t fec_corrected;
-    uint64_t fec_uncorrectable;
-    uint64_t symbol_errors;
-    uint64_t prbs_bits;
-    uint64_t prbs_errors;
-    int16_t rx_power_cdbm;
-    int16_t tx_power_cdbm;
-    uint16_t bias_cma;
-    int16_t temp_cdeg;
-    uint16_t ber_nlog_c;        /* -log10(pre-FEC BER) x 100 */
-    uint16_t eye_height_mv;
-    uint16_t eye_width_mui;
-    uint8_t preset;
-    uint8_t flags;
-    uint64_t rsvd;
-} NpoHwLaneStats;
-
-#define LANE_FLAG_LOS           BIT(0)
-#define LANE_FLAG_CDR_LOCK      BIT(1)
-#define LANE_FLAG_ACTIVE        BIT(2)
-#define LANE_FLAG_TX_FAULT      BIT(3)
-
-typedef struct QEMU_PACKED NpoHwPortStats {
-    uint64_t counter[NPO_NUM_PORT_STATS];
-    uint32_t supported;         /* bit n: counter[n] is counted */
-    uint32_t num_lanes;
-    uint64_t rsvd[3];
-    NpoHwLaneStats lane[];
-} NpoHwPortStats;
 
 typedef struct NpoLane {
     /* faults */
@@ -365,29 +131,7 @@ typedef struct NpoPort {
 } NpoPort;
 
 /* Memory table and queues */
-#define NPO_MR_INDEX_MASK       0xffff      /* key = tag << 16 | index */
-#define NPO_MAX_MRS             65536
-#define NPO_MAX_MR_PAGES        (1u << 24)
 #define NPO_MAX_RING_LOG2       15
-
-/* MR_CREATE command block, little endian. */
-typedef struct QEMU_PACKED NpoHwMrCreate {
-    uint32_t key;
-    uint32_t pd;
-    uint32_t access;
-    uint32_t page_shift;
-    uint64_t iova;
-    uint64_t length;
-} NpoHwMrCreate;
-
-/* MR_PAGES command block: this header, then count 64-bit page addresses. */
-typedef struct QEMU_PACKED NpoHwMrPages {
-    uint32_t key;
-    uint32_t count;
-    uint64_t first;
-} NpoHwMrPages;
-
-#define NPO_MR_PAGES_PER_CMD    510
 
 typedef struct NpoMr {
     uint32_t key;

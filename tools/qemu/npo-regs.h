@@ -1,0 +1,326 @@
+/*
+ * NPO supernode interconnect: the register interface, version 1.5, as the
+ * device model names it.
+ *
+ * Documentation/hardware.rst of the NPO project is the specification.  The
+ * driver names the same facts in driver/npo_regs.h; the host test
+ * tools/qemu/tests/qemu_regs_agree_test.c includes both and checks at build
+ * time that every offset, field, code and block layout agrees.  Queue
+ * formats and doorbell offsets are the UAPI's (linux/npo_queue.h), which
+ * both sides include.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_MISC_NPO_REGS_H
+#define HW_MISC_NPO_REGS_H
+
+#include "hw/registerfields.h"
+
+#define NPO_VENDOR_ID           0x1234
+#define NPO_DEVICE_ID           0x4e50
+#define NPO_REVISION            0x01
+
+#define NPO_BAR_REGS            0
+#define NPO_BAR_DOORBELL        2
+#define NPO_BAR_MSIX            4
+#define NPO_REGS_SIZE           0x4000
+#define NPO_VECTOR_ADMIN        0
+
+#define NPO_MAGIC               0x314f504e   /* "NPO1" */
+#define NPO_IF_MAJOR            1
+#define NPO_IF_MINOR            5
+
+#define NPO_MAX_PORTS           16
+#define NPO_MAX_LANES           16
+#define NPO_NUM_RATES           3
+
+/* Identity */
+REG32(MAGIC, 0x000)
+REG32(IF_VERSION, 0x004)
+    FIELD(IF_VERSION, MINOR, 0, 16)
+    FIELD(IF_VERSION, MAJOR, 16, 16)
+REG32(CAPS, 0x008)
+    FIELD(CAPS, FW_MAILBOX, 0, 1)
+    FIELD(CAPS, AER, 1, 1)
+    FIELD(CAPS, LINK, 2, 1)
+    FIELD(CAPS, FAULT_INJECT, 3, 1)
+    FIELD(CAPS, QUEUES, 4, 1)
+    FIELD(CAPS, CLOCK, 5, 1)            /* 1.4 */
+REG32(GEOMETRY, 0x00c)
+    FIELD(GEOMETRY, PORTS, 0, 8)
+    FIELD(GEOMETRY, LANES, 8, 8)
+REG32(QUEUES, 0x010)
+    FIELD(QUEUES, COUNT, 0, 16)
+REG32(DB_LAYOUT, 0x014)
+    FIELD(DB_LAYOUT, STRIDE_SHIFT, 0, 8)
+REG32(NODE_ID, 0x018)
+REG32(MEM_REGIONS, 0x01c)               /* 1.3 */
+REG32(SERIAL_LO, 0x020)
+REG32(SERIAL_HI, 0x024)
+REG32(SCRATCH, 0x030)
+
+/* Control and status */
+REG32(CONTROL, 0x040)
+    FIELD(CONTROL, RESET, 0, 1)
+REG32(STATUS, 0x044)
+    FIELD(STATUS, READY, 0, 1)
+    FIELD(STATUS, FW_RUNNING, 1, 1)
+    FIELD(STATUS, FATAL, 2, 1)
+REG32(FW_VERSION, 0x048)
+REG32(FW_ERROR, 0x04c)
+
+/* Firmware mailbox */
+REG32(MBOX_CMD, 0x100)
+    FIELD(MBOX_CMD, OPCODE, 0, 8)
+REG32(MBOX_STATUS, 0x104)
+    FIELD(MBOX_STATUS, BUSY, 0, 1)
+    FIELD(MBOX_STATUS, RESULT, 8, 8)
+REG32(MBOX_ARG0, 0x108)
+REG32(MBOX_ARG3, 0x114)
+REG32(MBOX_RET0, 0x118)
+REG32(MBOX_RET1, 0x11c)
+#define NPO_MBOX_NUM_ARGS       4
+#define NPO_MBOX_NUM_RETS       2
+
+enum {
+    MBOX_OP_NOP = 0x01,
+    MBOX_OP_FW_LOAD = 0x02,
+    MBOX_OP_PORT_STATS = 0x10,
+    MBOX_OP_CLEAR_COUNTERS = 0x11,
+    MBOX_OP_FAULT = 0x20,
+    MBOX_OP_QUEUE_CREATE = 0x30,
+    MBOX_OP_QUEUE_DESTROY = 0x31,
+    MBOX_OP_MR_CREATE = 0x32,
+    MBOX_OP_MR_PAGES = 0x33,
+    MBOX_OP_MR_DESTROY = 0x34,
+    MBOX_OP_TIME_SEND = 0x40,
+    MBOX_OP_TIME_RECV = 0x41,
+};
+
+enum {
+    MBOX_OK = 0,
+    MBOX_ERR_OPCODE = 1,
+    MBOX_ERR_BUSY = 2,
+    MBOX_ERR_DMA = 3,
+    MBOX_ERR_FW_SIZE = 4,
+    MBOX_ERR_FW_MAGIC = 5,
+    MBOX_ERR_FW_FORMAT = 6,
+    MBOX_ERR_FW_CRC = 7,
+    MBOX_ERR_FW_SECTION = 8,
+    MBOX_ERR_FW_MISSING = 9,
+    MBOX_ERR_STATE = 10,
+    MBOX_ERR_ARG = 11,
+    MBOX_ERR_PERM = 12,
+    MBOX_ERR_EXISTS = 13,
+    MBOX_ERR_NOENT = 14,
+    MBOX_ERR_NOMEM = 15,
+};
+
+/* Argument words of mailbox commands, named as registers are. */
+FIELD(CLEAR_ARG0, PORT, 0, 8)           /* CLEAR_COUNTERS */
+#define NPO_CLEAR_ALL_PORTS     0xff
+FIELD(FAULT_ARG0, KIND, 0, 8)           /* FAULT; ARG1 the value */
+FIELD(FAULT_ARG0, PORT, 8, 8)
+FIELD(FAULT_ARG0, LANE, 16, 8)
+FIELD(QC_ARG0, QUEUE, 0, 16)            /* QUEUE_CREATE; ARG2/3 the ring */
+FIELD(QC_ARG0, SQ_LOG2, 16, 8)
+FIELD(QC_ARG0, CQ_LOG2, 24, 8)
+FIELD(QC_ARG1, PD, 0, 16)
+FIELD(QC_ARG1, RQ_LOG2, 16, 8)
+FIELD(TIME_SEND_ARG0, PORT, 0, 8)       /* TIME_SEND */
+FIELD(TIME_SEND_ARG0, FLAGS, 8, 8)
+#define TIME_SEND_ONE_STEP      BIT(0)  /* stamp bytes 8..15 on the way out */
+#define NPO_TIME_ONE_STEP_OFFSET 8
+
+/* Memory region keys: a random tag above the memory table index. */
+FIELD(MR_KEY, INDEX, 0, 16)
+FIELD(MR_KEY, TAG, 16, 16)
+#define NPO_MAX_MRS             65536
+#define NPO_MAX_MR_PAGES        (1u << 24)
+#define NPO_MR_PAGES_PER_CMD    510
+
+/* Interrupts: MSI-X vector 0 carries every source. */
+REG32(IRQ_STATUS, 0x200)                /* write 1 to clear */
+    FIELD(IRQ_STATUS, MBOX_DONE, 0, 1)
+    FIELD(IRQ_STATUS, FATAL, 1, 1)
+    FIELD(IRQ_STATUS, LINK, 2, 1)
+    FIELD(IRQ_STATUS, TIME, 3, 1)       /* 1.4: a time-sync message came */
+REG32(IRQ_MASK, 0x204)                  /* the same bits, 1 = enabled */
+REG32(LINK_EVENT_PORTS, 0x208)
+#define NPO_IRQ_ALL             (R_IRQ_STATUS_MBOX_DONE_MASK | \
+                                 R_IRQ_STATUS_FATAL_MASK | \
+                                 R_IRQ_STATUS_LINK_MASK | \
+                                 R_IRQ_STATUS_TIME_MASK)
+
+/* Device clock (1.4) */
+REG32(CLK_MAX_ADJ, 0x300)
+REG32(CLK_TIME_LO, 0x304)               /* reading it latches TIME_HI */
+REG32(CLK_TIME_HI, 0x308)
+REG32(CLK_ADJ_FINE, 0x30c)              /* ppm << 16, signed */
+REG32(CLK_ARG_LO, 0x310)
+REG32(CLK_ARG_HI, 0x314)
+REG32(CLK_CMD, 0x318)
+REG32(CLK_LATCH_TIME_LO, 0x320)
+REG32(CLK_LATCH_TIME_HI, 0x324)
+REG32(CLK_LATCH_REF_LO, 0x328)
+REG32(CLK_LATCH_REF_HI, 0x32c)
+REG32(CLK_RX_DROPS, 0x330)
+
+enum {
+    CLK_CMD_SET = 1,
+    CLK_CMD_STEP = 2,
+    CLK_CMD_LATCH = 3,
+};
+
+#define NPO_CLOCK_MAX_ADJ_PPB   500000
+#define NPO_TIME_MSG_MAX        48
+#define NPO_TIME_RX_DEPTH       64
+
+/* Ports: NPO_PORT_STRIDE bytes each from NPO_PORT_BASE; offsets within. */
+#define NPO_PORT_BASE           0x1000
+#define NPO_PORT_STRIDE         0x40
+REG32(P_CONTROL, 0x00)
+    FIELD(P_CONTROL, ENABLE, 0, 1)
+    FIELD(P_CONTROL, RETRAIN, 1, 1)
+    FIELD(P_CONTROL, MAX_RATE, 4, 3)    /* 0: any, n: rate n at most */
+    FIELD(P_CONTROL, MAX_WIDTH, 8, 5)   /* 0: any, n: n lanes at most */
+REG32(P_STATUS, 0x04)
+    FIELD(P_STATUS, STATE, 0, 4)
+    FIELD(P_STATUS, RATE, 4, 3)         /* 0: none, 1..3 */
+    FIELD(P_STATUS, WIDTH, 8, 5)
+    FIELD(P_STATUS, DEGRADED, 13, 1)
+    FIELD(P_STATUS, PEER_PRESENT, 14, 1)
+    FIELD(P_STATUS, HIGH_BER, 15, 1)
+    FIELD(P_STATUS, FAIL, 16, 8)        /* last training failure */
+    FIELD(P_STATUS, LISTEN, 24, 1)
+REG32(P_CAPS, 0x08)
+    FIELD(P_CAPS, RATES, 0, 3)
+    FIELD(P_CAPS, LANES, 8, 5)
+REG32(P_PEER_NODE, 0x0c)
+REG32(P_PEER_PORT, 0x10)
+    FIELD(P_PEER_PORT, PORT, 0, 8)
+    FIELD(P_PEER_PORT, RATES, 8, 3)
+    FIELD(P_PEER_PORT, LANES, 16, 5)
+    FIELD(P_PEER_PORT, VALID, 31, 1)
+REG32(P_EVENTS, 0x14)                   /* write 1 to clear */
+    FIELD(P_EVENTS, UP, 0, 1)
+    FIELD(P_EVENTS, DOWN, 1, 1)
+    FIELD(P_EVENTS, DEGRADED, 2, 1)
+    FIELD(P_EVENTS, RECOVERED, 3, 1)
+    FIELD(P_EVENTS, RETRAIN, 4, 1)
+    FIELD(P_EVENTS, TRAIN_FAIL, 5, 1)
+    FIELD(P_EVENTS, ERR_THRESHOLD, 6, 1)
+    FIELD(P_EVENTS, PRBS_DONE, 7, 1)
+REG32(P_PRBS, 0x18)
+    FIELD(P_PRBS, DURATION_MS, 0, 16)
+    FIELD(P_PRBS, START, 31, 1)
+REG32(P_ACTIVE_LANES, 0x1c)
+REG32(P_FAULT_LANES, 0x20)              /* 1.2 */
+REG32(P_BER_LANES, 0x24)                /* 1.2 */
+REG32(P_DOWN_REASON, 0x28)              /* 1.2 */
+
+enum npo_port_state {
+    PORT_DISABLED = 0,
+    PORT_DETECT = 1,
+    PORT_POLLING = 2,
+    PORT_CONFIG = 3,
+    PORT_EQUALIZE = 4,
+    PORT_ACTIVE = 5,
+    PORT_RECOVERY = 6,
+    PORT_TEST = 7,
+    PORT_LOOPBACK = 8,
+};
+
+/* P_STATUS.FAIL and P_DOWN_REASON */
+enum npo_train_fail {
+    FAIL_NONE = 0,
+    FAIL_POLLING_TIMEOUT = 1,   /* peer present but silent */
+    FAIL_CONFIG_TIMEOUT = 2,
+    FAIL_NO_COMMON_RATE = 3,
+    FAIL_NO_USABLE_LANES = 4,   /* lane 0 unusable at every rate */
+    FAIL_LOSS_OF_SIGNAL = 5,    /* link lost while active */
+    FAIL_PEER_DISABLED = 6,
+    FAIL_ADMIN_DISABLED = 7,    /* this port was disabled */
+    FAIL_TEST = 8,              /* taken out of service for a PRBS test */
+    FAIL_PEER_TEST = 9,         /* looping back for the peer's PRBS test */
+    FAIL_NO_FIRMWARE = 10,      /* firmware stopped under an enabled port */
+};
+
+enum npo_fault_kind {
+    FAULT_CLEAR_ALL = 0,
+    FAULT_LANE_BER = 1,     /* value: -log10(BER) x 100, 0 clears */
+    FAULT_LANE_DEAD = 2,    /* value: 0/1 */
+    FAULT_RX_DROP = 3,      /* value: extra loss in 1/100 dB */
+    FAULT_CUT = 4,          /* value: 0 restore / 1 cut */
+    FAULT_BURST = 5,        /* value: uncorrectable codewords */
+};
+
+/* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */
+#define NPO_STAT_CRC_ERRORS         0
+#define NPO_STAT_REPLAYS            1
+#define NPO_STAT_RECOVERIES         2
+#define NPO_STAT_LINK_DOWNS         3
+#define NPO_STAT_TRAIN_FAILURES     4
+#define NPO_STAT_FEC_CORRECTED      5
+#define NPO_STAT_FEC_UNCORRECTABLE  6
+#define NPO_STAT_SYMBOL_ERRORS      7
+#define NPO_NUM_PORT_STATS          8
+
+typedef struct QEMU_PACKED NpoHwLaneStats {
+    uint64_t fec_corrected;
+    uint64_t fec_uncorrectable;
+    uint64_t symbol_errors;
+    uint64_t prbs_bits;
+    uint64_t prbs_errors;
+    int16_t rx_power_cdbm;
+    int16_t tx_power_cdbm;
+    uint16_t bias_cma;
+    int16_t temp_cdeg;
+    uint16_t ber_nlog_c;        /* -log10(pre-FEC BER) x 100 */
+    uint16_t eye_height_mv;
+    uint16_t eye_width_mui;
+    uint8_t preset;
+    uint8_t flags;              /* LANE_FLAGS */
+    uint64_t rsvd;
+} NpoHwLaneStats;
+
+FIELD(LANE_FLAGS, LOS, 0, 1)
+FIELD(LANE_FLAGS, CDR_LOCK, 1, 1)
+FIELD(LANE_FLAGS, ACTIVE, 2, 1)
+FIELD(LANE_FLAGS, TX_FAULT, 3, 1)
+
+typedef struct QEMU_PACKED NpoHwPortStats {
+    uint64_t counter[NPO_NUM_PORT_STATS];
+    uint32_t supported;         /* bit n: counter[n] is counted */
+    uint32_t num_lanes;
+    uint64_t rsvd[3];
+    NpoHwLaneStats lane[];
+} NpoHwPortStats;
+
+/* MR_CREATE command block, little endian. */
+typedef struct QEMU_PACKED NpoHwMrCreate {
+    uint32_t key;
+    uint32_t pd;
+    uint32_t access;
+    uint32_t page_shift;
+    uint64_t iova;
+    uint64_t length;
+} NpoHwMrCreate;
+
+/* MR_PAGES command block: this header, then count 64-bit page addresses. */
+typedef struct QEMU_PACKED NpoHwMrPages {
+    uint32_t key;
+    uint32_t count;
+    uint64_t first;
+} NpoHwMrPages;
+
+/* TIME_RECV's block: one received message, little endian. */
+typedef struct QEMU_PACKED NpoHwTimeMsg {
+    uint64_t rx_time;           /* device ns at arrival */
+    uint8_t port;
+    uint8_t len;
+    uint8_t rsvd[6];
+    uint8_t payload[NPO_TIME_MSG_MAX];
+} NpoHwTimeMsg;
+
+#endif
