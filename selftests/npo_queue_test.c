@@ -609,38 +609,36 @@ TEST_F(queue, registration_rejects_bad_memory)
 	EXPECT_EQ(EINVAL, errno);
 }
 
+/*
+ * As nobody with 1 MiB of locked memory allowed: the second half of it
+ * pins, more is refused, and deregistering gives the allowance back.
+ */
+static int pin_within_memlock(void *arg)
+{
+	struct npo_device *dev = arg;
+	struct rlimit rl = { 1 << 20, 1 << 20 };
+	uint8_t *mem = alloc_buf(4 << 20);
+	struct npo_mr *a, *b;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl))
+		return 10;
+	if (npo_reg_mr(dev, mem, 512 << 10, 0, &a))
+		return 11;
+	if (npo_reg_mr(dev, mem + (1 << 20), 1 << 20, 0, &b) != -ENOMEM)
+		return 12;
+	if (npo_dereg_mr(a) || npo_reg_mr(dev, mem, 1 << 20, 0, &a))
+		return 13;
+	return 0;
+}
+
 /* Pinned memory counts against RLIMIT_MEMLOCK for an unprivileged user. */
 TEST_F(queue, memlock_limit_is_enforced)
 {
-	int status;
-	pid_t pid;
-
 	NPO_TEST_SETUP_DONE();
 	if (!npo_test_is_root())
 		SKIP(return, "needs root to drop privileges");
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		struct rlimit rl = { 1 << 20, 1 << 20 };
-		uint8_t *mem = alloc_buf(4 << 20);
-		struct npo_mr *a, *b;
-
-		/* The device node is root's; keep the open file, drop the rest. */
-		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgid(65534) ||
-		    setuid(65534))
-			_exit(10);
-		if (npo_reg_mr(self->dev, mem, 512 << 10, 0, &a))
-			_exit(11);
-		if (npo_reg_mr(self->dev, mem + (1 << 20), 1 << 20, 0, &b) != -ENOMEM)
-			_exit(12);
-		/* Deregistering gives the allowance back. */
-		if (npo_dereg_mr(a) || npo_reg_mr(self->dev, mem, 1 << 20, 0, &a))
-			_exit(13);
-		_exit(0);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* The device node is root's; the child keeps the open file. */
+	EXPECT_EQ(0, npo_test_as_nobody(pin_within_memlock, self->dev));
 }
 
 TEST_F(queue, queue_ioctls_reject_bad_arguments)
@@ -987,13 +985,21 @@ static int64_t jint(struct json_object *o, const char *key)
 }
 
 /* Administrators see every process's queues and regions, others nothing. */
+/* Listing every process's queues is for administrators.  Runs as nobody. */
+static int npoctl_queue_is_refused(void *unused)
+{
+	char out[4096];
+
+	return npo_test_run(out, sizeof(out), "npoctl queue 2>&1") == 1 &&
+	       strstr(out, "permission denied") ? 0 : 11;
+}
+
 TEST_F(queue, npoctl_queue_shows_owners)
 {
 	static char out[1 << 16];
 	struct json_object *doc, *list, *e;
 	bool queue_seen = false;
-	int i, regions = 0, status;
-	pid_t pid;
+	int i, regions = 0;
 
 	NPO_TEST_SETUP_DONE();
 	if (!npo_test_is_root())
@@ -1028,16 +1034,7 @@ TEST_F(queue, npoctl_queue_shows_owners)
 	ASSERT_EQ(0, npo_test_run(out, sizeof(out), "npoctl queue"));
 	EXPECT_NE(NULL, strstr(out, "npo_queue_test")) TH_LOG("%s", out);
 
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		if (setgid(65534) || setuid(65534))
-			_exit(10);
-		_exit(npo_test_run(out, sizeof(out), "npoctl queue 2>&1") == 1 &&
-		      strstr(out, "permission denied") ? 0 : 11);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(0, npo_test_as_nobody(npoctl_queue_is_refused, NULL));
 }
 
 /* A process killed with transfers in flight leaves nothing broken. */

@@ -133,6 +133,16 @@ static int reap(struct npo_queue *q, struct npo_cqe *out)
 	return err;
 }
 
+/* SEND len bytes of e's buffer to a queue of a node; its completion in *c. */
+static int send_and_reap(struct end *e, uint32_t node, uint16_t queue,
+			 uint32_t len, struct npo_cqe *c)
+{
+	npo_prep_send(npo_get_sqe(e->q), 1, npo_mr_key(e->mr), e->buf, len,
+		      node, queue);
+	npo_submit(e->q);
+	return reap(e->q, c);
+}
+
 static void fill(uint8_t *p, size_t len, unsigned int seed)
 {
 	size_t i;
@@ -247,10 +257,7 @@ TEST_F(remote, send_lands_in_the_neighbours_receive_buffer)
 	ASSERT_EQ(0, npo_create_queue(b->dev, &attr, &rq));
 	ASSERT_EQ(0, npo_post_recv(rq, 42, npo_mr_key(b->mr), b->buf, 65536));
 	fill(a->buf, 65536, 5);
-	npo_prep_send(npo_get_sqe(a->q), 1, npo_mr_key(a->mr), a->buf, 65536,
-		      b->q->node_id, rq->id);
-	npo_submit(a->q);
-	ASSERT_EQ(0, reap(a->q, &c));
+	ASSERT_EQ(0, send_and_reap(a, b->q->node_id, rq->id, 65536, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
 	EXPECT_EQ(0, c.port);
 	ASSERT_EQ(0, reap(rq, &c));
@@ -433,10 +440,7 @@ TEST_F_TIMEOUT(remote, a_killed_sender_leaves_the_receiver_working, 120)
 	}
 
 	fill(a->buf, 4096, 77);
-	npo_prep_send(npo_get_sqe(a->q), 1, npo_mr_key(a->mr), a->buf, 4096,
-		      b->q->node_id, rq->id);
-	npo_submit(a->q);
-	ASSERT_EQ(0, reap(a->q, &c));
+	ASSERT_EQ(0, send_and_reap(a, b->q->node_id, rq->id, 4096, &c));
 	ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
 	for (;;) {
 		ASSERT_EQ(0, reap(rq, &c)) TH_LOG("our message never came");

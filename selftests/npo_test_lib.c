@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/klog.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "npo_test_lib.h"
@@ -208,4 +210,23 @@ int npo_test_expected_devices(void)
 bool npo_test_is_root(void)
 {
 	return geteuid() == 0;
+}
+
+int npo_test_as_nobody(int (*fn)(void *arg), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(NPO_TEST_NO_DROP);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }

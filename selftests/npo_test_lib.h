@@ -52,4 +52,14 @@ int npo_test_expected_devices(void);
 
 bool npo_test_is_root(void);
 
+/*
+ * Run fn(arg) in a child process that has given up root for nobody (uid
+ * and gid 65534), keeping the files already open.  Returns what fn
+ * returned (0 for success, the number of the step that failed otherwise),
+ * NPO_TEST_NO_DROP if privileges could not be dropped, or -1 if the child
+ * could not start or did not exit normally.
+ */
+#define NPO_TEST_NO_DROP	100
+int npo_test_as_nobody(int (*fn)(void *arg), void *arg);
+
 #endif

@@ -19,6 +19,7 @@
 # Usage: clock-sync-test.sh KERNEL [--json FILE]
 set -u
 here=$(dirname "$(realpath "$0")")
+. "$here/lib.sh"
 kernel=${1:-6.12}
 json=
 [ "${2:-}" = --json ] && json=${3:?}
@@ -62,13 +63,7 @@ npoctl clock'
 vm=$!
 
 wait_line() {	# wait_line PATTERN: until the guest prints it, or the VM ends
-	local i
-	for i in $(seq 1 3000); do
-		grep -q "$1" "$work/vm.log" && return 0
-		kill -0 "$vm" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	vm_wait_line "$work/vm.log" "$vm" "$1" 300
 }
 offsets() {	# offsets SAMPLES INTERVAL [EXCLUDE...] > JSON
 	/usr/bin/python3 "$here/clock-offsets.py" "$qmp" "$@"

@@ -9,6 +9,7 @@
 # Usage: qmp-fault-test.sh KERNEL
 set -u
 here=$(dirname "$(realpath "$0")")
+. "$here/lib.sh"
 kernel=${1:-6.1}
 work=$(mktemp -d)
 qmp=$work/qmp.sock
@@ -44,13 +45,7 @@ set_fault() {
 
 # wait_line PATTERN: until the guest prints it, or the VM ends.
 wait_line() {
-	local i
-	for i in $(seq 1 1200); do
-		grep -q "$1" "$work/vm.log" && return 0
-		kill -0 "$vm" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	vm_wait_line "$work/vm.log" "$vm" "$1" 120
 }
 
 ok=1

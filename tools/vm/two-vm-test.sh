@@ -12,6 +12,7 @@
 # Usage: two-vm-test.sh KERNEL
 set -u
 here=$(dirname "$(realpath "$0")")
+. "$here/lib.sh"
 kernel=${1:-6.1}
 work=$(mktemp -d)
 trap 'kill $a 2>/dev/null; rm -rf "$work"' EXIT
@@ -42,12 +43,8 @@ npoctl -j clock | sed -n "s/.*\"role\":\"\([a-z]*\)\",\"state\":\"\([a-z]*\)\",\
 a=$!
 
 blob=
-for _ in $(seq 1 1200); do
+vm_wait_line "$work/a.log" "$a" '^NPO-PEER-BLOB ' 300 &&
 	blob=$(sed -n 's/^NPO-PEER-BLOB \([0-9a-f]*\).*/\1/p' "$work/a.log")
-	[ -n "$blob" ] && break
-	kill -0 $a 2>/dev/null || break
-	sleep 0.25
-done
 
 rb=1
 if [ -n "$blob" ]; then
