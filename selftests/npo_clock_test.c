@@ -312,7 +312,7 @@ TEST_F(clock, out_of_range_frequency_is_rejected)
 TEST_F_TIMEOUT(clock, priority_moves_the_grandmaster, 180)
 {
 	NPO_TEST_SETUP_DONE();
-	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl monitor > /tmp/clock-events & echo $! > /tmp/clock-monitor"));
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl monitor > /tmp/clock-events 2>&1 & echo $! > /tmp/clock-monitor"));
 	usleep(300000);
 	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl clock set npo2 priority 10"));
 	EXPECT_TRUE(wait_locked(self, 0, self->ndev, 3));
@@ -339,7 +339,7 @@ TEST_F_TIMEOUT(clock, a_lost_grandmaster_is_replaced_and_comes_back, 300)
 	int i;
 
 	NPO_TEST_SETUP_DONE();
-	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl monitor > /tmp/clock-events & echo $! > /tmp/clock-monitor"));
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl monitor > /tmp/clock-events 2>&1 & echo $! > /tmp/clock-monitor"));
 	usleep(300000);
 	ASSERT_EQ(0, fault(0, "cut 0 1"));
 	ASSERT_EQ(0, fault(0, "cut 1 1"));

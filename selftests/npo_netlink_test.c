@@ -23,6 +23,7 @@ FIXTURE(netlink) {
 	struct nl_sock *sk;
 	int family;
 	int ndev;
+	pid_t monitor;		/* npoctl monitor, stopped at teardown */
 	char out[1 << 16];
 };
 
@@ -44,6 +45,11 @@ FIXTURE_SETUP(netlink)
 
 FIXTURE_TEARDOWN(netlink)
 {
+	/* A failed assertion must not leave the monitor behind. */
+	if (self->monitor > 0) {
+		kill(self->monitor, SIGTERM);
+		waitpid(self->monitor, NULL, 0);
+	}
 	if (self->sk)
 		nl_socket_free(self->sk);
 }
@@ -246,9 +252,11 @@ TEST_F_TIMEOUT(netlink, width_limit_and_events, 120)
 	mon = fork();
 	ASSERT_GE(mon, 0);
 	if (mon == 0) {
-		execl("/bin/sh", "sh", "-c", "exec npoctl -j monitor > /tmp/npo-events", NULL);
+		execl("/bin/sh", "sh", "-c",
+		      "exec npoctl -j monitor > /tmp/npo-events 2>&1", NULL);
 		_exit(127);
 	}
+	self->monitor = mon;
 	usleep(300000);
 	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),
 				  "npoctl link set npo4/0 width 4 2>&1"));
@@ -265,6 +273,7 @@ TEST_F_TIMEOUT(netlink, width_limit_and_events, 120)
 	usleep(300000);
 	kill(mon, SIGTERM);
 	waitpid(mon, NULL, 0);
+	self->monitor = 0;
 
 	f = fopen("/tmp/npo-events", "r");
 	ASSERT_NE(NULL, f);
