@@ -258,8 +258,9 @@ struct npo_timesync_info {
  *	(npo_main.c).
  * @cdev: the character device.
  * @minor: the device's index: N of /dev/npoN, and NPO_ATTR_DEV_INDEX.
- * @remove_lock: readers are ioctls and sysfs users of @pdev; the writer is
- *	removal, which waits for them before it tears the hardware down.
+ * @remove_lock: readers are ioctls, netlink requests and sysfs users of
+ *	@pdev, @ports and @ptp; the writer is removal, which waits for them
+ *	before it withdraws the clock and tears the hardware down.
  * @hw_if_version: register interface version read at probe.
  * @caps: NPO_CAPS_* register bits.
  * @serial: device serial number.
@@ -300,7 +301,8 @@ struct npo_timesync_info {
  * @cmd_lock: one command block at a time.
  * @clk_lock: keeps multi-register clock accesses whole.
  * @ptp_info: the PHC's operations.
- * @ptp: the PHC, NULL if the device has no clock.
+ * @ptp: the PHC, NULL if the device has no clock; withdrawn by removal
+ *	under @remove_lock.
  * @ts: fabric time sync.
  */
 struct npo_dev {

@@ -5,6 +5,7 @@
 #include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
@@ -154,7 +155,8 @@ static int npo_ioctl_get_param(struct npo_file *nfile, void *data)
 
 	if (q->flags || q->pad || q->param >= ARRAY_SIZE(npo_params))
 		return -EINVAL;
-	desc = &npo_params[q->param];
+	/* The table holds function pointers: no speculation past its end. */
+	desc = &npo_params[array_index_nospec(q->param, ARRAY_SIZE(npo_params))];
 	/* Device-wide facts have no index. */
 	if (!desc->get || (!desc->indexed && q->index))
 		return -EINVAL;
@@ -292,7 +294,7 @@ static long npo_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 
 	if (_IOC_TYPE(cmd) != NPO_IOCTL_MAGIC || nr >= ARRAY_SIZE(npo_ioctls))
 		return -ENOTTY;
-	desc = &npo_ioctls[nr];
+	desc = &npo_ioctls[array_index_nospec(nr, ARRAY_SIZE(npo_ioctls))];
 	/* The direction must match; the size may be older or newer. */
 	if (!desc->fn || _IOC_DIR(cmd) != _IOC_DIR(desc->cmd))
 		return -ENOTTY;

@@ -274,7 +274,11 @@ static int npo_clock_fill(struct sk_buff *msg, struct npo_dev *ndev,
 	return npo_genl_end(msg, hdr, npo_clock_put(msg, ndev));
 }
 
-/* The device a clock request names, referenced; NULL with extack set. */
+/*
+ * The device a clock request names, referenced and held against removal
+ * (which withdraws the clock); NULL with extack set.  npo_clock_untarget()
+ * lets go.
+ */
 static struct npo_dev *npo_clock_target(struct genl_info *info)
 {
 	struct npo_dev *ndev;
@@ -282,14 +286,22 @@ static struct npo_dev *npo_clock_target(struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, NPO_ATTR_DEV_INDEX))
 		return NULL;
 	ndev = npo_dev_get(nla_get_u32(info->attrs[NPO_ATTR_DEV_INDEX]));
-	if (!ndev || !ndev->ptp) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NPO_ATTR_DEV_INDEX],
-				    "no such NPO device with a clock");
-		if (ndev)
-			put_device(&ndev->dev);
-		return NULL;
+	if (ndev) {
+		down_read(&ndev->remove_lock);
+		if (ndev->pdev && ndev->ptp)
+			return ndev;
+		up_read(&ndev->remove_lock);
+		put_device(&ndev->dev);
 	}
-	return ndev;
+	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NPO_ATTR_DEV_INDEX],
+			    "no such NPO device with a clock");
+	return NULL;
+}
+
+static void npo_clock_untarget(struct npo_dev *ndev)
+{
+	up_read(&ndev->remove_lock);
+	put_device(&ndev->dev);
 }
 
 /**
@@ -310,7 +322,7 @@ int npo_clock_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	err = msg ? npo_clock_fill(msg, ndev, info->snd_portid, info->snd_seq,
 				   0) : -ENOMEM;
-	put_device(&ndev->dev);
+	npo_clock_untarget(ndev);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -321,10 +333,14 @@ int npo_clock_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int npo_clock_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			      struct npo_dev *ndev)
 {
-	if (!ndev->ptp)
-		return 0;
-	return npo_clock_fill(skb, ndev, NETLINK_CB(cb->skb).portid,
-			      cb->nlh->nlmsg_seq, NLM_F_MULTI);
+	int err = 0;
+
+	down_read(&ndev->remove_lock);
+	if (ndev->pdev && ndev->ptp)
+		err = npo_clock_fill(skb, ndev, NETLINK_CB(cb->skb).portid,
+				     cb->nlh->nlmsg_seq, NLM_F_MULTI);
+	up_read(&ndev->remove_lock);
+	return err;
 }
 
 /**
@@ -357,7 +373,7 @@ int npo_clock_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENODEV;
 	npo_timesync_set_priority(ndev,
 				  nla_get_u32(info->attrs[NPO_ATTR_CLOCK_PRIORITY]));
-	put_device(&ndev->dev);
+	npo_clock_untarget(ndev);
 	return 0;
 }
 

@@ -348,7 +348,8 @@ static int npo_nl_dump_result(struct sk_buff *skb, int err)
  * @skb: the dump's buffer.
  * @cb: the dump; cb->args[0] is the next device index.
  * @fill: puts one device's messages; it keeps its place within the device
- *	in cb->args[1] and on, which are 0 when it starts on a device.
+ *	in cb->args[1] and on, which are 0 when it starts on a device.  It
+ *	returns 0 once the device is done, -EMSGSIZE when @skb is full.
  *
  * The request's NPO_ATTR_DEV_INDEX, if present, limits the dump to that
  * device.  Devices are visited in index order through the registry.
@@ -361,6 +362,7 @@ int npo_genl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
 				      struct npo_dev *ndev))
 {
 	unsigned long index = cb->args[0], last = NPO_MAX_DEVICES - 1;
+	unsigned long resume;
 	struct nlattr *tb[NPO_ATTR_MAX + 1];
 	struct npo_dev *ndev;
 	int err;
@@ -374,12 +376,20 @@ int npo_genl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
 		last = nla_get_u32(tb[NPO_ATTR_DEV_INDEX]);
 		index = max(index, last);
 	}
+	resume = index;
 	for (; (ndev = npo_dev_get_next(&index, last)); index++) {
+		/*
+		 * Only the device the last round stopped in goes on from the
+		 * place kept in args[1..]; if it went away meanwhile, that
+		 * place means nothing in the next one.
+		 */
+		if (index != resume)
+			memset(&cb->args[1], 0,
+			       sizeof(cb->args) - sizeof(cb->args[0]));
 		err = fill(skb, cb, ndev);
 		put_device(&ndev->dev);
 		if (err)
 			break;
-		memset(&cb->args[1], 0, sizeof(cb->args) - sizeof(cb->args[0]));
 	}
 	cb->args[0] = index;
 	return npo_nl_dump_result(skb, err);

@@ -292,6 +292,10 @@ static int npo_read_identity(struct npo_dev *ndev)
 	if (minor >= NPO_IF_MINOR_QUEUES && (ndev->caps & NPO_CAPS_QUEUES))
 		ndev->num_mrs = min_t(u32, npo_rd32(ndev, NPO_REG_MEM_REGIONS),
 				      FIELD_MAX(NPO_MR_KEY_INDEX) + 1);
+	else if (ndev->caps & NPO_CAPS_QUEUES)
+		npo_info(ndev, "interface %u.%u: DMA queues need %u.%u, left off\n",
+			 major, minor, NPO_IF_VERSION_SUPPORTED,
+			 NPO_IF_MINOR_QUEUES);
 	if (ndev->num_mrs < 2)
 		ndev->caps &= ~NPO_CAPS_QUEUES;
 	ndev->serial = (u64)npo_rd32(ndev, NPO_REG_SERIAL_HI) << 32 |
@@ -394,25 +398,27 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		npo_err(ndev, "cannot start fabric time sync (%d)\n", err);
 		goto err_clock;
 	}
+	/* Hold the registry slot: nothing may fail once /dev/npoN exists. */
+	err = xa_reserve(&npo_devs, ndev->minor, GFP_KERNEL);
+	if (err) {
+		npo_err(ndev, "cannot register the device (%d)\n", err);
+		goto err_timesync;
+	}
 	err = npo_cdev_add(ndev);
 	if (err) {
 		npo_err(ndev, "cannot create character device (%d)\n", err);
-		goto err_timesync;
+		goto err_reserved;
 	}
-	/* Netlink finds the device from here on. */
-	err = xa_insert(&npo_devs, ndev->minor, ndev, GFP_KERNEL);
-	if (err) {
-		npo_err(ndev, "cannot register the device (%d)\n", err);
-		goto err_cdev;
-	}
+	/* Netlink finds the device from here on; a reserved slot takes it. */
+	xa_store(&npo_devs, ndev->minor, ndev, GFP_KERNEL);
 	npo_debugfs_add(ndev);
 	npo_info(ndev, "npo%d: node %u, serial %016llx, %u ports x %u lanes, %s\n",
 		 ndev->minor, ndev->node_id, ndev->serial, ndev->num_ports,
 		 ndev->lanes_per_port, npo_state_name(npo_state(ndev)));
 	return 0;
 
-err_cdev:
-	npo_cdev_del(ndev);
+err_reserved:
+	xa_release(&npo_devs, ndev->minor);
 err_timesync:
 	npo_timesync_stop(ndev);
 err_clock:
@@ -437,10 +443,13 @@ static void npo_remove(struct pci_dev *pdev)
 	npo_debugfs_del(ndev);
 	xa_erase(&npo_devs, ndev->minor);
 	npo_cdev_del(ndev);
+	/*
+	 * Wait for ioctls and netlink requests in progress; later ones see
+	 * no device and no clock.
+	 */
+	down_write(&ndev->remove_lock);
 	npo_timesync_stop(ndev);
 	npo_clock_unregister(ndev);
-	/* Wait for ioctls in progress; later ones see no device. */
-	down_write(&ndev->remove_lock);
 	npo_hw_stop(ndev);
 	/* The device does no more DMA: end what open files still hold. */
 	npo_files_release_dma(ndev, true);

@@ -29,10 +29,10 @@ static const struct npo_mbox_result_desc npo_mbox_results[] = {
 	[NPO_MBOX_ERR_FW_MISSING] = { "required section missing", -ENOEXEC },
 	[NPO_MBOX_ERR_STATE] = { "device not ready", -EIO },
 	[NPO_MBOX_ERR_ARG] = { "argument out of range", -EINVAL },
-	[NPO_MBOX_ERR_PERM] = { "not available on this device", -EPERM },
+	[NPO_MBOX_ERR_PERM] = { "not available on this device", -EOPNOTSUPP },
 	[NPO_MBOX_ERR_EXISTS] = { "already in use", -EEXIST },
 	[NPO_MBOX_ERR_NOENT] = { "no such object", -ENOENT },
-	[NPO_MBOX_ERR_NOMEM] = { "out of device memory", -ENOMEM },
+	[NPO_MBOX_ERR_NOMEM] = { "out of device memory", -ENOSPC },
 };
 
 static const struct npo_mbox_result_desc *npo_mbox_result(unsigned int result)
@@ -48,12 +48,14 @@ static const struct npo_mbox_result_desc *npo_mbox_result(unsigned int result)
 }
 
 /*
- * An answer rather than a failure: an empty time-sync receive queue.
- * Logged only under dbg_mask.
+ * Answers rather than failures, logged only under dbg_mask: an empty
+ * time-sync receive queue, and a time-sync message for a link that went
+ * down since time sync last looked (it hears of the link soon after).
  */
 static bool npo_mbox_result_expected(u8 opcode, unsigned int result)
 {
-	return opcode == NPO_MBOX_OP_TIME_RECV && result == NPO_MBOX_ERR_NOENT;
+	return (opcode == NPO_MBOX_OP_TIME_RECV && result == NPO_MBOX_ERR_NOENT) ||
+	       (opcode == NPO_MBOX_OP_TIME_SEND && result == NPO_MBOX_ERR_STATE);
 }
 
 /**
@@ -91,9 +93,10 @@ void npo_mbox_irq(struct npo_dev *ndev)
  *
  * Context: process context; sleeps.
  * Return: 0 on success; the result's errno (-EINVAL for ARG, -ENOENT for
- * NOENT, -ENOEXEC for a rejected firmware image, -EIO for DMA, STATE or an
- * unknown result, ...) if the device refused the command; -EBUSY if the
- * mailbox was busy; -ETIMEDOUT if the device did not answer.
+ * NOENT, -ENOSPC for NOMEM, -EOPNOTSUPP for PERM, -ENOEXEC for a rejected
+ * firmware image, -EIO for DMA, STATE or an unknown result, ...) if the
+ * device refused the command; -EBUSY if the mailbox was busy; -ETIMEDOUT
+ * if the device did not answer.
  */
 int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		  unsigned int nargs, u32 *ret, unsigned int nret)

@@ -276,12 +276,26 @@ TEST_F_TIMEOUT(link, error_burst_forces_recovery, 60)
 
 TEST_F(link, bad_fault_commands_rejected)
 {
+	static char log[1 << 16];
+	size_t mark;
+
 	NPO_TEST_SETUP_DONE();
+	/* The driver refuses what does not parse, without asking the device. */
+	mark = npo_test_dmesg_mark();
 	EXPECT_EQ(-EINVAL, fault(0, "frobnicate 1 2 3"));
 	EXPECT_EQ(-EINVAL, fault(0, "ber 0"));
-	/* The device refuses a port or lane it lacks: ARG, -EINVAL. */
+	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
+	EXPECT_EQ(NULL, strstr(log, "mailbox command 0x20 failed")) TH_LOG("%s", log);
+	/*
+	 * The device refuses a port or lane it lacks: ARG, which the driver
+	 * returns as -EINVAL and logs with the command.
+	 */
+	mark = npo_test_dmesg_mark();
 	EXPECT_EQ(-EINVAL, fault(0, "ber 99 0 100"));
 	EXPECT_EQ(-EINVAL, fault(0, "dead 0 99 1"));
+	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
+	EXPECT_NE(NULL, strstr(log, "mailbox command 0x20 failed: argument out of range"))
+		TH_LOG("%s", log);
 }
 
 TEST_HARNESS_MAIN

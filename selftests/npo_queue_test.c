@@ -616,12 +616,9 @@ TEST_F(queue, registration_rejects_bad_memory)
 static int pin_within_memlock(void *arg)
 {
 	struct npo_device *dev = arg;
-	struct rlimit rl = { 1 << 20, 1 << 20 };
 	uint8_t *mem = alloc_buf(4 << 20);
 	struct npo_mr *a, *b;
 
-	if (setrlimit(RLIMIT_MEMLOCK, &rl))
-		return 10;
 	if (npo_reg_mr(dev, mem, 512 << 10, 0, &a))
 		return 11;
 	if (npo_reg_mr(dev, mem + (1 << 20), 1 << 20, 0, &b) != -ENOMEM)
@@ -634,11 +631,20 @@ static int pin_within_memlock(void *arg)
 /* Pinned memory counts against RLIMIT_MEMLOCK for an unprivileged user. */
 TEST_F(queue, memlock_limit_is_enforced)
 {
+	struct rlimit rl = { 1 << 20, 1 << 20 }, old;
+
 	NPO_TEST_SETUP_DONE();
 	if (!npo_test_is_root())
 		SKIP(return, "needs root to drop privileges");
-	/* The device node is root's; the child keeps the open file. */
+	/*
+	 * Root sets the limit, which the child inherits: nobody could not
+	 * raise it to 1 MiB if it started lower.  The device node is root's;
+	 * the child keeps the open file.
+	 */
+	ASSERT_EQ(0, getrlimit(RLIMIT_MEMLOCK, &old));
+	ASSERT_EQ(0, setrlimit(RLIMIT_MEMLOCK, &rl));
 	EXPECT_EQ(0, npo_test_as_nobody(pin_within_memlock, self->dev));
+	setrlimit(RLIMIT_MEMLOCK, &old);
 }
 
 TEST_F(queue, queue_ioctls_reject_bad_arguments)
@@ -762,29 +768,50 @@ TEST_F(queue, mappings_are_owned_and_revoked)
 }
 
 /*
- * A CQ_HEAD doorbell beyond the tail is ignored: the queue neither fails
- * nor takes it as room, and its completions all arrive.
+ * A CQ_HEAD doorbell beyond the tail is ignored: a queue paused with its
+ * completion ring full stays paused, the completions not yet consumed stay
+ * as they were, and once the consumer really frees room everything
+ * arrives, in order and once.
  */
 TEST_F(queue, cq_head_doorbell_beyond_the_tail_is_ignored)
 {
-	struct npo_queue_attr attr = { .sq_entries = 4 };
+	struct npo_queue_attr attr = { .sq_entries = 4, .cq_entries = 4 };
 	struct npo_queue *q;
 	struct npo_cqe *c;
 	unsigned int i;
 
 	NPO_TEST_SETUP_DONE();
 	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
-	npo_db_write(q, NPO_DB_CQ_HEAD, 1000);
 	for (i = 0; i < 4; i++)
 		npo_prep_nop(npo_get_sqe(q), 100 + i);
 	npo_submit(q);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 1000 && npo_load_acquire(q->sq_head) != 4; i++)
+		usleep(1000);
+	ASSERT_EQ(4, npo_load_acquire(q->sq_head));
+	for (i = 4; i < 8; i++)
+		npo_prep_nop(npo_get_sqe(q), 100 + i);
+	npo_submit(q);
+	for (i = 0; i < 1000 &&
+	     !(npo_load_acquire(q->status) & NPO_QSTAT_CQ_FULL); i++)
+		usleep(1000);
+	ASSERT_TRUE(npo_load_acquire(q->status) & NPO_QSTAT_CQ_FULL);
+
+	npo_db_write(q, NPO_DB_CQ_HEAD, 1000);
+	usleep(100000);
+	EXPECT_TRUE(npo_load_acquire(q->status) & NPO_QSTAT_CQ_FULL);
+	EXPECT_EQ(4, npo_load_acquire(q->cq_tail));
+	EXPECT_EQ(4, npo_load_acquire(q->sq_head));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(100 + i, q->cqes[i].wr_id);
+
+	for (i = 0; i < 8; i++) {
 		ASSERT_EQ(0, npo_wait_cqe(q, &c, 10000)) TH_LOG("completion %u", i);
 		EXPECT_EQ(100 + i, c->wr_id);
 		EXPECT_EQ(NPO_STATUS_OK, c->status);
 		npo_cq_advance(q, 1);
 	}
 	EXPECT_FALSE(npo_queue_in_error(q));
+	EXPECT_FALSE(npo_load_acquire(q->status) & NPO_QSTAT_CQ_FULL);
 	npo_destroy_queue(q);
 }
 

@@ -149,7 +149,7 @@ typedef struct NpoMr {
 typedef struct NpoQueue {
     bool live;
     bool error;                 /* the rest of the ring is flushed */
-    bool stalled;               /* no CQ room; resumes on a doorbell */
+    bool stalled;               /* no CQ room; resumes on CQ_HEAD */
     bool armed;                 /* interrupt once cq_tail != arm_head */
     uint16_t id;
     uint32_t pd;

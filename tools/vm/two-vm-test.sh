@@ -42,9 +42,10 @@ npoctl -j clock | sed -n "s/.*\"role\":\"\([a-z]*\)\",\"state\":\"\([a-z]*\)\",\
 	wait \$!" >"$work/a.log" 2>&1 &
 a=$!
 
+# The whole blob: 44 bytes, 88 hex digits, not a line half written.
 blob=
-vm_wait_line "$work/a.log" "$a" '^NPO-PEER-BLOB ' 300 &&
-	blob=$(sed -n 's/^NPO-PEER-BLOB \([0-9a-f]*\).*/\1/p' "$work/a.log")
+vm_wait_line "$work/a.log" "$a" '^NPO-PEER-BLOB [0-9a-f]\{88\}' 300 &&
+	blob=$(sed -n 's/^NPO-PEER-BLOB \([0-9a-f]\{88\}\).*/\1/p' "$work/a.log")
 
 rb=1
 if [ -n "$blob" ]; then
