@@ -43,7 +43,7 @@ $(BUILD)/.deps-stamp $(BUILD)/kernels.mk: tools/setup/deps.sh
 
 # --- QEMU with the device model ---------------------------------------------
 QEMU := $(BUILD)/qemu/qemu-system-x86_64
-QEMU_DEPS := $(wildcard tools/qemu/*) firmware/npo_fw_validate.c \
+QEMU_DEPS := $(wildcard tools/qemu/*) firmware/npo_fw_validate.c uapi/linux/npo_queue.h \
 	firmware/npo_fw_validate.h uapi/linux/npo_fw.h
 qemu: $(QEMU)
 $(QEMU): $(QEMU_DEPS) $(BUILD)/.deps-stamp
@@ -75,7 +75,7 @@ sparse: $(foreach k,$(KERNELS),sparse-$(k))
 RUNTIME_SRCS := $(wildcard runtime/*.c)
 RUNTIME_HDRS := $(wildcard runtime/*.h runtime/include/*.h) uapi/linux/npo.h \
 	uapi/linux/npo_queue.h
-LIBNPO := $(BUILD)/lib/libnpo.so.1.0.0
+LIBNPO := $(BUILD)/lib/libnpo.so.2.0.0
 NPOCTL := $(BUILD)/bin/npoctl
 FWTOOL := $(BUILD)/bin/npo-fwtool
 FWIMAGE := $(BUILD)/firmware/npo/npo-fw.bin
@@ -84,10 +84,10 @@ runtime: $(LIBNPO) $(BUILD)/lib/libnpo.pc
 $(LIBNPO): $(RUNTIME_SRCS) $(RUNTIME_HDRS) runtime/libnpo.map
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -fPIC -shared -Iruntime/include -Iruntime \
-		-Wl,-soname,libnpo.so.1 -Wl,--version-script=runtime/libnpo.map \
+		-Wl,-soname,libnpo.so.2 -Wl,--version-script=runtime/libnpo.map \
 		-o $@ $(RUNTIME_SRCS)
-	ln -sf libnpo.so.1.0.0 $(BUILD)/lib/libnpo.so.1
-	ln -sf libnpo.so.1 $(BUILD)/lib/libnpo.so
+	ln -sf libnpo.so.2.0.0 $(BUILD)/lib/libnpo.so.2
+	ln -sf libnpo.so.2 $(BUILD)/lib/libnpo.so
 $(BUILD)/lib/libnpo.pc: runtime/libnpo.pc.in
 	@mkdir -p $(@D)
 	sed -e 's|@prefix@|/usr|;s|@libdir@|$${prefix}/lib|' \
@@ -224,9 +224,9 @@ install: userspace
 	install -D -m 0755 $(NPOCTL) $(DESTDIR)/usr/bin/npoctl
 	install -D -m 0755 $(NPO_PERF) $(DESTDIR)/usr/bin/npo-perf
 	install -D -m 0755 $(FWTOOL) $(DESTDIR)/usr/bin/npo-fwtool
-	install -D -m 0755 $(LIBNPO) $(DESTDIR)/usr/lib/libnpo.so.1.0.0
-	ln -sf libnpo.so.1.0.0 $(DESTDIR)/usr/lib/libnpo.so.1
-	ln -sf libnpo.so.1 $(DESTDIR)/usr/lib/libnpo.so
+	install -D -m 0755 $(LIBNPO) $(DESTDIR)/usr/lib/libnpo.so.2.0.0
+	ln -sf libnpo.so.2.0.0 $(DESTDIR)/usr/lib/libnpo.so.2
+	ln -sf libnpo.so.2 $(DESTDIR)/usr/lib/libnpo.so
 	install -D -m 0644 $(BUILD)/lib/libnpo.pc $(DESTDIR)/usr/lib/pkgconfig/libnpo.pc
 	install -D -m 0644 runtime/include/npo.h $(DESTDIR)/usr/include/npo.h
 	install -D -m 0644 runtime/include/npo_datapath.h \

@@ -14,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/ptp_clock_kernel.h>
+#include <linux/ratelimit_types.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/types.h>
@@ -296,6 +297,13 @@ struct npo_timesync_info {
  * @mr_ida: memory table indexes in use.
  * @files_lock: protects @files.
  * @files: open files, for revoking their queues and regions on removal.
+ * @refusal_work: reads the device's refusal log (npo_job.c).
+ * @refusal_pending: the log may hold records @refusal_work has not read.
+ * @refusal_rs: limits how often refusals are reported.
+ * @queue_owners: &struct npo_queue_owner by queue number, so that a
+ *	refusal names the process behind the queue; its own lock.
+ * @offenders: &struct npo_offender by user id: whose queues were refused
+ *	and how long their next queue waits; its own lock.
  * @cmd_buf: one page the device reads command blocks from.
  * @cmd_dma: its bus address.
  * @cmd_lock: one command block at a time.
@@ -347,6 +355,11 @@ struct npo_dev {
 	struct ida mr_ida;
 	struct mutex files_lock; /* files */
 	struct list_head files;
+	struct work_struct refusal_work;
+	bool refusal_pending;
+	struct ratelimit_state refusal_rs;
+	struct xarray queue_owners;
+	struct xarray offenders;
 	void *cmd_buf;
 	dma_addr_t cmd_dma;
 	struct mutex cmd_lock; /* cmd_buf */
@@ -357,11 +370,31 @@ struct npo_dev {
 };
 
 /**
+ * struct npo_queue_owner - who created a queue, for refusal reports
+ * @tgid: the process (thread group id, in the initial namespace).
+ * @comm: its command name then.
+ * @uid: its user, whom the queue's refusals count against.
+ * @job: the queue's job.
+ *
+ * The process that creates a queue may not be the one that opened the
+ * file: a launcher opens it and hands it over.
+ */
+struct npo_queue_owner {
+	pid_t tgid;
+	char comm[TASK_COMM_LEN];
+	kuid_t uid;
+	u32 job;
+};
+
+/**
  * struct npo_file - per-open state of /dev/npoN: a protection domain
  * @ndev: the device, referenced for as long as the file is open.
  * @mapping: the file's address space, to revoke mappings of its queues.
  * @pd: protection domain number; the file's queues and regions carry it.
- * @lock: protects @queues, @mrs and @detached.
+ * @job: the job its queues and regions belong to (<linux/npo.h>); set
+ *	under @lock while it has none.
+ * @uid: the user that opened it.
+ * @lock: protects @queues, @mrs, @detached and @job.
  * @queues: queues the file created, by queue number.
  * @mrs: regions the file registered, by memory table index.
  * @node: entry in &npo_dev.files.
@@ -373,7 +406,9 @@ struct npo_file {
 	struct npo_dev *ndev;
 	struct address_space *mapping;
 	u32 pd;
-	struct mutex lock; /* queues, mrs, detached */
+	u32 job;
+	kuid_t uid;
+	struct mutex lock; /* queues, mrs, detached, job */
 	struct xarray queues;
 	struct xarray mrs;
 	struct list_head node;
@@ -513,6 +548,16 @@ void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 struct sk_buff *npo_genl_event_new(u32 event, void **hdr);
 void npo_genl_event_send(struct sk_buff *msg, void *hdr, int err);
 void npo_genl_port_event(struct npo_port *port, u32 event);
+
+/* npo_job.c */
+u32 npo_job_default(void);
+int npo_job_set(struct npo_file *nfile, u32 job);
+int npo_pd_load_job(struct npo_dev *ndev, struct npo_file *nfile);
+int npo_job_throttle(struct npo_file *nfile);
+void npo_refusal_irq(struct npo_dev *ndev);
+void npo_refusal_flush(struct npo_dev *ndev);
+void npo_job_init(struct npo_dev *ndev);
+void npo_job_fini(struct npo_dev *ndev);
 
 /* npo_sysfs.c */
 extern const struct attribute_group *npo_dev_groups[];

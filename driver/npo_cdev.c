@@ -173,6 +173,9 @@ static int npo_ioctl_create_queue(struct npo_file *nfile, void *data)
 {
 	int err = npo_dma_ready(nfile->ndev);
 
+	/* A user whose queues keep being refused waits for a new one. */
+	if (!err)
+		err = npo_job_throttle(nfile);
 	if (err)
 		return err;
 	mutex_lock(&nfile->lock);
@@ -216,9 +219,26 @@ static int npo_ioctl_dereg_mr(struct npo_file *nfile, void *data)
 	if (md->flags)
 		return -EINVAL;
 	mutex_lock(&nfile->lock);
-	err = npo_mr_deregister(nfile, md->key);
+	err = npo_mr_deregister(nfile, md->lkey);
 	mutex_unlock(&nfile->lock);
 	return err;
+}
+
+static int npo_ioctl_set_job(struct npo_file *nfile, void *data)
+{
+	struct npo_job *job = data;
+
+	return job->flags ? -EINVAL : npo_job_set(nfile, job->job);
+}
+
+static int npo_ioctl_get_job(struct npo_file *nfile, void *data)
+{
+	struct npo_job *job = data;
+
+	if (job->flags || job->job)
+		return -EINVAL;
+	job->job = READ_ONCE(nfile->job);
+	return 0;
 }
 
 /**
@@ -269,6 +289,16 @@ static const struct npo_ioctl_desc npo_ioctls[] = {
 		.min_size = sizeof(struct npo_dmabuf_reg),
 		.fn = npo_ioctl_reg_dmabuf,
 	},
+	[_IOC_NR(NPO_IOCTL_SET_JOB)] = {
+		.cmd = NPO_IOCTL_SET_JOB,
+		.min_size = sizeof(struct npo_job),
+		.fn = npo_ioctl_set_job,
+	},
+	[_IOC_NR(NPO_IOCTL_GET_JOB)] = {
+		.cmd = NPO_IOCTL_GET_JOB,
+		.min_size = sizeof(struct npo_job),
+		.fn = npo_ioctl_get_job,
+	},
 };
 
 union npo_ioctl_arg {
@@ -279,6 +309,7 @@ union npo_ioctl_arg {
 	struct npo_mr_reg mr_reg;
 	struct npo_mr_dereg mr_dereg;
 	struct npo_dmabuf_reg dmabuf_reg;
+	struct npo_job job;
 };
 
 static long npo_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -357,6 +388,8 @@ static int npo_open(struct inode *inode, struct file *filp)
 	nfile->mapping = filp->f_mapping;
 	nfile->owner = get_pid(task_tgid(current));
 	get_task_comm(nfile->comm, current);
+	nfile->uid = current_uid();
+	nfile->job = npo_job_default();
 	mutex_init(&nfile->lock);
 	xa_init(&nfile->queues);
 	xa_init(&nfile->mrs);

@@ -534,7 +534,8 @@ static int npo_nl_port_test_doit(struct sk_buff *skb, struct genl_info *info)
  * @cmd: NPO_CMD_QUEUE_GET or NPO_CMD_MR_GET.
  * @nfile: the owning file.
  *
- * Puts the device and the owner: index, name, pid, command, domain.
+ * Puts the device and the owner: index, name, pid, command, user, domain,
+ * job.
  *
  * Return: the message header for npo_genl_end(), or NULL if @skb is full.
  */
@@ -552,7 +553,10 @@ void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_string(skb, NPO_ATTR_DEV_NAME, dev_name(&ndev->dev)) ||
 	    nla_put_u32(skb, NPO_ATTR_OWNER_PID, pid_nr(nfile->owner)) ||
 	    nla_put_string(skb, NPO_ATTR_OWNER_COMM, nfile->comm) ||
-	    nla_put_u32(skb, NPO_ATTR_PD, nfile->pd)) {
+	    nla_put_u32(skb, NPO_ATTR_OWNER_UID,
+			from_kuid_munged(&init_user_ns, nfile->uid)) ||
+	    nla_put_u32(skb, NPO_ATTR_PD, nfile->pd) ||
+	    nla_put_u32(skb, NPO_ATTR_JOB, READ_ONCE(nfile->job))) {
 		genlmsg_cancel(skb, hdr);
 		return NULL;
 	}

@@ -67,6 +67,7 @@ static void npo_dev_release(struct device *dev)
 	ida_destroy(&ndev->pd_ida);
 	ida_destroy(&ndev->queue_ida);
 	ida_destroy(&ndev->mr_ida);
+	npo_job_fini(ndev);
 	kfree(ndev);
 }
 
@@ -104,6 +105,7 @@ static struct npo_dev *npo_dev_alloc(struct pci_dev *pdev)
 	mutex_init(&ndev->files_lock);
 	INIT_LIST_HEAD(&ndev->files);
 	mutex_init(&ndev->cmd_lock);
+	npo_job_init(ndev);
 	npo_link_early_init(ndev);
 	return ndev;
 }
@@ -192,6 +194,8 @@ static irqreturn_t npo_admin_irq(int irq, void *data)
 		npo_link_irq(ndev);
 	if (status & NPO_IRQ_TIME)
 		npo_timesync_irq(ndev);
+	if (status & NPO_IRQ_REFUSED)
+		npo_refusal_irq(ndev);
 	if (status & NPO_IRQ_FATAL)
 		npo_health_fatal(ndev);
 	return IRQ_HANDLED;
@@ -215,7 +219,8 @@ static int npo_hw_reset(struct npo_dev *ndev)
 	npo_wr32(ndev, NPO_REG_IRQ_STATUS, U32_MAX);
 	npo_wr32(ndev, NPO_REG_IRQ_MASK,
 		 NPO_IRQ_MBOX_DONE | NPO_IRQ_FATAL | NPO_IRQ_LINK |
-		 (ndev->caps & NPO_CAPS_CLOCK ? NPO_IRQ_TIME : 0));
+		 (ndev->caps & NPO_CAPS_CLOCK ? NPO_IRQ_TIME : 0) |
+		 (ndev->caps & NPO_CAPS_QUEUES ? NPO_IRQ_REFUSED : 0));
 	return 0;
 }
 
@@ -255,6 +260,7 @@ static void npo_hw_stop(struct npo_dev *ndev)
 	/* Quiesce: no interrupts, no firmware, nothing in flight. */
 	npo_wr32(ndev, NPO_REG_IRQ_MASK, 0);
 	npo_link_stop(ndev);
+	cancel_work_sync(&ndev->refusal_work);
 	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 }
 
@@ -287,7 +293,9 @@ static int npo_read_identity(struct npo_dev *ndev)
 	ndev->node_id = npo_rd32(ndev, NPO_REG_NODE_ID);
 	/*
 	 * Queues came in 1.3, which sizes the memory table; libnpo resumes a
-	 * queue paused for completion room with the doorbell 1.5 added.
+	 * queue paused for completion room with the doorbell 1.5 added, and
+	 * names regions by the 64-bit remote keys of 1.6, which also keeps
+	 * jobs apart.
 	 */
 	if (minor >= NPO_IF_MINOR_QUEUES && (ndev->caps & NPO_CAPS_QUEUES))
 		ndev->num_mrs = min_t(u32, npo_rd32(ndev, NPO_REG_MEM_REGIONS),

@@ -22,7 +22,8 @@
 
 /**
  * struct npo_mr - a registered memory region
- * @key: the key descriptors name it by.
+ * @key: the local key descriptors of its own file name it by.
+ * @rkey: the remote key other queues of its job name it by.
  * @access: NPO_ACCESS_* rights.
  * @addr: user address of the first byte, also its device address.
  * @length: bytes.
@@ -37,6 +38,7 @@
  */
 struct npo_mr {
 	u32 key;
+	u64 rkey;
 	u32 access;
 	u64 addr;
 	u64 length;
@@ -125,8 +127,9 @@ static int npo_mr_hw_destroy(struct npo_dev *ndev, u32 key)
 	return npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &key, 1, NULL, 0);
 }
 
-/* Enter the region in the device's memory table. */
-static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr, u32 pd)
+/* Enter the region in the device's memory table, in the file's job. */
+static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr,
+		       struct npo_file *nfile)
 {
 	struct npo_hw_mr_create *c = ndev->cmd_buf;
 	struct npo_hw_mr_pages *h = ndev->cmd_buf;
@@ -137,13 +140,17 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr, u32 pd)
 	bool created;
 	int err;
 
+	err = npo_pd_load_job(ndev, nfile);
+	if (err)
+		return err;
 	mutex_lock(&ndev->cmd_lock);
 	c->key = cpu_to_le32(mr->key);
-	c->pd = cpu_to_le32(pd);
+	c->pd = cpu_to_le32(nfile->pd);
 	c->access = cpu_to_le32(mr->access);
 	c->page_shift = cpu_to_le32(PAGE_SHIFT);
 	c->iova = cpu_to_le64(mr->addr);
 	c->length = cpu_to_le64(mr->length);
+	c->rkey = cpu_to_le64(mr->rkey);
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_CREATE, args,
 			    ARRAY_SIZE(args), NULL, 0);
 	created = !err;
@@ -177,11 +184,18 @@ static int npo_mr_insert(struct npo_file *nfile, struct npo_mr *mr)
 	idx = ida_alloc_range(&ndev->mr_ida, 1, ndev->num_mrs - 1, GFP_KERNEL);
 	if (idx < 0)
 		return idx;
-	/* The tag makes a key of freed or foreign memory hard to guess. */
+	/*
+	 * The local key only works in its own protection domain; the remote
+	 * key's 48 random bits make one of another region hopeless to guess.
+	 */
 	mr->key = FIELD_PREP(NPO_MR_KEY_TAG, get_random_u32()) |
 		  FIELD_PREP(NPO_MR_KEY_INDEX, idx);
+	do {
+		mr->rkey = FIELD_PREP(NPO_MR_RKEY_TAG, get_random_u64()) |
+			   FIELD_PREP(NPO_MR_RKEY_INDEX, idx);
+	} while (!FIELD_GET(NPO_MR_RKEY_TAG, mr->rkey));
 	mutex_lock(&nfile->lock);
-	err = npo_mr_load(ndev, mr, nfile->pd);
+	err = npo_mr_load(ndev, mr, nfile);
 	if (!err) {
 		err = xa_insert(&nfile->mrs, idx, mr, GFP_KERNEL);
 		if (err)
@@ -216,7 +230,7 @@ static void npo_mr_put_memory(struct npo_dev *ndev, struct npo_mr *mr)
 /**
  * npo_mr_register() - pin, map and register user memory
  * @nfile: the registering file; the region joins its protection domain.
- * @reg: the ioctl argument; @reg->key is filled in.
+ * @reg: the ioctl argument; its keys are filled in.
  *
  * Pins without @nfile->lock, which mmap() takes under the mmap lock that
  * pinning takes too.
@@ -271,7 +285,8 @@ int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg)
 		npo_mr_unpin(ndev, mr, mr->npages, mr->npages);
 		goto err_free;
 	}
-	reg->key = mr->key;
+	reg->lkey = mr->key;
+	reg->rkey = mr->rkey;
 	return 0;
 
 err_free:
@@ -321,7 +336,7 @@ static int npo_mr_dma_pages(struct npo_mr *mr, struct sg_table *sgt,
 /**
  * npo_mr_register_dmabuf() - register (part of) a dma-buf
  * @nfile: the registering file; the region joins its protection domain.
- * @reg: the ioctl argument; @reg->key is filled in.
+ * @reg: the ioctl argument; its keys are filled in.
  *
  * The attachment is static, so the exporter keeps the memory in place
  * until the region is deregistered; nothing counts against the caller's
@@ -383,7 +398,8 @@ int npo_mr_register_dmabuf(struct npo_file *nfile, struct npo_dmabuf_reg *reg)
 		err = npo_mr_insert(nfile, mr);
 	if (err)
 		goto err_unmap;
-	reg->key = mr->key;
+	reg->lkey = mr->key;
+	reg->rkey = mr->rkey;
 	return 0;
 
 err_unmap:
@@ -401,7 +417,7 @@ err_put:
 /**
  * npo_mr_deregister() - remove a region this file registered
  * @nfile: the file.
- * @key: the region's key.
+ * @key: the region's local key.
  *
  * Context: under @nfile->lock and the device's remove_lock (read).
  * Return: 0, or -ENOENT if @nfile has no region with @key.

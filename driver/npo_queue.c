@@ -73,6 +73,7 @@ static void npo_ring_layout(struct npo_ring_layout *l, u32 sq_entries,
  * @eventfd: signalled by the queue's completion interrupt, or NULL.
  * @irq: Linux interrupt of the queue's vector when @eventfd is set.
  * @irq_name: its name in /proc/interrupts.
+ * @owner: who created it.
  */
 struct npo_queue {
 	u32 id;
@@ -85,6 +86,7 @@ struct npo_queue {
 	struct eventfd_ctx *eventfd;
 	int irq;
 	char irq_name[32];
+	struct npo_queue_owner owner;
 };
 
 static irqreturn_t npo_queue_irq(int irq, void *data)
@@ -219,10 +221,21 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 		  FIELD_PREP(NPO_QC_RQ_LOG2, ilog2(q->rq_entries));
 	args[2] = lower_32_bits(q->ring_dma);
 	args[3] = upper_32_bits(q->ring_dma);
+	err = npo_pd_load_job(ndev, nfile);
+	if (err)
+		goto err_free;
+	/* Who to name if the device refuses the queue's requests. */
+	q->owner.tgid = task_tgid_nr(current);
+	get_task_comm(q->owner.comm, current);
+	q->owner.uid = current_uid();
+	q->owner.job = nfile->job;
+	err = xa_err(xa_store(&ndev->queue_owners, id, &q->owner, GFP_KERNEL));
+	if (err)
+		goto err_free;
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_CREATE, args,
 			    ARRAY_SIZE(args), NULL, 0);
 	if (err)
-		goto err_free;
+		goto err_owner;
 	err = xa_insert(&nfile->queues, id, q, GFP_KERNEL);
 	if (err)
 		goto err_hw;
@@ -242,6 +255,8 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 
 err_hw:
 	npo_queue_hw_destroy(ndev, id);
+err_owner:
+	xa_erase(&ndev->queue_owners, id);
 err_free:
 	npo_queue_free(ndev, q);
 	return err;
@@ -254,8 +269,12 @@ static void npo_queue_release(struct npo_file *nfile, struct npo_queue *q,
 	struct npo_dev *ndev = nfile->ndev;
 	u32 id = q->id;
 
-	if (hw_alive)
+	if (hw_alive) {
 		npo_queue_hw_destroy(ndev, id);
+		/* Its refusals name this file's process, not the id's next. */
+		npo_refusal_flush(ndev);
+	}
+	xa_erase(&ndev->queue_owners, id);
 	unmap_mapping_range(nfile->mapping,
 			    npo_mmap_offset(NPO_MMAP_RING, id), q->layout.size, 1);
 	unmap_mapping_range(nfile->mapping,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * NPO register interface, version 1.5.  Documentation/hardware.rst is the
+ * NPO register interface, version 1.6.  Documentation/hardware.rst is the
  * specification; this header only names what it defines.  The driver runs
  * any 1.x device; what a later minor version added says so where defined.
  *
@@ -28,7 +28,7 @@
 #define   NPO_IF_VERSION_MAJOR		GENMASK(31, 16)
 #define   NPO_IF_VERSION_MINOR		GENMASK(15, 0)
 #define   NPO_IF_VERSION_SUPPORTED	1
-#define   NPO_IF_MINOR_QUEUES		5	/* the CQ_HEAD doorbell */
+#define   NPO_IF_MINOR_QUEUES		6	/* 64-bit remote keys, jobs */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -81,6 +81,8 @@ enum npo_mbox_opcode {
 	NPO_MBOX_OP_MR_CREATE = 0x32,
 	NPO_MBOX_OP_MR_PAGES = 0x33,
 	NPO_MBOX_OP_MR_DESTROY = 0x34,
+	NPO_MBOX_OP_PD_JOB = 0x35,		/* interface 1.6 */
+	NPO_MBOX_OP_REFUSALS = 0x36,		/* interface 1.6 */
 	NPO_MBOX_OP_TIME_SEND = 0x40,
 	NPO_MBOX_OP_TIME_RECV = 0x41,
 };
@@ -112,6 +114,7 @@ enum npo_mbox_result {
 #define   NPO_IRQ_FATAL			BIT(1)
 #define   NPO_IRQ_LINK			BIT(2)
 #define   NPO_IRQ_TIME			BIT(3)	/* a time-sync message came */
+#define   NPO_IRQ_REFUSED		BIT(4)	/* 1.6: the refusal log grew */
 #define NPO_REG_LINK_EVENT_PORTS	0x208	/* ports with pending events */
 
 /* Device clock (interface 1.4) */
@@ -312,19 +315,28 @@ enum npo_hw_fault_kind {
 #define NPO_QC_PD			GENMASK(15, 0)
 #define NPO_QC_RQ_LOG2			GENMASK(23, 16)
 
-/* Memory region keys: a random tag above the memory table index. */
+/*
+ * Memory region keys: a random tag above the memory table index, 32 bits
+ * in all for the local key and 64 for the remote key.
+ */
 #define NPO_MR_KEY_INDEX		GENMASK(15, 0)
 #define NPO_MR_KEY_TAG			GENMASK(31, 16)
+#define NPO_MR_RKEY_INDEX		GENMASK_ULL(15, 0)
+#define NPO_MR_RKEY_TAG			GENMASK_ULL(63, 16)
+
+/* PD_JOB: ARG0 the protection domain, ARG1 its job. */
+#define NPO_PD_JOB_PD			GENMASK(15, 0)
 #define NPO_MR_MAX_PAGES		BIT(24)
 
 /**
  * struct npo_hw_mr_create - MR_CREATE command block
- * @key: the region's key.
+ * @key: the region's local key.
  * @pd: protection domain that may use it as a local key.
  * @access: NPO_ACCESS_* rights.
  * @page_shift: log2 of the page size of the page list.
  * @iova: address descriptors use for the region's first byte.
  * @length: bytes.
+ * @rkey: the region's remote key, same index (interface 1.6).
  */
 struct npo_hw_mr_create {
 	__le32 key;
@@ -333,6 +345,7 @@ struct npo_hw_mr_create {
 	__le32 page_shift;
 	__le64 iova;
 	__le64 length;
+	__le64 rkey;
 } __packed;
 
 /**
@@ -349,6 +362,38 @@ struct npo_hw_mr_pages {
 } __packed;
 
 #define NPO_MR_PAGES_PER_CMD		510
+
+/* REFUSALS: ARG0/1 the buffer, ARG2 how many records it holds. */
+#define NPO_REFUSALS_MAX		GENMASK(15, 0)
+#define NPO_REFUSAL_DEPTH		64
+
+enum npo_hw_refusal_side {
+	NPO_HW_REFUSAL_SIDE_REQUESTER = 0,	/* one of this device's queues */
+	NPO_HW_REFUSAL_SIDE_TARGET = 1,		/* a peer's queue, refused here */
+};
+
+/**
+ * struct npo_hw_refusal - one record of the refusal log (interface 1.6)
+ * @job: the requesting queue's job.
+ * @peer_node: REQUESTER: the destination node; TARGET: the requesting
+ *	node.
+ * @queue: the requesting queue (on @peer_node for TARGET).
+ * @side: &enum npo_hw_refusal_side.
+ * @opcode: NPO_OP_* of the request.
+ * @status: NPO_STATUS_* the requester saw.
+ * @count: refusals merged into this record.
+ * @rsvd: zero.
+ */
+struct npo_hw_refusal {
+	__le32 job;
+	__le32 peer_node;
+	__le16 queue;
+	u8 side;
+	u8 opcode;
+	__le32 status;
+	__le32 count;
+	__le32 rsvd;
+} __packed;
 
 /* TIME_SEND: ARG0 fields; the one-step stamp goes at byte 8. */
 #define NPO_TIME_SEND_PORT		GENMASK(7, 0)

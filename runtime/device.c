@@ -13,11 +13,52 @@
 
 #include "internal.h"
 
+/*
+ * The descriptor NPO_DEVICE_FDS gives for device index, or -1: a launcher
+ * opened the device, put it in a job and passed it on.  A listed entry
+ * that is not that device is an error, not a reason to open another.
+ */
+static int inherited_fd(int index, int *fd)
+{
+	const char *list = getenv("NPO_DEVICE_FDS");
+	struct npo_dev_info info = { 0 };
+	char want[NPO_NAME_MAX + 1];
+	const char *p;
+	char *end;
+	long v;
+
+	*fd = -1;
+	if (!list)
+		return 0;
+	snprintf(want, sizeof(want), "npo%d=", index);
+	for (p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		if (strncmp(p, want, strlen(want)))
+			continue;
+		errno = 0;
+		v = strtol(p + strlen(want), &end, 10);
+		if (errno || end == p + strlen(want) || (*end && *end != ',') ||
+		    v < 0 || v > INT_MAX) {
+			npo_log(NPO_LOG_ERR, "NPO_DEVICE_FDS: bad entry for npo%d",
+				index);
+			return -EINVAL;
+		}
+		if (ioctl((int)v, NPO_IOCTL_GET_INFO, &info) ||
+		    info.minor != (uint32_t)index) {
+			npo_log(NPO_LOG_ERR, "NPO_DEVICE_FDS: descriptor %ld is not npo%d",
+				v, index);
+			return -EBADF;
+		}
+		*fd = fcntl((int)v, F_DUPFD_CLOEXEC, 0);
+		return *fd < 0 ? -errno : 0;
+	}
+	return 0;
+}
+
 struct npo_device *npo_open_device(const char *name)
 {
 	struct npo_device *dev;
 	char path[PATH_MAX];
-	int index, fd;
+	int index, fd, err;
 
 	if (!name || (index = npo_parse_name(name)) < 0) {
 		npo_log(NPO_LOG_ERR, "'%s' is not an NPO device name (npoN)",
@@ -26,10 +67,15 @@ struct npo_device *npo_open_device(const char *name)
 		return NULL;
 	}
 	snprintf(path, sizeof(path), "%s/npo%d", npo_dev_root(), index);
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	err = inherited_fd(index, &fd);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	if (fd < 0)
+		fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		int err = errno;
-
+		err = errno;
 		npo_log(NPO_LOG_ERR, "%s: %s", path, strerror(err));
 		errno = err;
 		return NULL;
@@ -50,6 +96,36 @@ struct npo_device *npo_open_device(const char *name)
 			dev->node_id = q.value;
 	}
 	return dev;
+}
+
+int npo_device_job(struct npo_device *dev, uint32_t *job)
+{
+	struct npo_job j = { 0 };
+
+	if (!dev || !job)
+		return -EINVAL;
+	if (ioctl(dev->fd, NPO_IOCTL_GET_JOB, &j))
+		return -errno;
+	*job = j.job;
+	return 0;
+}
+
+int npo_device_set_job(struct npo_device *dev, uint32_t job)
+{
+	struct npo_job j = { .job = job };
+	int err;
+
+	if (!dev)
+		return -EINVAL;
+	if (ioctl(dev->fd, NPO_IOCTL_SET_JOB, &j)) {
+		err = -errno;
+		npo_log(NPO_LOG_ERR, "%s: cannot join job %u: %s", dev->name,
+			job, err == -EPERM ? "needs CAP_NET_ADMIN" :
+			err == -EBUSY ? "the handle already has queues or regions" :
+			strerror(-err));
+		return err;
+	}
+	return 0;
 }
 
 int npo_close_device(struct npo_device *dev)

@@ -13,8 +13,10 @@ struct npo_device {
 /* A registered region, as libnpo keeps it. */
 struct npo_mr {
 	struct npo_device *dev;
-	uint32_t key;
+	uint32_t lkey;
+	uint64_t rkey;
 	uint32_t node_id;
+	uint32_t job;
 	uint64_t addr;
 	uint64_t length;
 };

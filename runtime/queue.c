@@ -95,6 +95,8 @@ int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
 	q->doorbell_size = qc.doorbell_size;
 	q->id = qc.queue_id;
 	q->node_id = qc.node_id;
+	/* The queue joined the device handle's job as it is now. */
+	npo_device_job(dev, &q->job);
 	q->dev = dev;
 	q->event_fd = efd;
 	*queue = q;
@@ -129,21 +131,23 @@ int npo_destroy_queue(struct npo_queue *q)
 	return err;
 }
 
-/* The library's handle of a region the driver registered under key. */
-static int wrap_region(struct npo_device *dev, uint32_t key, uint64_t addr,
-		       uint64_t length, struct npo_mr **mr)
+/* The library's handle of a region the driver registered with its keys. */
+static int wrap_region(struct npo_device *dev, uint32_t lkey, uint64_t rkey,
+		       uint64_t addr, uint64_t length, struct npo_mr **mr)
 {
 	struct npo_mr *m = calloc(1, sizeof(*m));
 
 	if (!m) {
-		struct npo_mr_dereg md = { .key = key };
+		struct npo_mr_dereg md = { .lkey = lkey };
 
 		ioctl(dev->fd, NPO_IOCTL_DEREG_MR, &md);
 		return -ENOMEM;
 	}
 	m->dev = dev;
-	m->key = key;
+	m->lkey = lkey;
+	m->rkey = rkey;
 	m->node_id = dev->node_id;
+	npo_device_job(dev, &m->job);
 	m->addr = addr;
 	m->length = length;
 	*mr = m;
@@ -168,7 +172,7 @@ int npo_reg_mr(struct npo_device *dev, void *addr, size_t length,
 			dev->name, length, addr, strerror(-err));
 		return err;
 	}
-	return wrap_region(dev, reg.key, reg.addr, reg.length, mr);
+	return wrap_region(dev, reg.lkey, reg.rkey, reg.addr, reg.length, mr);
 }
 
 int npo_reg_dmabuf(struct npo_device *dev, int fd, uint64_t offset,
@@ -192,7 +196,7 @@ int npo_reg_dmabuf(struct npo_device *dev, int fd, uint64_t offset,
 			dev->name, fd, strerror(-err));
 		return err;
 	}
-	return wrap_region(dev, reg.key, iova, length, mr);
+	return wrap_region(dev, reg.lkey, reg.rkey, iova, length, mr);
 }
 
 int npo_dereg_mr(struct npo_mr *mr)
@@ -202,16 +206,21 @@ int npo_dereg_mr(struct npo_mr *mr)
 
 	if (!mr)
 		return 0;
-	md.key = mr->key;
+	md.lkey = mr->lkey;
 	if (ioctl(mr->dev->fd, NPO_IOCTL_DEREG_MR, &md))
 		err = -errno;
 	free(mr);
 	return err;
 }
 
-uint32_t npo_mr_key(const struct npo_mr *mr)
+uint32_t npo_mr_lkey(const struct npo_mr *mr)
 {
-	return mr->key;
+	return mr->lkey;
+}
+
+uint64_t npo_mr_rkey(const struct npo_mr *mr)
+{
+	return mr->rkey;
 }
 
 static int64_t now_ns(void)
@@ -282,8 +291,8 @@ const char *npo_status_str(uint32_t status)
 		[NPO_STATUS_LOCAL_KEY] = "local key names no region of this queue",
 		[NPO_STATUS_LOCAL_ACCESS] = "local range or access not allowed",
 		[NPO_STATUS_REMOTE_KEY] = "remote key names no region",
-		[NPO_STATUS_REMOTE_ACCESS] = "remote range or access not allowed",
-		[NPO_STATUS_REMOTE_QUEUE] = "destination queue missing or in error",
+		[NPO_STATUS_REMOTE_ACCESS] = "no such region for this job: remote key, range or rights",
+		[NPO_STATUS_REMOTE_QUEUE] = "destination queue missing, in error or of another job",
 		[NPO_STATUS_UNREACHABLE] = "destination node unreachable",
 		[NPO_STATUS_DMA_ERROR] = "host memory error",
 		[NPO_STATUS_FLUSHED] = "flushed: the queue was in error",

@@ -107,6 +107,7 @@ const char *npo_event_str(uint32_t event)
 		[NPO_EVENT_ERR_THRESHOLD] = "error-threshold",
 		[NPO_EVENT_TEST_DONE] = "test-done",
 		[NPO_EVENT_CLOCK] = "clock",
+		[NPO_EVENT_REFUSED] = "refused",
 	};
 
 	return NAME_OF(names, event);

@@ -163,8 +163,8 @@ TEST_F(aer, queues_are_revoked_and_can_be_made_again)
 	/* The same open file starts again. */
 	ASSERT_EQ(0, npo_create_queue(d, &attr, &q));
 	ASSERT_EQ(0, npo_reg_mr(d, buf, 65536, NPO_ACCESS_ALL, &mr));
-	npo_prep_write(npo_get_sqe(q), 1, npo_mr_key(mr), buf, 4096, q->node_id,
-		       npo_mr_key(mr), (uintptr_t)buf + 8192);
+	npo_prep_write(npo_get_sqe(q), 1, npo_mr_lkey(mr), buf, 4096, q->node_id,
+		       npo_mr_rkey(mr), (uintptr_t)buf + 8192);
 	npo_submit(q);
 	ASSERT_EQ(0, npo_wait_cqe(q, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_OK, c->status);

@@ -3,7 +3,7 @@
  * One end of a data exchange between two hosts that share an NPO link:
  * two QEMU processes in `make check`, two machines on real hardware.
  *
- *   npo_fabric_peer serve        prints "NPO-PEER-BLOB <hex>" (its endpoint
+ *   npo_fabric_peer serve        prints "NPO-PEER-BLOB <hex> END" (its endpoint
  *                                and region) and waits for the other end
  *   npo_fabric_peer join HEX     the other end, given that line's HEX
  *
@@ -11,8 +11,12 @@
  * 8 MiB into the other's inbox, READ the other's 8 MiB outbox, run both
  * atomics on the other's words, and check that a bad key, an
  * out-of-bounds READ and a missing queue fail with the status the other
- * end's device gives.  A WRITE_IMM says "done"; each end then checks what
- * the other wrote.  Output is TAP; exit status 0 when all passed.
+ * end's device gives.  Both ends are in job PEER_JOB; a third handle in
+ * another job, holding the other end's real key, tries to WRITE its inbox,
+ * READ its outbox and SEND to its queue, and must be refused every time
+ * (the job travels with each request).  A WRITE_IMM says "done"; each end
+ * then checks what the other wrote, which the intruder must not have
+ * touched.  Output is TAP; exit status 0 when all passed.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -37,6 +41,9 @@
 #define BLOB_LEN	(NPO_ENDPOINT_BLOB_SIZE + NPO_REMOTE_MR_BLOB_SIZE)
 #define IMM_DONE	0x0d0e0d0eu
 #define WAIT_MS		300000
+#define PEER_JOB	4242			/* both ends; needs CAP_NET_ADMIN */
+#define INTRUDER_JOB	4243
+#define NUM_TESTS	15
 
 struct peer {
 	struct npo_endpoint ep;
@@ -79,7 +86,8 @@ static int end_open(struct end *e, struct npo_queue **q)
 
 	if (!e->dev) {
 		e->dev = npo_open_device("npo0");
-		if (!e->dev || npo_query_device(e->dev, &info))
+		if (!e->dev || npo_query_device(e->dev, &info) ||
+		    npo_device_set_job(e->dev, PEER_JOB))
 			return -1;
 		e->node = info.node_id;
 	}
@@ -159,7 +167,7 @@ static int blob_unpack(const uint8_t *blob, struct peer *p)
 
 /* A descriptor that must fail, on a queue of its own: errors end queues. */
 static void expect_failure(struct end *e, const struct peer *p, uint8_t op,
-			   uint32_t key, uint64_t off, uint32_t len,
+			   uint64_t key, uint64_t off, uint32_t len,
 			   uint16_t dest_queue, uint32_t want, const char *what)
 {
 	struct npo_queue *q;
@@ -171,7 +179,7 @@ static void expect_failure(struct end *e, const struct peer *p, uint8_t op,
 		return;
 	}
 	sqe = sqe_of(q);
-	npo_prep_rdma(sqe, op, 1, npo_mr_key(e->mr), e->buf + SCRATCH, len,
+	npo_prep_rdma(sqe, op, 1, npo_mr_lkey(e->mr), e->buf + SCRATCH, len,
 		      p->ep.node_id, key, p->mr.addr + off);
 	sqe->dest_queue = dest_queue;
 	st = run_one(e, q, 1);
@@ -181,10 +189,62 @@ static void expect_failure(struct end *e, const struct peer *p, uint8_t op,
 	npo_destroy_queue(q);
 }
 
+/*
+ * A process of another job on this host that learnt the other end's blob
+ * (key, addresses, queue): the other end's device must refuse it all.
+ */
+static void intrude(struct end *e, const struct peer *p)
+{
+	static const struct {
+		uint8_t op;
+		uint64_t off;
+		uint16_t queue;
+		uint32_t want;
+		const char *what;
+	} tries[] = {
+		{ NPO_OP_WRITE, INBOX, 0, NPO_STATUS_REMOTE_ACCESS,
+		  "another job's WRITE with the real key" },
+		{ NPO_OP_READ, OUTBOX, 0, NPO_STATUS_REMOTE_ACCESS,
+		  "another job's READ with the real key" },
+		{ NPO_OP_SEND, 0, 0xffff, NPO_STATUS_REMOTE_QUEUE,
+		  "another job's SEND to the real queue" },
+	};
+	struct end x = { .buf = e->buf };
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	struct npo_queue *q;
+	unsigned int i;
+	int st;
+
+	x.dev = npo_open_device("npo0");
+	if (!x.dev || npo_device_set_job(x.dev, INTRUDER_JOB) ||
+	    npo_reg_mr(x.dev, e->buf + SCRATCH, 4096, NPO_ACCESS_ALL, &x.mr))
+		ksft_exit_fail_msg("cannot open a handle in another job\n");
+	/* What it would write, were it let in: not the other end's pattern. */
+	memset(e->buf + SCRATCH, 0xee, 4096);
+	for (i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		struct npo_sqe *sqe;
+
+		if (npo_create_queue(x.dev, &attr, &q))
+			ksft_exit_fail_msg("no queue for the intruder\n");
+		sqe = sqe_of(q);
+		npo_prep_rdma(sqe, tries[i].op, 1, npo_mr_lkey(x.mr),
+			      e->buf + SCRATCH, 4096, p->ep.node_id,
+			      p->mr.rkey, p->mr.addr + tries[i].off);
+		sqe->dest_queue = tries[i].queue == 0xffff ? p->ep.queue_id : 0;
+		st = run_one(&x, q, 1);
+		ksft_test_result(st == (int)tries[i].want, "%s: %s\n",
+				 tries[i].what,
+				 st < 0 ? "nothing" : npo_status_str(st));
+		npo_destroy_queue(q);
+	}
+	npo_dereg_mr(x.mr);
+	npo_close_device(x.dev);
+}
+
 static void exercise(struct end *e, const struct peer *p)
 {
 	uint64_t *res = (uint64_t *)(e->buf + RESULTS);
-	uint32_t key = npo_mr_key(e->mr), n = p->ep.node_id;
+	uint32_t key = npo_mr_lkey(e->mr), n = p->ep.node_id;
 	bool same = true;
 	double t;
 	size_t i;
@@ -194,7 +254,7 @@ static void exercise(struct end *e, const struct peer *p)
 		e->buf[SCRATCH + i] = inbox_byte(e->node, i);
 	t = now_s();
 	npo_prep_write(sqe_of(e->q), 10, key, e->buf + SCRATCH, PART, n,
-		       p->mr.key, p->mr.addr + INBOX);
+		       p->mr.rkey, p->mr.addr + INBOX);
 	st = run_one(e, e->q, 10);
 	t = now_s() - t;
 	ksft_test_result(st == 0, "WRITE 8 MiB into node %u's inbox: %s\n", n,
@@ -204,7 +264,7 @@ static void exercise(struct end *e, const struct peer *p)
 
 	memset(e->buf + SCRATCH, 0, PART);
 	npo_prep_read(sqe_of(e->q), 11, key, e->buf + SCRATCH, PART, n,
-		      p->mr.key, p->mr.addr + OUTBOX);
+		      p->mr.rkey, p->mr.addr + OUTBOX);
 	st = run_one(e, e->q, 11);
 	for (i = 0; i < PART && same; i++)
 		same = e->buf[SCRATCH + i] == outbox_byte(n, i);
@@ -216,30 +276,32 @@ static void exercise(struct end *e, const struct peer *p)
 	same = true;
 	for (i = 0; i < 3; i++) {
 		npo_prep_fetch_add(sqe_of(e->q), 20 + i, key, &res[i], n,
-				   p->mr.key, p->mr.addr + WORDS, e->node);
+				   p->mr.rkey, p->mr.addr + WORDS, e->node);
 		st = run_one(e, e->q, 20 + i);
 		same = same && st == 0 && res[i] == i * e->node;
 	}
 	ksft_test_result(same, "FETCH_ADD x3 on node %u returns the sums\n", n);
 
-	npo_prep_cmp_swap(sqe_of(e->q), 30, key, &res[3], n, p->mr.key,
+	npo_prep_cmp_swap(sqe_of(e->q), 30, key, &res[3], n, p->mr.rkey,
 			  p->mr.addr + WORDS + 8, 0, e->node);
 	st = run_one(e, e->q, 30);
-	npo_prep_cmp_swap(sqe_of(e->q), 31, key, &res[4], n, p->mr.key,
+	npo_prep_cmp_swap(sqe_of(e->q), 31, key, &res[4], n, p->mr.rkey,
 			  p->mr.addr + WORDS + 8, 0, 99);
 	st |= run_one(e, e->q, 31);
 	ksft_test_result(st == 0 && res[3] == 0 && res[4] == e->node,
 			 "CMP_SWAP on node %u swaps once\n", n);
 
-	expect_failure(e, p, NPO_OP_WRITE, p->mr.key ^ 0x10000, INBOX, 64, 0,
-		       NPO_STATUS_REMOTE_KEY, "WRITE with a wrong key");
-	expect_failure(e, p, NPO_OP_READ, p->mr.key, BUF_SIZE - 64, 128, 0,
+	expect_failure(e, p, NPO_OP_WRITE, p->mr.rkey ^ 0x10000, INBOX, 64, 0,
+		       NPO_STATUS_REMOTE_ACCESS, "WRITE with a wrong key");
+	expect_failure(e, p, NPO_OP_READ, p->mr.rkey, BUF_SIZE - 64, 128, 0,
 		       NPO_STATUS_REMOTE_ACCESS, "READ past the region");
 	expect_failure(e, p, NPO_OP_SEND, 0, 0, 64, 1000,
 		       NPO_STATUS_REMOTE_QUEUE, "SEND to a queue that is not");
 
+	intrude(e, p);
+
 	npo_prep_write_imm(sqe_of(e->q), 40, key, e->buf, 0, n, p->ep.queue_id,
-			   p->mr.key, p->mr.addr, IMM_DONE);
+			   p->mr.rkey, p->mr.addr, IMM_DONE);
 	st = run_one(e, e->q, 40);
 	ksft_test_result(st == 0, "WRITE_IMM \"done\" to node %u\n", n);
 }
@@ -289,15 +351,15 @@ static int serve(struct end *e)
 	int i;
 
 	blob_pack(e, blob);
-	if (npo_post_recv(e->q, 1, npo_mr_key(e->mr), in, 64))
+	if (npo_post_recv(e->q, 1, npo_mr_lkey(e->mr), in, 64))
 		ksft_exit_fail_msg("cannot post a receive\n");
 	printf("NPO-PEER-BLOB ");
 	for (i = 0; i < BLOB_LEN; i++)
 		printf("%02x", blob[i]);
-	printf("\n");
+	printf(" END\n");
 	fflush(stdout);
 
-	ksft_set_plan(12);
+	ksft_set_plan(NUM_TESTS);
 	if (wait_for(e, e->q, 1) || e->last.length != BLOB_LEN ||
 	    blob_unpack(in, &p))
 		ksft_exit_fail_msg("no blob from the other end\n");
@@ -322,9 +384,9 @@ static int join(struct end *e, const char *hex)
 			ksft_exit_fail_msg("bad blob \"%s\"\n", hex);
 	if (blob_unpack(theirs, &p))
 		ksft_exit_fail_msg("the blob is not an NPO blob\n");
-	ksft_set_plan(12);
+	ksft_set_plan(NUM_TESTS);
 	blob_pack(e, blob);
-	npo_prep_send(sqe_of(e->q), 1, npo_mr_key(e->mr), blob, BLOB_LEN,
+	npo_prep_send(sqe_of(e->q), 1, npo_mr_lkey(e->mr), blob, BLOB_LEN,
 		      p.ep.node_id, p.ep.queue_id);
 	st = run_one(e, e->q, 1);
 	ksft_test_result(st == 0, "SEND our blob to node %u queue %u\n",

@@ -92,6 +92,17 @@ static void parse_port(struct nlmsghdr *nlh, struct npo_nl_port *p)
 	p->ber_lanes = attr_u32(tb, NPO_ATTR_PORT_BER_LANES);
 	if (tb[NPO_ATTR_PORT_FLAPS])
 		p->flaps = nla_get_u64(tb[NPO_ATTR_PORT_FLAPS]);
+	p->node_id = attr_u32(tb, NPO_ATTR_DEV_NODE_ID);
+	p->refusal.side = attr_u32(tb, NPO_ATTR_REFUSAL_SIDE);
+	p->refusal.job = attr_u32(tb, NPO_ATTR_JOB);
+	p->refusal.peer_node = attr_u32(tb, NPO_ATTR_REFUSAL_PEER_NODE);
+	p->refusal.queue = attr_u32(tb, NPO_ATTR_QUEUE_ID);
+	p->refusal.status = attr_u32(tb, NPO_ATTR_REFUSAL_STATUS);
+	p->refusal.count = attr_u32(tb, NPO_ATTR_REFUSAL_COUNT);
+	p->refusal.owned = tb[NPO_ATTR_OWNER_PID] != NULL;
+	p->refusal.pid = attr_u32(tb, NPO_ATTR_OWNER_PID);
+	p->refusal.uid = attr_u32(tb, NPO_ATTR_OWNER_UID);
+	p->refusal.throttle_ms = attr_u32(tb, NPO_ATTR_THROTTLE_MS);
 	if (!tb[NPO_ATTR_PORT_COUNTERS] ||
 	    nla_parse_nested(cnt, NPO_ATTR_MAX, tb[NPO_ATTR_PORT_COUNTERS], NULL))
 		return;

@@ -13,7 +13,10 @@
 #include <netlink/genl/genl.h>
 #include <linux/npo_netlink.h>
 
-/* A port as a PORT_GET reply or an NPO_CMD_EVENT describes it. */
+/*
+ * A port as a PORT_GET reply or an NPO_CMD_EVENT describes it; a REFUSED
+ * event fills in the refusal (and port 0).
+ */
 struct npo_nl_port {
 	uint32_t event;			/* NPO_EVENT_*, 0 in a reply */
 	uint32_t dev;
@@ -32,6 +35,19 @@ struct npo_nl_port {
 	uint64_t flaps;
 	uint64_t counter[NPO_ATTR_CNT_SYMBOL_ERRORS + 1];
 	uint32_t counters_present;	/* bit n: counter[n] was sent */
+	uint32_t node_id;		/* the device's */
+	struct {			/* NPO_EVENT_REFUSED */
+		uint32_t side;
+		uint32_t job;
+		uint32_t peer_node;
+		uint32_t queue;
+		uint32_t status;
+		uint32_t count;
+		bool owned;		/* the four below were sent */
+		uint32_t pid;
+		uint32_t uid;
+		uint32_t throttle_ms;
+	} refusal;
 };
 
 struct nl_sock *npo_nl_connect(void);

@@ -189,8 +189,8 @@ TEST_F(queue, write_and_read_every_size_class)
 		memset(self->dst, 0xee, BUF_SIZE);
 		memset(back, 0xdd, BUF_SIZE);
 		npo_prep_write(npo_get_sqe(self->q), i,
-			       npo_mr_key(self->src_mr), self->src + soff, len,
-			       self->node, npo_mr_key(self->dst_mr),
+			       npo_mr_lkey(self->src_mr), self->src + soff, len,
+			       self->node, npo_mr_rkey(self->dst_mr),
 			       (uintptr_t)(self->dst + doff));
 		ASSERT_EQ(0, run_one(self->q, &c));
 		ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("write %u: %s", len,
@@ -203,8 +203,8 @@ TEST_F(queue, write_and_read_every_size_class)
 			EXPECT_EQ(0xee, self->dst[doff - 1]);
 		EXPECT_EQ(0xee, self->dst[doff + len]);
 
-		npo_prep_read(npo_get_sqe(self->q), 100 + i, npo_mr_key(back_mr),
-			      back, len, self->node, npo_mr_key(self->dst_mr),
+		npo_prep_read(npo_get_sqe(self->q), 100 + i, npo_mr_lkey(back_mr),
+			      back, len, self->node, npo_mr_rkey(self->dst_mr),
 			      (uintptr_t)(self->dst + doff));
 		ASSERT_EQ(0, run_one(self->q, &c));
 		ASSERT_EQ(NPO_STATUS_OK, c.status);
@@ -226,9 +226,9 @@ TEST_F(queue, write_with_immediate_reaches_the_other_queue)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &rq));
 	fill(self->src, 4096, 7);
-	npo_prep_write_imm(npo_get_sqe(self->q), 55, npo_mr_key(self->src_mr),
+	npo_prep_write_imm(npo_get_sqe(self->q), 55, npo_mr_lkey(self->src_mr),
 			   self->src, 4096, self->node, rq->id,
-			   npo_mr_key(self->dst_mr), (uintptr_t)self->dst,
+			   npo_mr_rkey(self->dst_mr), (uintptr_t)self->dst,
 			   0xabcdef01);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
@@ -245,8 +245,8 @@ TEST_F(queue, write_with_immediate_reaches_the_other_queue)
 	EXPECT_EQ(0, memcmp(self->dst, self->src, 4096));
 
 	/* A queue that does not exist cannot receive. */
-	npo_prep_write_imm(npo_get_sqe(self->q), 56, npo_mr_key(self->src_mr),
-			   self->src, 8, self->node, 999, npo_mr_key(self->dst_mr),
+	npo_prep_write_imm(npo_get_sqe(self->q), 56, npo_mr_lkey(self->src_mr),
+			   self->src, 8, self->node, 999, npo_mr_rkey(self->dst_mr),
 			   (uintptr_t)self->dst, 1);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_REMOTE_QUEUE, c.status);
@@ -264,11 +264,11 @@ TEST_F_TIMEOUT(queue, send_fills_posted_receive_buffers, 60)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &rq));
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, npo_post_recv(rq, 500 + i, npo_mr_key(self->dst_mr),
+		ASSERT_EQ(0, npo_post_recv(rq, 500 + i, npo_mr_lkey(self->dst_mr),
 					   self->dst + i * 8192, 4096));
 	fill(self->src, 4096, 9);
 	for (i = 0; i < 4; i++) {
-		npo_prep_send(npo_get_sqe(self->q), i, npo_mr_key(self->src_mr),
+		npo_prep_send(npo_get_sqe(self->q), i, npo_mr_lkey(self->src_mr),
 			      self->src, sizes[i], self->node, rq->id);
 		ASSERT_EQ(0, run_one(self->q, &c));
 		EXPECT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
@@ -282,19 +282,19 @@ TEST_F_TIMEOUT(queue, send_fills_posted_receive_buffers, 60)
 	}
 
 	/* A buffer posted while the SEND waits for one: it arrives. */
-	npo_prep_send(npo_get_sqe(self->q), 10, npo_mr_key(self->src_mr),
+	npo_prep_send(npo_get_sqe(self->q), 10, npo_mr_lkey(self->src_mr),
 		      self->src, 64, self->node, rq->id);
 	npo_submit(self->q);
 	usleep(100000);
 	EXPECT_EQ(NULL, npo_peek_cqe(self->q)) TH_LOG("completed with no buffer");
-	ASSERT_EQ(0, npo_post_recv(rq, 600, npo_mr_key(self->dst_mr), self->dst, 64));
+	ASSERT_EQ(0, npo_post_recv(rq, 600, npo_mr_lkey(self->dst_mr), self->dst, 64));
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 	ASSERT_EQ(0, run_one(rq, &c));
 	EXPECT_EQ(600, c.wr_id);
 
 	/* No buffer at all: receiver not ready, after the retry time. */
-	npo_prep_send(npo_get_sqe(self->q), 11, npo_mr_key(self->src_mr),
+	npo_prep_send(npo_get_sqe(self->q), 11, npo_mr_lkey(self->src_mr),
 		      self->src, 64, self->node, rq->id);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_RNR, c.status);
@@ -302,8 +302,8 @@ TEST_F_TIMEOUT(queue, send_fills_posted_receive_buffers, 60)
 	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &self->q));
 
 	/* Too small a buffer fails both ends, and says so to both. */
-	ASSERT_EQ(0, npo_post_recv(rq, 700, npo_mr_key(self->dst_mr), self->dst, 16));
-	npo_prep_send(npo_get_sqe(self->q), 12, npo_mr_key(self->src_mr),
+	ASSERT_EQ(0, npo_post_recv(rq, 700, npo_mr_lkey(self->dst_mr), self->dst, 16));
+	npo_prep_send(npo_get_sqe(self->q), 12, npo_mr_lkey(self->src_mr),
 		      self->src, 64, self->node, rq->id);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_REMOTE_LENGTH, c.status);
@@ -325,40 +325,40 @@ TEST_F(queue, fetch_add_and_compare_swap)
 	*counter = 40;
 	for (i = 0; i < 100; i++) {
 		npo_prep_fetch_add(npo_get_sqe(self->q), i,
-				   npo_mr_key(self->src_mr), old, self->node,
-				   npo_mr_key(self->dst_mr), (uintptr_t)counter, 2);
+				   npo_mr_lkey(self->src_mr), old, self->node,
+				   npo_mr_rkey(self->dst_mr), (uintptr_t)counter, 2);
 		ASSERT_EQ(0, run_one(self->q, &c));
 		ASSERT_EQ(NPO_STATUS_OK, c.status);
 		EXPECT_EQ(40 + 2 * i, *old);
 	}
 	EXPECT_EQ(240, *counter);
 
-	npo_prep_cmp_swap(npo_get_sqe(self->q), 1, npo_mr_key(self->src_mr), old,
-			  self->node, npo_mr_key(self->dst_mr),
+	npo_prep_cmp_swap(npo_get_sqe(self->q), 1, npo_mr_lkey(self->src_mr), old,
+			  self->node, npo_mr_rkey(self->dst_mr),
 			  (uintptr_t)counter, 240, 7);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 	EXPECT_EQ(240, *old);
 	EXPECT_EQ(7, *counter);
 	/* A failed compare swaps nothing and still returns the old value. */
-	npo_prep_cmp_swap(npo_get_sqe(self->q), 2, npo_mr_key(self->src_mr), old,
-			  self->node, npo_mr_key(self->dst_mr),
+	npo_prep_cmp_swap(npo_get_sqe(self->q), 2, npo_mr_lkey(self->src_mr), old,
+			  self->node, npo_mr_rkey(self->dst_mr),
 			  (uintptr_t)counter, 240, 9);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(7, *old);
 	EXPECT_EQ(7, *counter);
 	/* Atomics need 8 aligned bytes, at both ends. */
-	npo_prep_fetch_add(npo_get_sqe(self->q), 3, npo_mr_key(self->src_mr), old,
-			   self->node, npo_mr_key(self->dst_mr),
+	npo_prep_fetch_add(npo_get_sqe(self->q), 3, npo_mr_lkey(self->src_mr), old,
+			   self->node, npo_mr_rkey(self->dst_mr),
 			   (uintptr_t)counter + 4, 1);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_BAD_DESCRIPTOR, c.status);
 	npo_destroy_queue(self->q);
 	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &self->q));
 	/* A result straddling two pages would write past the first. */
-	npo_prep_fetch_add(npo_get_sqe(self->q), 4, npo_mr_key(self->src_mr),
+	npo_prep_fetch_add(npo_get_sqe(self->q), 4, npo_mr_lkey(self->src_mr),
 			   (uint64_t *)(self->src + 4092), self->node,
-			   npo_mr_key(self->dst_mr), (uintptr_t)counter, 1);
+			   npo_mr_rkey(self->dst_mr), (uintptr_t)counter, 1);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_BAD_DESCRIPTOR, c.status);
 	EXPECT_EQ(7, *counter);
@@ -374,14 +374,14 @@ TEST_F(queue, fenced_read_sees_the_write_before_it)
 	for (i = 0; i < 16; i++) {
 		fill(self->src + i * 65536, 65536, i);
 		w = npo_get_sqe(self->q);
-		npo_prep_write(w, 2 * i, npo_mr_key(self->src_mr),
+		npo_prep_write(w, 2 * i, npo_mr_lkey(self->src_mr),
 			       self->src + i * 65536, 65536, self->node,
-			       npo_mr_key(self->dst_mr),
+			       npo_mr_rkey(self->dst_mr),
 			       (uintptr_t)(self->dst + i * 65536));
 		r = npo_get_sqe(self->q);
-		npo_prep_read(r, 2 * i + 1, npo_mr_key(self->dst_mr),
+		npo_prep_read(r, 2 * i + 1, npo_mr_lkey(self->dst_mr),
 			      self->dst + (2 << 20) + i * 65536, 65536,
-			      self->node, npo_mr_key(self->dst_mr),
+			      self->node, npo_mr_rkey(self->dst_mr),
 			      (uintptr_t)(self->dst + i * 65536));
 		r->flags = NPO_SQE_FENCE;
 	}
@@ -405,7 +405,9 @@ TEST_F(queue, bad_descriptors_fail_alone)
 	struct {
 		const char *what;
 		uint8_t opcode, flags;
-		uint32_t lkey, rkey, len, node;
+		uint32_t lkey;
+		uint64_t rkey;
+		uint32_t len, node;
 		uint64_t raddr;
 		uint32_t status;
 	} cases[] = {
@@ -414,7 +416,7 @@ TEST_F(queue, bad_descriptors_fail_alone)
 		{ "unregistered local key", NPO_OP_WRITE, 0, 0x12340001, 1, 8, 0, 0,
 		  NPO_STATUS_LOCAL_KEY },
 		{ "wrong remote key", NPO_OP_WRITE, 0, 1, 0xdead0002, 8, 0, 0,
-		  NPO_STATUS_REMOTE_KEY },
+		  NPO_STATUS_REMOTE_ACCESS },
 		{ "out of bounds", NPO_OP_WRITE, 0, 1, 1, 64, 0, BUF_SIZE - 32,
 		  NPO_STATUS_REMOTE_ACCESS },
 		{ "address wraps", NPO_OP_WRITE, 0, 1, 1, 64, 0, ~0ULL - 8,
@@ -436,10 +438,10 @@ TEST_F(queue, bad_descriptors_fail_alone)
 		s->flags = cases[i].flags;
 		s->wr_id = i;
 		s->length = cases[i].len;
-		s->local_key = cases[i].lkey == 1 ? npo_mr_key(self->src_mr) :
+		s->local_key = cases[i].lkey == 1 ? npo_mr_lkey(self->src_mr) :
 						    cases[i].lkey;
 		s->local_addr = (uintptr_t)self->src;
-		s->remote_key = cases[i].rkey == 1 ? npo_mr_key(self->dst_mr) :
+		s->remote_key = cases[i].rkey == 1 ? npo_mr_rkey(self->dst_mr) :
 						     cases[i].rkey;
 		s->remote_addr = (uintptr_t)self->dst + cases[i].raddr;
 		if (cases[i].raddr > BUF_SIZE)
@@ -472,46 +474,46 @@ TEST_F(queue, access_rights_are_enforced)
 	struct npo_mr *ro_mr;
 	struct npo_queue *q;
 	struct npo_cqe c;
-	uint32_t key;
+	uint64_t key;
 
 	NPO_TEST_SETUP_DONE();
 	/* Local read only: no remote rights, no local write. */
 	ASSERT_EQ(0, npo_reg_mr(self->dev, ro, 65536, 0, &ro_mr));
 
 	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
-	npo_prep_write(npo_get_sqe(q), 1, npo_mr_key(self->src_mr), self->src, 8,
-		       self->node, npo_mr_key(ro_mr), (uintptr_t)ro);
+	npo_prep_write(npo_get_sqe(q), 1, npo_mr_lkey(self->src_mr), self->src, 8,
+		       self->node, npo_mr_rkey(ro_mr), (uintptr_t)ro);
 	ASSERT_EQ(0, run_one(q, &c));
 	EXPECT_EQ(NPO_STATUS_REMOTE_ACCESS, c.status);
 	npo_destroy_queue(q);
 
 	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
-	npo_prep_read(npo_get_sqe(q), 2, npo_mr_key(ro_mr), ro, 8, self->node,
-		      npo_mr_key(self->dst_mr), (uintptr_t)self->dst);
+	npo_prep_read(npo_get_sqe(q), 2, npo_mr_lkey(ro_mr), ro, 8, self->node,
+		      npo_mr_rkey(self->dst_mr), (uintptr_t)self->dst);
 	ASSERT_EQ(0, run_one(q, &c));
 	EXPECT_EQ(NPO_STATUS_LOCAL_ACCESS, c.status);
 	npo_destroy_queue(q);
 
 	/* As the source of a write, local read is enough. */
-	npo_prep_write(npo_get_sqe(self->q), 3, npo_mr_key(ro_mr), ro, 8,
-		       self->node, npo_mr_key(self->dst_mr), (uintptr_t)self->dst);
+	npo_prep_write(npo_get_sqe(self->q), 3, npo_mr_lkey(ro_mr), ro, 8,
+		       self->node, npo_mr_rkey(self->dst_mr), (uintptr_t)self->dst);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 
 	/* A deregistered key is dead at once. */
-	key = npo_mr_key(ro_mr);
+	key = npo_mr_rkey(ro_mr);
 	ASSERT_EQ(0, npo_dereg_mr(ro_mr));
 	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
-	npo_prep_read(npo_get_sqe(q), 4, npo_mr_key(self->dst_mr), self->dst, 8,
+	npo_prep_read(npo_get_sqe(q), 4, npo_mr_lkey(self->dst_mr), self->dst, 8,
 		      self->node, key, (uintptr_t)ro);
 	ASSERT_EQ(0, run_one(q, &c));
-	EXPECT_EQ(NPO_STATUS_REMOTE_KEY, c.status);
+	EXPECT_EQ(NPO_STATUS_REMOTE_ACCESS, c.status);
 	npo_destroy_queue(q);
 
 	/* The right index with a guessed tag is no key at all. */
 	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
-	npo_prep_write(npo_get_sqe(q), 5, npo_mr_key(self->src_mr) ^ 0x10000,
-		       self->src, 8, self->node, npo_mr_key(self->dst_mr),
+	npo_prep_write(npo_get_sqe(q), 5, npo_mr_lkey(self->src_mr) ^ 0x10000,
+		       self->src, 8, self->node, npo_mr_rkey(self->dst_mr),
 		       (uintptr_t)self->dst);
 	ASSERT_EQ(0, run_one(q, &c));
 	EXPECT_EQ(NPO_STATUS_LOCAL_KEY, c.status);
@@ -543,7 +545,7 @@ TEST_F(queue, another_process_key_never_works)
 
 		if (!dev || npo_reg_mr(dev, mem, 65536, ALL_ACCESS, &mr))
 			_exit(1);
-		key = npo_mr_key(mr);
+		key = npo_mr_lkey(mr);
 		if (write(to_parent[1], &key, 4) != 4 ||
 		    read(to_child[0], &done, 1) != 1)
 			_exit(2);
@@ -552,12 +554,12 @@ TEST_F(queue, another_process_key_never_works)
 	ASSERT_EQ(4, read(to_parent[0], &key, 4));
 	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
 	npo_prep_write(npo_get_sqe(q), 1, key, self->src, 8, self->node,
-		       npo_mr_key(self->dst_mr), (uintptr_t)self->dst);
+		       npo_mr_rkey(self->dst_mr), (uintptr_t)self->dst);
 	ASSERT_EQ(0, run_one(q, &c));
 	EXPECT_EQ(NPO_STATUS_LOCAL_KEY, c.status);
 	npo_destroy_queue(q);
 	/* Nor can this file deregister it. */
-	md.key = key;
+	md.lkey = key;
 	EXPECT_EQ(-1, ioctl(npo_device_fd(self->dev), NPO_IOCTL_DEREG_MR, &md));
 	EXPECT_EQ(ENOENT, errno);
 	ASSERT_EQ(1, write(to_child[1], "x", 1));
@@ -871,9 +873,9 @@ TEST_F(queue, interrupt_mode_sleeps_and_wakes)
 	EXPECT_LT(cpu_seconds() - cpu, 0.15);
 
 	for (i = 0; i < 8; i++) {
-		npo_prep_write(npo_get_sqe(q), i, npo_mr_key(self->src_mr),
+		npo_prep_write(npo_get_sqe(q), i, npo_mr_lkey(self->src_mr),
 			       self->src, BUF_SIZE, self->node,
-			       npo_mr_key(self->dst_mr), (uintptr_t)self->dst);
+			       npo_mr_rkey(self->dst_mr), (uintptr_t)self->dst);
 		npo_submit(q);
 		ASSERT_EQ(0, npo_wait_cqe(q, &c, 10000));
 		EXPECT_EQ(i, c->wr_id);
@@ -958,8 +960,8 @@ TEST_F(queue, dmabuf_from_vgem_is_reachable)
 	ASSERT_EQ(0, npo_reg_dmabuf(self->dev, buf, 0, size, iova,
 				    NPO_ACCESS_ALL, &mr));
 	fill(self->src, size, 21);
-	npo_prep_write(npo_get_sqe(self->q), 1, npo_mr_key(self->src_mr),
-		       self->src, size - 4096, self->node, npo_mr_key(mr),
+	npo_prep_write(npo_get_sqe(self->q), 1, npo_mr_lkey(self->src_mr),
+		       self->src, size - 4096, self->node, npo_mr_rkey(mr),
 		       iova + 4096);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
@@ -967,14 +969,14 @@ TEST_F(queue, dmabuf_from_vgem_is_reachable)
 	EXPECT_EQ(0, map[4095]);
 
 	memset(self->dst, 0, size);
-	npo_prep_read(npo_get_sqe(self->q), 2, npo_mr_key(self->dst_mr),
-		      self->dst, size, self->node, npo_mr_key(mr), iova);
+	npo_prep_read(npo_get_sqe(self->q), 2, npo_mr_lkey(self->dst_mr),
+		      self->dst, size, self->node, npo_mr_rkey(mr), iova);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	ASSERT_EQ(NPO_STATUS_OK, c.status);
 	EXPECT_EQ(0, memcmp(self->dst, map, size));
 	/* Past the registered length is out of bounds, as for any region. */
-	npo_prep_read(npo_get_sqe(self->q), 3, npo_mr_key(self->dst_mr),
-		      self->dst, 8, self->node, npo_mr_key(mr), iova + size);
+	npo_prep_read(npo_get_sqe(self->q), 3, npo_mr_lkey(self->dst_mr),
+		      self->dst, 8, self->node, npo_mr_rkey(mr), iova + size);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_REMOTE_ACCESS, c.status);
 	EXPECT_EQ(0, npo_dereg_mr(mr));
@@ -1027,10 +1029,12 @@ TEST_F(queue, npoctl_queue_shows_owners)
 	struct json_object *doc, *list, *e;
 	bool queue_seen = false;
 	int i, regions = 0;
+	uint32_t job;
 
 	NPO_TEST_SETUP_DONE();
 	if (!npo_test_is_root())
 		SKIP(return, "needs root");
+	ASSERT_EQ(0, npo_device_job(self->dev, &job));
 	ASSERT_EQ(0, npo_test_run(out, sizeof(out), "npoctl -j queue show npo0"));
 	doc = json_tokener_parse(out);
 	ASSERT_NE(NULL, doc) TH_LOG("%s", out);
@@ -1042,6 +1046,8 @@ TEST_F(queue, npoctl_queue_shows_owners)
 		queue_seen = true;
 		EXPECT_EQ(64, jint(e, "sq_entries"));
 		EXPECT_EQ(128, jint(e, "cq_entries"));
+		EXPECT_EQ(0, jint(e, "uid"));
+		EXPECT_EQ(job, jint(e, "job"));
 	}
 	EXPECT_TRUE(queue_seen) TH_LOG("%s", out);
 	ASSERT_TRUE(json_object_object_get_ex(doc, "regions", &list));
@@ -1049,11 +1055,14 @@ TEST_F(queue, npoctl_queue_shows_owners)
 		e = json_object_array_get_idx(list, i);
 		if (jint(e, "pid") != getpid())
 			continue;
-		if (jint(e, "key") == npo_mr_key(self->src_mr) ||
-		    jint(e, "key") == npo_mr_key(self->dst_mr)) {
+		if (jint(e, "lkey") == npo_mr_lkey(self->src_mr) ||
+		    jint(e, "lkey") == npo_mr_lkey(self->dst_mr)) {
 			EXPECT_EQ(BUF_SIZE, jint(e, "length"));
+			EXPECT_EQ(job, jint(e, "job"));
 			regions++;
 		}
+		/* The remote keys, which grant access, are never shown. */
+		EXPECT_FALSE(json_object_object_get_ex(e, "rkey", NULL));
 	}
 	EXPECT_EQ(2, regions) TH_LOG("%s", out);
 	json_object_put(doc);
@@ -1088,8 +1097,8 @@ TEST_F(queue, killed_with_transfers_in_flight)
 			    npo_reg_mr(dev, b, BUF_SIZE, ALL_ACCESS, &mb))
 				_exit(1);
 			for (i = 0; i < 64; i++)
-				npo_prep_write(npo_get_sqe(q), i, npo_mr_key(ma), a,
-					       BUF_SIZE, q->node_id, npo_mr_key(mb),
+				npo_prep_write(npo_get_sqe(q), i, npo_mr_lkey(ma), a,
+					       BUF_SIZE, q->node_id, npo_mr_rkey(mb),
 					       (uintptr_t)b);
 			npo_submit(q);
 			raise(SIGKILL);
@@ -1099,8 +1108,8 @@ TEST_F(queue, killed_with_transfers_in_flight)
 	}
 	/* This process's queue still works. */
 	fill(self->src, 4096, 3);
-	npo_prep_write(npo_get_sqe(self->q), 9, npo_mr_key(self->src_mr),
-		       self->src, 4096, self->node, npo_mr_key(self->dst_mr),
+	npo_prep_write(npo_get_sqe(self->q), 9, npo_mr_lkey(self->src_mr),
+		       self->src, 4096, self->node, npo_mr_rkey(self->dst_mr),
 		       (uintptr_t)self->dst);
 	ASSERT_EQ(0, run_one(self->q, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
@@ -1132,8 +1141,8 @@ static int stress_one(unsigned int seed)
 			if ((posted + seed) & 1)
 				npo_prep_nop(s, posted);
 			else
-				npo_prep_write(s, posted, npo_mr_key(mr), buf, 64,
-					       q->node_id, npo_mr_key(mr),
+				npo_prep_write(s, posted, npo_mr_lkey(mr), buf, 64,
+					       q->node_id, npo_mr_rkey(mr),
 					       (uintptr_t)buf + 32768);
 			posted++;
 		}

@@ -24,6 +24,8 @@
 #include "npo_test_lib.h"
 
 #define BUF_SIZE	(8u << 20)
+/* The job the test's processes share, as a launcher would assign it. */
+#define REMOTE_JOB	77
 
 struct end {
 	struct npo_device *dev;
@@ -42,7 +44,8 @@ static int end_open(struct end *e, const char *name)
 	void *p;
 
 	e->dev = npo_open_device(name);
-	if (!e->dev || npo_create_queue(e->dev, &attr, &e->q))
+	if (!e->dev || npo_device_set_job(e->dev, REMOTE_JOB) ||
+	    npo_create_queue(e->dev, &attr, &e->q))
 		return -1;
 	p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -137,7 +140,7 @@ static int reap(struct npo_queue *q, struct npo_cqe *out)
 static int send_and_reap(struct end *e, uint32_t node, uint16_t queue,
 			 uint32_t len, struct npo_cqe *c)
 {
-	npo_prep_send(npo_get_sqe(e->q), 1, npo_mr_key(e->mr), e->buf, len,
+	npo_prep_send(npo_get_sqe(e->q), 1, npo_mr_lkey(e->mr), e->buf, len,
 		      node, queue);
 	npo_submit(e->q);
 	return reap(e->q, c);
@@ -164,8 +167,8 @@ TEST_F(remote, write_read_and_atomics_to_the_neighbour)
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		fill(a->buf, sizes[i], i);
 		memset(b->buf, 0, sizes[i] + 1);
-		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_key(a->mr), a->buf,
-			       sizes[i], b->q->node_id, npo_mr_key(b->mr),
+		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_lkey(a->mr), a->buf,
+			       sizes[i], b->q->node_id, npo_mr_rkey(b->mr),
 			       (uintptr_t)b->buf);
 		npo_submit(a->q);
 		ASSERT_EQ(0, reap(a->q, &c));
@@ -176,9 +179,9 @@ TEST_F(remote, write_read_and_atomics_to_the_neighbour)
 
 		/* And back: b reads a's memory through its port 1. */
 		memset(b->buf + BUF_SIZE / 2, 0, sizes[i]);
-		npo_prep_read(npo_get_sqe(b->q), i, npo_mr_key(b->mr),
+		npo_prep_read(npo_get_sqe(b->q), i, npo_mr_lkey(b->mr),
 			      b->buf + BUF_SIZE / 2, sizes[i], a->q->node_id,
-			      npo_mr_key(a->mr), (uintptr_t)a->buf);
+			      npo_mr_rkey(a->mr), (uintptr_t)a->buf);
 		npo_submit(b->q);
 		ASSERT_EQ(0, reap(b->q, &c));
 		ASSERT_EQ(NPO_STATUS_OK, c.status);
@@ -187,15 +190,15 @@ TEST_F(remote, write_read_and_atomics_to_the_neighbour)
 	}
 
 	*counter = 5;
-	npo_prep_fetch_add(npo_get_sqe(a->q), 1, npo_mr_key(a->mr), old,
-			   b->q->node_id, npo_mr_key(b->mr), (uintptr_t)counter, 10);
+	npo_prep_fetch_add(npo_get_sqe(a->q), 1, npo_mr_lkey(a->mr), old,
+			   b->q->node_id, npo_mr_rkey(b->mr), (uintptr_t)counter, 10);
 	npo_submit(a->q);
 	ASSERT_EQ(0, reap(a->q, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 	EXPECT_EQ(5, *old);
 	EXPECT_EQ(15, *counter);
-	npo_prep_cmp_swap(npo_get_sqe(a->q), 2, npo_mr_key(a->mr), old,
-			  b->q->node_id, npo_mr_key(b->mr), (uintptr_t)counter,
+	npo_prep_cmp_swap(npo_get_sqe(a->q), 2, npo_mr_lkey(a->mr), old,
+			  b->q->node_id, npo_mr_rkey(b->mr), (uintptr_t)counter,
 			  15, 99);
 	npo_submit(a->q);
 	ASSERT_EQ(0, reap(a->q, &c));
@@ -230,8 +233,8 @@ TEST_F(remote, immediate_data_arrives_with_its_origin)
 
 	NPO_TEST_SETUP_DONE();
 	fill(a->buf, 1000, 3);
-	npo_prep_write_imm(npo_get_sqe(a->q), 77, npo_mr_key(a->mr), a->buf,
-			   1000, b->q->node_id, b->q->id, npo_mr_key(b->mr),
+	npo_prep_write_imm(npo_get_sqe(a->q), 77, npo_mr_lkey(a->mr), a->buf,
+			   1000, b->q->node_id, b->q->id, npo_mr_rkey(b->mr),
 			   (uintptr_t)b->buf, 0x5eed);
 	npo_submit(a->q);
 	ASSERT_EQ(0, reap(a->q, &c));
@@ -255,7 +258,7 @@ TEST_F(remote, send_lands_in_the_neighbours_receive_buffer)
 
 	NPO_TEST_SETUP_DONE();
 	ASSERT_EQ(0, npo_create_queue(b->dev, &attr, &rq));
-	ASSERT_EQ(0, npo_post_recv(rq, 42, npo_mr_key(b->mr), b->buf, 65536));
+	ASSERT_EQ(0, npo_post_recv(rq, 42, npo_mr_lkey(b->mr), b->buf, 65536));
 	fill(a->buf, 65536, 5);
 	ASSERT_EQ(0, send_and_reap(a, b->q->node_id, rq->id, 65536, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
@@ -277,12 +280,12 @@ TEST_F(remote, remote_keys_are_checked_by_the_target)
 
 	NPO_TEST_SETUP_DONE();
 	/* a's own key means nothing on b. */
-	npo_prep_write(npo_get_sqe(a->q), 1, npo_mr_key(a->mr), a->buf, 8,
-		       b->q->node_id, npo_mr_key(a->mr) ^ 0x10000,
+	npo_prep_write(npo_get_sqe(a->q), 1, npo_mr_lkey(a->mr), a->buf, 8,
+		       b->q->node_id, npo_mr_rkey(a->mr) ^ 0x10000,
 		       (uintptr_t)b->buf);
 	npo_submit(a->q);
 	ASSERT_EQ(0, reap(a->q, &c));
-	EXPECT_EQ(NPO_STATUS_REMOTE_KEY, c.status);
+	EXPECT_EQ(NPO_STATUS_REMOTE_ACCESS, c.status);
 	EXPECT_TRUE(npo_queue_in_error(a->q));
 }
 
@@ -293,8 +296,8 @@ TEST_F(remote, a_node_no_link_reaches_is_unreachable)
 
 	NPO_TEST_SETUP_DONE();
 	/* Node 3 is two hops away; node 999 does not exist. */
-	npo_prep_write(npo_get_sqe(a->q), 1, npo_mr_key(a->mr), a->buf, 8, 3,
-		       npo_mr_key(b->mr), (uintptr_t)b->buf);
+	npo_prep_write(npo_get_sqe(a->q), 1, npo_mr_lkey(a->mr), a->buf, 8, 3,
+		       npo_mr_rkey(b->mr), (uintptr_t)b->buf);
 	npo_submit(a->q);
 	ASSERT_EQ(0, reap(a->q, &c));
 	EXPECT_EQ(NPO_STATUS_UNREACHABLE, c.status);
@@ -318,9 +321,9 @@ TEST_F_TIMEOUT(remote, replays_and_retrains_lose_nothing, 120)
 	/* A high but trainable BER: FEC corrects it. */
 	ASSERT_EQ(0, fault(0, "ber 0 2 450"));
 	for (i = 0; i < n; i++) {
-		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_key(a->mr),
+		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_lkey(a->mr),
 			       a->buf + i * chunk, chunk, b->q->node_id,
-			       npo_mr_key(b->mr), (uintptr_t)(b->buf + i * chunk));
+			       npo_mr_rkey(b->mr), (uintptr_t)(b->buf + i * chunk));
 		npo_submit(a->q);
 		/* Uncorrectable codewords below replay_limit (4): replayed. */
 		if (i == n / 4)
@@ -351,8 +354,8 @@ TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_EQ(0, fault(0, "cut 0 1"));
 	for (i = 0; i < 4; i++)
-		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_key(a->mr), a->buf,
-			       4096, b->q->node_id, npo_mr_key(b->mr),
+		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_lkey(a->mr), a->buf,
+			       4096, b->q->node_id, npo_mr_rkey(b->mr),
 			       (uintptr_t)b->buf);
 	npo_submit(a->q);
 	for (i = 0; i < 4; i++) {
@@ -372,8 +375,8 @@ TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
 	/* After the link returns, a new queue carries data again. */
 	npo_destroy_queue(a->q);
 	ASSERT_EQ(0, npo_create_queue(a->dev, &attr, &a->q));
-	npo_prep_write(npo_get_sqe(a->q), 9, npo_mr_key(a->mr), a->buf, 4096,
-		       b->q->node_id, npo_mr_key(b->mr), (uintptr_t)b->buf);
+	npo_prep_write(npo_get_sqe(a->q), 9, npo_mr_lkey(a->mr), a->buf, 4096,
+		       b->q->node_id, npo_mr_rkey(b->mr), (uintptr_t)b->buf);
 	npo_submit(a->q);
 	ASSERT_EQ(0, reap(a->q, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
@@ -398,10 +401,11 @@ static void send_and_die(uint32_t node, uint16_t queue, unsigned int delay_us)
 
 	p = mmap(NULL, KILL_SEND, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!dev || p == MAP_FAILED || npo_create_queue(dev, &attr, &q) ||
+	if (!dev || p == MAP_FAILED || npo_device_set_job(dev, REMOTE_JOB) ||
+	    npo_create_queue(dev, &attr, &q) ||
 	    npo_reg_mr(dev, p, KILL_SEND, NPO_ACCESS_ALL, &mr))
 		_exit(1);
-	npo_prep_send(npo_get_sqe(q), 1, npo_mr_key(mr), p, KILL_SEND, node,
+	npo_prep_send(npo_get_sqe(q), 1, npo_mr_lkey(mr), p, KILL_SEND, node,
 		      queue);
 	npo_submit(q);
 	usleep(delay_us);
@@ -427,7 +431,7 @@ TEST_F_TIMEOUT(remote, a_killed_sender_leaves_the_receiver_working, 120)
 	ASSERT_EQ(0, npo_reg_mr(b->dev, bufs, size, NPO_ACCESS_ALL, &rmr));
 	ASSERT_EQ(0, npo_create_queue(b->dev, &attr, &rq));
 	for (i = 0; i <= KILL_ROUNDS; i++)
-		ASSERT_EQ(0, npo_post_recv(rq, i, npo_mr_key(rmr),
+		ASSERT_EQ(0, npo_post_recv(rq, i, npo_mr_lkey(rmr),
 					   bufs + i * KILL_SEND, KILL_SEND));
 	for (round = 0; round < KILL_ROUNDS; round++) {
 		pid_t pid = fork();

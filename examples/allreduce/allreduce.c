@@ -124,9 +124,9 @@ static int post_write(struct rank *r, uint64_t wr_id, const float *src,
 
 	if (!sqe)
 		return -ENOSPC;
-	npo_prep_write_imm(sqe, wr_id, npo_mr_key(r->mr_data), src,
+	npo_prep_write_imm(sqe, wr_id, npo_mr_lkey(r->mr_data), src,
 			   n * sizeof(float), to->node_id, to->queue_id,
-			   region->key, to_addr, imm);
+			   region->rkey, to_addr, imm);
 	npo_submit(r->q);
 	return 0;
 }

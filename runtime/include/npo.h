@@ -75,11 +75,25 @@ void npo_set_log_level(enum npo_log_level max_level);
 struct npo_device_entry *npo_get_device_list(int *count);
 void npo_free_device_list(struct npo_device_entry *list);
 
-/* Open "npoN", "/dev/npoN" or "N".  NULL with errno set on failure. */
+/*
+ * Open "npoN", "/dev/npoN" or "N".  NULL with errno set on failure.  If
+ * the environment variable NPO_DEVICE_FDS lists the device ("npo0=3,npo1=4":
+ * descriptors a launcher opened and put in a job, then passed on), the
+ * library uses a copy of that descriptor instead of opening the device.
+ */
 struct npo_device *npo_open_device(const char *name);
 int npo_close_device(struct npo_device *dev);
 int npo_device_fd(const struct npo_device *dev);
 const char *npo_device_name(const struct npo_device *dev);
+
+/*
+ * Jobs (<linux/npo.h>): the job this process' queues and regions on the
+ * device belong to, and, for a launcher with CAP_NET_ADMIN, putting the
+ * device handle in a job before it has queues or regions.  0 or a
+ * negative errno.
+ */
+int npo_device_job(struct npo_device *dev, uint32_t *job);
+int npo_device_set_job(struct npo_device *dev, uint32_t job);
 
 /* 0 or a negative errno. */
 int npo_query_device(struct npo_device *dev, struct npo_device_attr *attr);

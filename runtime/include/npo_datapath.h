@@ -50,6 +50,7 @@ struct npo_queue {
 	uint32_t rq_mask;
 	uint32_t id;			/* queue number on the device */
 	uint32_t node_id;		/* the device's node: loopback dest_node */
+	uint32_t job;			/* the job it belongs to */
 	struct npo_device *dev;
 	void *ring;
 	size_t ring_size;
@@ -84,7 +85,13 @@ int npo_reg_dmabuf(struct npo_device *dev, int fd, uint64_t offset,
 		   size_t length, uint64_t iova, uint32_t access,
 		   struct npo_mr **mr);
 int npo_dereg_mr(struct npo_mr *mr);
-uint32_t npo_mr_key(const struct npo_mr *mr);
+/* The key this process' descriptors name the region by (local_key). */
+uint32_t npo_mr_lkey(const struct npo_mr *mr);
+/*
+ * The key other queues of the same job name it by (remote_key), here or
+ * on another node; hand it out with npo_mr_pack_remote().
+ */
+uint64_t npo_mr_rkey(const struct npo_mr *mr);
 
 /*
  * Wait up to timeout_ms (-1: forever) for a completion; 0 with *cqe set,
@@ -109,24 +116,37 @@ const char *npo_cqe_describe(const struct npo_queue *q,
  * these byte blobs between processes; each is fixed-size, little-endian
  * and self-identifying, so a blob of the wrong kind or version is refused.
  */
-#define NPO_ENDPOINT_BLOB_SIZE	12
-#define NPO_REMOTE_MR_BLOB_SIZE	32
+#define NPO_ENDPOINT_BLOB_SIZE	16
+#define NPO_REMOTE_MR_BLOB_SIZE	40
 
-/* Where to send: a queue of a node. */
+/*
+ * Where to send: a queue of a node, and the job it belongs to (a queue
+ * reaches only queues and regions of its own job).
+ */
 struct npo_endpoint {
 	uint32_t node_id;
 	uint16_t queue_id;
+	uint32_t job;
 };
 
-/* A region another process may target, within the rights it was given. */
+/*
+ * A region another process of the same job may target, within the rights
+ * it was given.  The remote key is all a peer needs; the blob holds no
+ * local key, and the key is worthless to a process of another job.
+ */
 struct npo_remote_mr {
 	uint32_t node_id;
-	uint32_t key;
+	uint32_t job;
+	uint64_t rkey;
 	uint64_t addr;
 	uint64_t length;
 };
 
-/* Each returns the blob's size, or a negative errno (-ENOSPC, -EINVAL). */
+/*
+ * Each returns the blob's size, or a negative errno (-ENOSPC, -EINVAL).
+ * Compare a peer's job with npo_device_job() to refuse, with a clear
+ * error, a peer no request could reach.
+ */
 int npo_endpoint_pack(const struct npo_queue *q, void *buf, size_t len);
 int npo_endpoint_unpack(const void *buf, size_t len, struct npo_endpoint *ep);
 int npo_mr_pack_remote(const struct npo_mr *mr, void *buf, size_t len);
@@ -261,7 +281,7 @@ static inline void npo_prep_nop(struct npo_sqe *sqe, uint64_t wr_id)
 static inline void npo_prep_rdma(struct npo_sqe *sqe, uint8_t opcode,
 				 uint64_t wr_id, uint32_t local_key,
 				 const void *local_addr, uint32_t length,
-				 uint32_t dest_node, uint32_t remote_key,
+				 uint32_t dest_node, uint64_t remote_key,
 				 uint64_t remote_addr)
 {
 	sqe->opcode = opcode;
@@ -277,7 +297,7 @@ static inline void npo_prep_rdma(struct npo_sqe *sqe, uint8_t opcode,
 static inline void npo_prep_write(struct npo_sqe *sqe, uint64_t wr_id,
 				  uint32_t local_key, const void *local_addr,
 				  uint32_t length, uint32_t dest_node,
-				  uint32_t remote_key, uint64_t remote_addr)
+				  uint64_t remote_key, uint64_t remote_addr)
 {
 	npo_prep_rdma(sqe, NPO_OP_WRITE, wr_id, local_key, local_addr, length,
 		      dest_node, remote_key, remote_addr);
@@ -286,7 +306,7 @@ static inline void npo_prep_write(struct npo_sqe *sqe, uint64_t wr_id,
 static inline void npo_prep_read(struct npo_sqe *sqe, uint64_t wr_id,
 				 uint32_t local_key, void *local_addr,
 				 uint32_t length, uint32_t dest_node,
-				 uint32_t remote_key, uint64_t remote_addr)
+				 uint64_t remote_key, uint64_t remote_addr)
 {
 	npo_prep_rdma(sqe, NPO_OP_READ, wr_id, local_key, local_addr, length,
 		      dest_node, remote_key, remote_addr);
@@ -296,7 +316,7 @@ static inline void npo_prep_read(struct npo_sqe *sqe, uint64_t wr_id,
 static inline void npo_prep_write_imm(struct npo_sqe *sqe, uint64_t wr_id,
 				      uint32_t local_key, const void *local_addr,
 				      uint32_t length, uint32_t dest_node,
-				      uint16_t dest_queue, uint32_t remote_key,
+				      uint16_t dest_queue, uint64_t remote_key,
 				      uint64_t remote_addr, uint32_t imm)
 {
 	npo_prep_rdma(sqe, NPO_OP_WRITE_IMM, wr_id, local_key, local_addr,
@@ -319,7 +339,7 @@ static inline void npo_prep_send(struct npo_sqe *sqe, uint64_t wr_id,
 /* The old 64-bit value lands at result (8 bytes of local_key's region). */
 static inline void npo_prep_fetch_add(struct npo_sqe *sqe, uint64_t wr_id,
 				      uint32_t local_key, uint64_t *result,
-				      uint32_t dest_node, uint32_t remote_key,
+				      uint32_t dest_node, uint64_t remote_key,
 				      uint64_t remote_addr, uint64_t add)
 {
 	npo_prep_rdma(sqe, NPO_OP_FETCH_ADD, wr_id, local_key, result, 8,
@@ -329,7 +349,7 @@ static inline void npo_prep_fetch_add(struct npo_sqe *sqe, uint64_t wr_id,
 
 static inline void npo_prep_cmp_swap(struct npo_sqe *sqe, uint64_t wr_id,
 				     uint32_t local_key, uint64_t *result,
-				     uint32_t dest_node, uint32_t remote_key,
+				     uint32_t dest_node, uint64_t remote_key,
 				     uint64_t remote_addr, uint64_t compare,
 				     uint64_t swap)
 {

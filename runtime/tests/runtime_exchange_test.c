@@ -13,7 +13,8 @@
 
 TEST(endpoint_round_trip)
 {
-	struct npo_queue q = { .node_id = 0x01020304, .id = 0xbeef };
+	struct npo_queue q = { .node_id = 0x01020304, .id = 0xbeef,
+			       .job = 0x80001234 };
 	struct npo_endpoint ep;
 	uint8_t blob[NPO_ENDPOINT_BLOB_SIZE + 4];
 
@@ -25,19 +26,26 @@ TEST(endpoint_round_trip)
 		  npo_endpoint_unpack(blob, NPO_ENDPOINT_BLOB_SIZE, &ep));
 	EXPECT_EQ(0x01020304, ep.node_id);
 	EXPECT_EQ(0xbeef, ep.queue_id);
+	EXPECT_EQ(0x80001234, ep.job);
 	EXPECT_EQ(-ENOSPC, npo_endpoint_pack(&q, blob, NPO_ENDPOINT_BLOB_SIZE - 1));
 }
 
 TEST(remote_mr_round_trip)
 {
-	struct npo_mr mr = { .key = 0xabcd0007, .node_id = 9,
+	struct npo_mr mr = { .lkey = 0x5a5a0007, .rkey = 0xfedcba9876540007ULL,
+			     .node_id = 9, .job = 42,
 			     .addr = 0x7f0000001000ULL, .length = 1 << 20 };
 	struct npo_remote_mr r;
 	uint8_t blob[NPO_REMOTE_MR_BLOB_SIZE];
+	unsigned int i;
 
 	ASSERT_EQ(NPO_REMOTE_MR_BLOB_SIZE, npo_mr_pack_remote(&mr, blob, sizeof(blob)));
+	/* What a peer needs, and not the local key. */
+	for (i = 0; i + 4 <= sizeof(blob); i++)
+		EXPECT_NE(0, memcmp(blob + i, &mr.lkey, 4));
 	ASSERT_EQ(NPO_REMOTE_MR_BLOB_SIZE, npo_mr_unpack_remote(blob, sizeof(blob), &r));
-	EXPECT_EQ(mr.key, r.key);
+	EXPECT_EQ(mr.rkey, r.rkey);
+	EXPECT_EQ(42, r.job);
 	EXPECT_EQ(9, r.node_id);
 	EXPECT_EQ(mr.addr, r.addr);
 	EXPECT_EQ(mr.length, r.length);
@@ -45,7 +53,8 @@ TEST(remote_mr_round_trip)
 
 TEST(malformed_blobs_are_refused)
 {
-	struct npo_mr mr = { .key = 1, .node_id = 2, .addr = 4096, .length = 4096 };
+	struct npo_mr mr = { .lkey = 1, .rkey = 1, .node_id = 2, .addr = 4096,
+			     .length = 4096 };
 	struct npo_queue q = { .node_id = 2, .id = 3 };
 	uint8_t ep[NPO_ENDPOINT_BLOB_SIZE], rm[NPO_REMOTE_MR_BLOB_SIZE], bad[64];
 	struct npo_remote_mr r;
@@ -67,6 +76,14 @@ TEST(malformed_blobs_are_refused)
 		bad[i] ^= 0x40;
 		EXPECT_EQ(-EINVAL, npo_mr_unpack_remote(bad, sizeof(rm), &r));
 	}
+	/* A version 1 blob (32-bit keys, no job) is refused, not misread. */
+	memcpy(bad, rm, sizeof(rm));
+	bad[3] = 1;
+	EXPECT_EQ(-EINVAL, npo_mr_unpack_remote(bad, 32, &r));
+	EXPECT_EQ(-EINVAL, npo_mr_unpack_remote(bad, sizeof(rm), &r));
+	memcpy(bad, ep, sizeof(ep));
+	bad[3] = 1;
+	EXPECT_EQ(-EINVAL, npo_endpoint_unpack(bad, 12, &e));
 	memcpy(bad, ep, sizeof(ep));
 	bad[11] = 1;
 	EXPECT_EQ(-EINVAL, npo_endpoint_unpack(bad, sizeof(ep), &e));
@@ -103,14 +120,15 @@ TEST(random_bytes_never_fool_the_parser)
 			blob[0] = 'N';
 			blob[1] = 'P';
 			blob[2] = 1 + (i & 2) / 2;
-			blob[3] = 1;
+			blob[3] = 2;
 			if (blob[2] == 1)
 				blob[10] = blob[11] = 0;
 			else
 				memset(blob + 12, 0, 4);
 		}
 		if (npo_mr_unpack_remote(blob, sizeof(blob), &r) > 0) {
-			struct npo_mr mr = { .key = r.key, .node_id = r.node_id,
+			struct npo_mr mr = { .rkey = r.rkey, .job = r.job,
+					     .node_id = r.node_id,
 					     .addr = r.addr, .length = r.length };
 
 			npo_mr_pack_remote(&mr, again, sizeof(again));
@@ -118,7 +136,8 @@ TEST(random_bytes_never_fool_the_parser)
 			accepted++;
 		}
 		if (npo_endpoint_unpack(blob, NPO_ENDPOINT_BLOB_SIZE, &e) > 0) {
-			struct npo_queue q = { .node_id = e.node_id, .id = e.queue_id };
+			struct npo_queue q = { .node_id = e.node_id,
+					       .id = e.queue_id, .job = e.job };
 
 			npo_endpoint_pack(&q, again, sizeof(again));
 			EXPECT_EQ(0, memcmp(blob, again, NPO_ENDPOINT_BLOB_SIZE));

@@ -42,7 +42,8 @@ TEST(events_and_clocks)
 	EXPECT_STREQ("link-up", npo_event_str(NPO_EVENT_LINK_UP));
 	EXPECT_STREQ("train-failed", npo_event_str(NPO_EVENT_TRAIN_FAILED));
 	EXPECT_STREQ("clock", npo_event_str(NPO_EVENT_CLOCK));
-	EXPECT_STREQ("unknown", npo_event_str(NPO_EVENT_CLOCK + 1));
+	EXPECT_STREQ("refused", npo_event_str(NPO_EVENT_REFUSED));
+	EXPECT_STREQ("unknown", npo_event_str(NPO_EVENT_REFUSED + 1));
 	EXPECT_STREQ("grandmaster",
 		     npo_clock_role_str(NPO_CLOCK_ROLE_GRANDMASTER));
 	EXPECT_STREQ("follower", npo_clock_role_str(NPO_CLOCK_ROLE_FOLLOWER));
@@ -59,7 +60,7 @@ TEST(every_known_value_has_a_name)
 		EXPECT_STRNE("unknown", npo_port_state_str(v));
 	for (v = NPO_REASON_NONE; v <= NPO_REASON_NO_FIRMWARE; v++)
 		EXPECT_STRNE("unknown", npo_link_reason_str(v));
-	for (v = NPO_EVENT_LINK_UP; v <= NPO_EVENT_CLOCK; v++)
+	for (v = NPO_EVENT_LINK_UP; v <= NPO_EVENT_REFUSED; v++)
 		EXPECT_STRNE("unknown", npo_event_str(v));
 	for (v = NPO_CLOCK_UNLOCKED; v <= NPO_CLOCK_HOLDOVER; v++)
 		EXPECT_STRNE("unknown", npo_clock_state_str(v));

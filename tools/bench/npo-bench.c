@@ -158,7 +158,7 @@ static void mr_metadata(int fd, size_t len, struct json_object *out)
 	}
 	secs = now() - t0;
 	after = mem_free_kib();
-	dr.key = reg.key;
+	dr.lkey = reg.lkey;
 	ioctl(fd, NPO_IOCTL_DEREG_MR, &dr);
 	munmap(p, len);
 	json_object_object_add(out, "mr_metadata_pct",

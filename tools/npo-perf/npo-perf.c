@@ -190,7 +190,7 @@ static int replenish(struct ctx *c)
 		}
 		npo_cq_advance(c->rq, 1);
 	}
-	while (!npo_post_recv(c->rq, 0, npo_mr_key(c->rmr), c->rbuf, c->buf_size))
+	while (!npo_post_recv(c->rq, 0, npo_mr_lkey(c->rmr), c->rbuf, c->buf_size))
 		;
 	return 0;
 }
@@ -218,11 +218,11 @@ static void prep(struct ctx *c, const struct opts *o, struct npo_sqe *sqe,
 		 uint64_t n, uint32_t size)
 {
 	if (o->opcode == NPO_OP_SEND)
-		npo_prep_send(sqe, n, npo_mr_key(c->lmr), c->lbuf, size,
+		npo_prep_send(sqe, n, npo_mr_lkey(c->lmr), c->lbuf, size,
 			      c->dest_node, c->rq->id);
 	else
-		npo_prep_rdma(sqe, o->opcode, n, npo_mr_key(c->lmr), c->lbuf,
-			      size, c->dest_node, npo_mr_key(c->rmr),
+		npo_prep_rdma(sqe, o->opcode, n, npo_mr_lkey(c->lmr), c->lbuf,
+			      size, c->dest_node, npo_mr_rkey(c->rmr),
 			      (uintptr_t)c->rbuf);
 }
 

@@ -485,6 +485,50 @@ int cmd_lane(int argc, char **argv)
 	return ret;
 }
 
+/*
+ * A refused remote request: who asked, in which job, and, where this
+ * device's queue asked, which process owns it and whether it is throttled.
+ */
+static void refusal_print(struct nlattr **tb, const char *dev)
+{
+	bool requester = get_u32(tb, NPO_ATTR_REFUSAL_SIDE, 0) ==
+			 NPO_REFUSAL_SIDE_REQUESTER;
+	uint32_t queue = get_u32(tb, NPO_ATTR_QUEUE_ID, 0);
+	uint32_t peer = get_u32(tb, NPO_ATTR_REFUSAL_PEER_NODE, 0);
+
+	print_begin(print_is_json(), false);
+	print_open_object(NULL);
+	print_string("device", "%s", dev);
+	print_uint("node", " (node %llu): ", get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0));
+	print_string("event", "%s", npo_event_str(NPO_EVENT_REFUSED));
+	print_string("side", "", requester ? "requester" : "target");
+	print_uint("count", " %llu", get_u32(tb, NPO_ATTR_REFUSAL_COUNT, 0));
+	if (requester) {
+		print_uint("queue", " of queue %llu", queue);
+		print_uint("peer_node", " to node %llu", peer);
+	} else {
+		print_uint("peer_node", " from node %llu", peer);
+		print_uint("queue", " queue %llu", queue);
+	}
+	if (print_is_json())
+		print_uint("job", "", get_u32(tb, NPO_ATTR_JOB, 0));
+	else
+		print_text(", job 0x%08x", get_u32(tb, NPO_ATTR_JOB, 0));
+	print_string("status", " (%s)", npo_status_str(
+		     get_u32(tb, NPO_ATTR_REFUSAL_STATUS, 0)));
+	if (tb[NPO_ATTR_OWNER_PID]) {
+		print_uint("pid", ": pid %llu", get_u32(tb, NPO_ATTR_OWNER_PID, 0));
+		print_string("comm", " %s", tb[NPO_ATTR_OWNER_COMM] ?
+			     nla_get_string(tb[NPO_ATTR_OWNER_COMM]) : "?");
+		print_uint("uid", " uid %llu", get_u32(tb, NPO_ATTR_OWNER_UID, 0));
+		print_uint("throttle_ms", ", new queues delayed %llu ms",
+			   get_u32(tb, NPO_ATTR_THROTTLE_MS, 0));
+	}
+	print_text("\n");
+	print_close_object();
+	print_end();
+}
+
 static int on_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		    UNUSED int len, uint8_t cmd, UNUSED void *arg)
 {
@@ -495,6 +539,10 @@ static int on_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
 
 	if (cmd != NPO_CMD_EVENT)
 		return 0;
+	if (ev == NPO_EVENT_REFUSED) {
+		refusal_print(tb, dev);
+		return 0;
+	}
 	if (ev == NPO_EVENT_CLOCK) {
 		print_begin(print_is_json(), false);
 		print_open_object(NULL);

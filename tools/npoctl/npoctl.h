@@ -24,5 +24,6 @@ int cmd_monitor(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_clock(int argc, char **argv);
+int cmd_job(int argc, char **argv);
 
 #endif

@@ -20,7 +20,7 @@ static void queue_usage(FILE *to)
 	fprintf(to, "Usage: npoctl queue [ show [ DEV ] ]\n");
 }
 
-/* Device, owner and protection domain: the start of every line. */
+/* Device, owner, protection domain and job: the start of every line. */
 static void print_owner(struct nlattr **tb)
 {
 	print_string("device", "%-6s", tb[NPO_ATTR_DEV_NAME] ?
@@ -28,7 +28,12 @@ static void print_owner(struct nlattr **tb)
 	print_uint("pid", "  %7llu", get_u32(tb, NPO_ATTR_OWNER_PID, 0));
 	print_string("comm", "  %-15s", tb[NPO_ATTR_OWNER_COMM] ?
 		     nla_get_string(tb[NPO_ATTR_OWNER_COMM]) : "?");
+	print_uint("uid", "  %6llu", get_u32(tb, NPO_ATTR_OWNER_UID, 0));
 	print_uint("pd", "  %4llu", get_u32(tb, NPO_ATTR_PD, 0));
+	if (print_is_json())
+		print_uint("job", "", get_u32(tb, NPO_ATTR_JOB, 0));
+	else
+		print_text("  0x%08x", get_u32(tb, NPO_ATTR_JOB, 0));
 }
 
 static int on_queue(struct nlattr **tb, UNUSED struct nlattr *attrs,
@@ -106,7 +111,7 @@ static int on_region(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	print_open_object(NULL);
 	print_owner(tb);
 	if (print_is_json())
-		print_uint("key", "", get_u32(tb, NPO_ATTR_MR_KEY, 0));
+		print_uint("lkey", "", get_u32(tb, NPO_ATTR_MR_KEY, 0));
 	else
 		print_text("  0x%08x", get_u32(tb, NPO_ATTR_MR_KEY, 0));
 	if (print_is_json())
@@ -140,16 +145,16 @@ static int queue_show(struct npo_nl *nl, const char *dev)
 	int err;
 
 	print_open_object(NULL);
-	print_text("%-6s  %7s  %-15s  %4s  %5s  %-17s  %10s  %10s  %7s  %s\n",
-		   "DEV", "PID", "COMMAND", "PD", "QUEUE", "SQ/CQ/RQ", "SQ-HEAD",
-		   "CQ-TAIL", "PENDING", "MODE");
+	print_text("%-6s  %7s  %-15s  %6s  %4s  %-10s  %5s  %-17s  %10s  %10s  %7s  %s\n",
+		   "DEV", "PID", "COMMAND", "UID", "PD", "JOB", "QUEUE",
+		   "SQ/CQ/RQ", "SQ-HEAD", "CQ-TAIL", "PENDING", "MODE");
 	print_open_array("queues");
 	err = dump(nl, NPO_CMD_QUEUE_GET, dev, on_queue, &queues);
 	print_close_array();
 	if (!err) {
-		print_text("\n%-6s  %7s  %-15s  %4s  %-10s  %-14s  %12s  %s\n",
-			   "DEV", "PID", "COMMAND", "PD", "KEY", "ADDRESS",
-			   "LENGTH", "ACCESS");
+		print_text("\n%-6s  %7s  %-15s  %6s  %4s  %-10s  %-10s  %-14s  %12s  %s\n",
+			   "DEV", "PID", "COMMAND", "UID", "PD", "JOB", "LKEY",
+			   "ADDRESS", "LENGTH", "ACCESS");
 		print_open_array("regions");
 		err = dump(nl, NPO_CMD_MR_GET, dev, on_region, &regions);
 		print_close_array();

@@ -4,9 +4,10 @@
  * Queues live in guest memory (a header, a submission ring and a
  * completion ring, Documentation/hardware.rst "DMA queues"); the driver
  * creates them through the mailbox.  Every descriptor is checked against
- * the memory table (npo-mr.c: key, bounds, access, protection domain)
- * before a byte moves; a violation fails that descriptor and puts only
- * its queue in error.
+ * the memory table (npo-mr.c: key, bounds, access, protection domain,
+ * job) before a byte moves; a violation fails that descriptor and puts
+ * only its queue in error.  A request another job's region or queue
+ * refuses is logged at both ends (npo-refusal.c).
  *
  * Descriptors run in a bottom half, outside the vCPU that rang the
  * doorbell, in slices of at most NPO_DMA_BUDGET bytes so that a large
@@ -224,8 +225,9 @@ int npo_rq_take(NpoState *t, NpoQueue *tq, uint32_t len,
     tq->rq_head++;
     q_write32(t, tq, NPO_RING_RQ_HEAD, tq->rq_head);
     st = le32_to_cpu(r->length) < len ? NPO_STATUS_REMOTE_LENGTH :
-         len ? npo_mr_check(t, rmr, le32_to_cpu(r->key), le64_to_cpu(r->addr),
-                            len, NPO_ACCESS_LOCAL_WRITE, tq->pd, true) : 0;
+         len ? npo_mr_check_local(t, rmr, le32_to_cpu(r->key),
+                                  le64_to_cpu(r->addr), len,
+                                  NPO_ACCESS_LOCAL_WRITE, tq->pd) : 0;
     if (!st) {
         return 0;
     }
@@ -336,7 +338,7 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     uint64_t laddr = le64_to_cpu(d->local_addr);
     uint64_t raddr = le64_to_cpu(d->remote_addr);
     uint32_t lkey = le32_to_cpu(d->local_key);
-    uint32_t rkey = le32_to_cpu(d->remote_key);
+    uint64_t rkey = le64_to_cpu(d->remote_key);
     bool atomic = d->opcode == NPO_OP_FETCH_ADD || d->opcode == NPO_OP_CMP_SWAP;
     uint32_t lneed = 0, rneed = 0, st;
     NpoMr *lmr = NULL, *rmr = NULL;
@@ -393,21 +395,31 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         return 0;
     }
     t = dest->dev;
-    if (t && d->opcode == NPO_OP_WRITE_IMM) {
-        tq = npo_queue_get(t, le16_to_cpu(d->dest_queue));
-        if (!tq || tq->error) {
-            *status = NPO_STATUS_REMOTE_QUEUE;
-            return 0;
-        }
-    }
     /* A zero-length transfer touches no memory, so no key is checked. */
     if (len) {
-        st = npo_mr_check(s, &lmr, lkey, laddr, len, lneed, q->pd, true);
-        if (!st && t && d->opcode != NPO_OP_SEND) {
-            st = npo_mr_check(t, &rmr, rkey, raddr, len, rneed, 0, false);
+        st = npo_mr_check_local(s, &lmr, lkey, laddr, len, lneed, q->pd);
+        if (!st && t && d->opcode != NPO_OP_SEND &&
+            !npo_mr_check_remote(t, &rmr, rkey, q->job, raddr, len, rneed)) {
+            npo_refusal_log(t, NPO_REFUSAL_SIDE_TARGET, q->job, s->node_id,
+                            q->id, d->opcode, NPO_STATUS_REMOTE_ACCESS);
+            st = NPO_STATUS_REMOTE_ACCESS;
         }
         if (st) {
             *status = st;
+            return 0;
+        }
+    }
+    /* The region first, then the queue, as a peer across the wire does. */
+    if (t && (d->opcode == NPO_OP_WRITE_IMM || d->opcode == NPO_OP_SEND)) {
+        tq = npo_queue_get(t, le16_to_cpu(d->dest_queue));
+        /* Another job's queue is no queue for this one. */
+        if (tq && tq->job != q->job) {
+            npo_refusal_log(t, NPO_REFUSAL_SIDE_TARGET, q->job, s->node_id,
+                            q->id, d->opcode, NPO_STATUS_REMOTE_QUEUE);
+            tq = NULL;
+        }
+        if (!tq || tq->error) {
+            *status = NPO_STATUS_REMOTE_QUEUE;
             return 0;
         }
     }
@@ -505,6 +517,10 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
                       status);
         if (status) {
             npo_queue_fail(s, q, status);
+        }
+        if (status == NPO_STATUS_REMOTE_ACCESS) {
+            npo_refusal_log(s, NPO_REFUSAL_SIDE_REQUESTER, q->job,
+                            le32_to_cpu(d.dest_node), q->id, d.opcode, status);
         }
         q->sq_head++;
         q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
@@ -678,6 +694,7 @@ static uint32_t mbox_queue_create(NpoState *s)
     q->id = qid;
     q->gen = ++s->queue_gen;
     q->pd = FIELD_EX32(s->mbox_arg[1], QC_ARG1, PD);
+    q->job = s->pd_job[q->pd];
     q->ring = ring;
     q->sq_entries = 1u << sq_log2;
     q->cq_entries = 1u << cq_log2;

@@ -42,7 +42,8 @@ typedef struct NpoWireRead {
     QSIMPLEQ_ENTRY(NpoWireRead) next;
     uint64_t req;
     uint16_t src_queue;
-    uint32_t key;
+    uint32_t job;
+    uint64_t key;
     uint64_t addr;
     uint32_t len;
     uint32_t sent;
@@ -97,6 +98,7 @@ static uint64_t request_send_data(NpoState *s, NpoQueue *q,
             .req = cpu_to_le64(q->wire_req),
             .addr = d->remote_addr,
             .key = d->remote_key,
+            .job = cpu_to_le32(q->job),
             .total = d->length,
             .offset = cpu_to_le32(q->progress),
             .imm = d->imm,
@@ -128,6 +130,7 @@ static void request_send_one(NpoState *s, NpoQueue *q,
             .req = cpu_to_le64(q->wire_req),
             .addr = d->remote_addr,
             .key = d->remote_key,
+            .job = cpu_to_le32(q->job),
             .len = d->length,
             .src_queue = cpu_to_le16(q->id),
         };
@@ -143,6 +146,7 @@ static void request_send_one(NpoState *s, NpoQueue *q,
             .compare_add = d->compare_add,
             .swap = d->swap,
             .key = d->remote_key,
+            .job = cpu_to_le32(q->job),
             .src_queue = cpu_to_le16(q->id),
             .opcode = d->opcode,
         };
@@ -266,8 +270,8 @@ static void rx_read_data(NpoPort *p, const WireData *w, uint32_t n)
         return;
     }
     /* The region may have gone since the request left: look again. */
-    st = npo_mr_check(p->dev, &lmr, q->wire_lkey, q->wire_laddr + off, n,
-                      NPO_ACCESS_LOCAL_WRITE, q->pd, true);
+    st = npo_mr_check_local(p->dev, &lmr, q->wire_lkey, q->wire_laddr + off,
+                            n, NPO_ACCESS_LOCAL_WRITE, q->pd);
     if (st) {
         request_done(p->dev, q, st);
         return;
@@ -297,6 +301,38 @@ static void answer(NpoPort *p, uint64_t req, uint16_t src_queue,
     npo_port_flush(p);
 }
 
+/*
+ * The region a peer's request names by remote key, if its job may reach
+ * it; a refusal is logged, and reported as one status whatever the reason.
+ */
+static uint32_t target_region(NpoPort *p, NpoMr **mr, uint64_t key,
+                              uint32_t job, uint16_t src_queue,
+                              uint8_t opcode, uint64_t addr, uint64_t len,
+                              uint32_t need)
+{
+    if (npo_mr_check_remote(p->dev, mr, key, job, addr, len, need)) {
+        return NPO_STATUS_OK;
+    }
+    npo_refusal_log(p->dev, NPO_REFUSAL_SIDE_TARGET, job, p->peer_node,
+                    src_queue, opcode, NPO_STATUS_REMOTE_ACCESS);
+    return NPO_STATUS_REMOTE_ACCESS;
+}
+
+/* The queue a peer's WRITE_IMM or SEND names, if it is of the same job. */
+static NpoQueue *target_queue(NpoPort *p, const WireData *w)
+{
+    NpoQueue *tq = npo_queue_get(p->dev, le16_to_cpu(w->dest_queue));
+    uint32_t job = le32_to_cpu(w->job);
+
+    if (tq && tq->job != job) {
+        npo_refusal_log(p->dev, NPO_REFUSAL_SIDE_TARGET, job, p->peer_node,
+                        le16_to_cpu(w->src_queue), w->opcode,
+                        NPO_STATUS_REMOTE_QUEUE);
+        return NULL;
+    }
+    return tq;
+}
+
 static NpoSender sender_on(NpoPort *p, uint16_t queue)
 {
     return (NpoSender) {
@@ -317,11 +353,12 @@ static uint32_t rx_write(NpoPort *p, const WireData *w, uint32_t n)
     uint32_t st = 0;
 
     if (total) {
-        st = npo_mr_check(t, &mr, le32_to_cpu(w->key), addr, total,
-                          NPO_ACCESS_REMOTE_WRITE, 0, false);
+        st = target_region(p, &mr, le64_to_cpu(w->key), le32_to_cpu(w->job),
+                           le16_to_cpu(w->src_queue), w->opcode, addr, total,
+                           NPO_ACCESS_REMOTE_WRITE);
     }
     if (!st && w->opcode == NPO_OP_WRITE_IMM) {
-        tq = npo_queue_get(t, le16_to_cpu(w->dest_queue));
+        tq = target_queue(p, w);
         st = !tq || tq->error ? NPO_STATUS_REMOTE_QUEUE : 0;
     }
     if (st) {
@@ -381,7 +418,7 @@ static uint32_t rx_send(NpoPort *p, const WireData *w, uint32_t n)
         struct npo_rqe rqe;
         int taken;
 
-        tq = npo_queue_get(t, le16_to_cpu(w->dest_queue));
+        tq = target_queue(p, w);
         if (!tq || tq->error || r || total > NPO_MAX_SEND) {
             return NPO_STATUS_REMOTE_QUEUE;
         }
@@ -411,8 +448,8 @@ static uint32_t rx_send(NpoPort *p, const WireData *w, uint32_t n)
     }
     if (total) {
         /* The buffer's region may have gone between frames. */
-        st = npo_mr_check(t, &rmr, r->key, r->addr, total,
-                          NPO_ACCESS_LOCAL_WRITE, tq->pd, true);
+        st = npo_mr_check_local(t, &rmr, r->key, r->addr, total,
+                                NPO_ACCESS_LOCAL_WRITE, tq->pd);
         if (st) {
             recv_end(p, r, st);
             npo_queue_fail(t, tq, st);
@@ -475,9 +512,9 @@ static void rx_read(NpoPort *p, const WireRead *r)
     NpoMr *mr;
 
     if (len) {
-        st = npo_mr_check(p->dev, &mr, le32_to_cpu(r->key),
-                          le64_to_cpu(r->addr), len, NPO_ACCESS_REMOTE_READ,
-                          0, false);
+        st = target_region(p, &mr, le64_to_cpu(r->key), le32_to_cpu(r->job),
+                           le16_to_cpu(r->src_queue), NPO_OP_READ,
+                           le64_to_cpu(r->addr), len, NPO_ACCESS_REMOTE_READ);
     }
     if (st || !len) {
         answer(p, req, le16_to_cpu(r->src_queue), st, 0);
@@ -486,7 +523,8 @@ static void rx_read(NpoPort *p, const WireRead *r)
     rd = g_new0(NpoWireRead, 1);
     rd->req = req;
     rd->src_queue = le16_to_cpu(r->src_queue);
-    rd->key = le32_to_cpu(r->key);
+    rd->job = le32_to_cpu(r->job);
+    rd->key = le64_to_cpu(r->key);
     rd->addr = le64_to_cpu(r->addr);
     rd->len = len;
     QSIMPLEQ_INSERT_TAIL(&p->reads, rd, next);
@@ -499,8 +537,9 @@ static void rx_atomic(NpoPort *p, const WireAtomic *a)
     uint32_t st;
     NpoMr *mr;
 
-    st = npo_mr_check(p->dev, &mr, le32_to_cpu(a->key), addr, 8,
-                      NPO_ACCESS_REMOTE_ATOMIC, 0, false);
+    st = target_region(p, &mr, le64_to_cpu(a->key), le32_to_cpu(a->job),
+                       le16_to_cpu(a->src_queue), a->opcode, addr, 8,
+                       NPO_ACCESS_REMOTE_ATOMIC);
     if (!st && ((addr & 7) || (a->opcode != NPO_OP_FETCH_ADD &&
                                a->opcode != NPO_OP_CMP_SWAP))) {
         st = NPO_STATUS_BAD_DESCRIPTOR;
@@ -557,8 +596,9 @@ uint64_t npo_fabric_answer_reads(NpoState *s, uint64_t budget, bool *more)
                 break;
             }
             /* The region may have gone since the request came: look again. */
-            st = npo_mr_check(s, &mr, rd->key, rd->addr, rd->len,
-                              NPO_ACCESS_REMOTE_READ, 0, false);
+            st = npo_mr_check_remote(s, &mr, rd->key, rd->job, rd->addr,
+                                     rd->len, NPO_ACCESS_REMOTE_READ) ?
+                 NPO_STATUS_OK : NPO_STATUS_REMOTE_ACCESS;
             w = st ? NULL : (WireData *)npo_port_frame(p, WIRE_READ_DATA,
                                                        sizeof(*w) + n);
             if (w) {

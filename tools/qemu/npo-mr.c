@@ -1,13 +1,16 @@
 /*
  * NPO supernode interconnect: the memory table.
  *
- * Each entry is a region a process registered: key (a random tag above
- * the table index), protection domain, access rights, address range and
- * page list, given by MR_CREATE and MR_PAGES and taken away by MR_DESTROY.
- * Every descriptor and every request from a peer is checked here before a
- * byte moves (key, bounds, rights, protection domain); the pages are
- * mapped once, when they arrive, as a device caches its translations.
- * Documentation/hardware.rst, "DMA queues", is the specification.
+ * Each entry is a region a process registered: a local and a remote key
+ * (random tags above the table index), protection domain, job, access
+ * rights, address range and page list, given by MR_CREATE and MR_PAGES
+ * and taken away by MR_DESTROY.  Every descriptor and every request from
+ * a peer is checked here before a byte moves: a local key against the
+ * queue's protection domain, a remote key against the requester's job;
+ * the pages are mapped once, when they arrive, as a device caches its
+ * translations.  Each protection domain's job is set by PD_JOB.
+ * Documentation/hardware.rst, "DMA queues" and "Jobs and refusals", is
+ * the specification.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -22,32 +25,60 @@
 
 /* --- checks and copies -------------------------------------------------- */
 
-static NpoMr *mr_get(NpoState *s, uint32_t key)
+static NpoMr *mr_at(NpoState *s, uint32_t idx)
 {
-    uint32_t idx = FIELD_EX32(key, MR_KEY, INDEX);
     NpoMr *mr = idx < s->num_mrs ? s->mr[idx] : NULL;
 
-    return mr && mr->key == key && mr->pages_set == mr->npages ? mr : NULL;
+    return mr && mr->pages_set == mr->npages ? mr : NULL;
+}
+
+static bool mr_covers(const NpoMr *mr, uint64_t addr, uint64_t len,
+                      uint32_t need)
+{
+    return addr >= mr->iova && len <= mr->length &&
+           addr - mr->iova <= mr->length - len && (mr->access & need) == need;
 }
 
 /*
- * Check [addr, addr + len) against a region; 0 or the status to report.
+ * Check [addr, addr + len) against the region a queue of protection domain
+ * pd names by its local key; 0 or the status to report.
  * need: NPO_ACCESS_* bits the operation requires.
  */
-uint32_t npo_mr_check(NpoState *s, NpoMr **out, uint32_t key, uint64_t addr,
-                      uint64_t len, uint32_t need, uint32_t pd, bool local)
+uint32_t npo_mr_check_local(NpoState *s, NpoMr **out, uint32_t key,
+                            uint64_t addr, uint64_t len, uint32_t need,
+                            uint32_t pd)
 {
-    NpoMr *mr = mr_get(s, key);
+    NpoMr *mr = mr_at(s, FIELD_EX32(key, MR_KEY, INDEX));
 
-    if (!mr || (local && mr->pd != pd)) {
-        return local ? NPO_STATUS_LOCAL_KEY : NPO_STATUS_REMOTE_KEY;
+    if (!mr || mr->key != key || mr->pd != pd) {
+        return NPO_STATUS_LOCAL_KEY;
     }
-    if (addr < mr->iova || len > mr->length ||
-        addr - mr->iova > mr->length - len || (mr->access & need) != need) {
-        return local ? NPO_STATUS_LOCAL_ACCESS : NPO_STATUS_REMOTE_ACCESS;
+    if (!mr_covers(mr, addr, len, need)) {
+        return NPO_STATUS_LOCAL_ACCESS;
     }
     *out = mr;
     return NPO_STATUS_OK;
+}
+
+/*
+ * The same for a remote key from a queue of the given job, here or on a
+ * peer.  There is one answer for every reason a request finds no region
+ * (no such key, another job's, out of range, no right), so that the target
+ * tells a guesser nothing; the caller reports REMOTE_ACCESS and logs the
+ * refusal.
+ */
+bool npo_mr_check_remote(NpoState *s, NpoMr **out, uint64_t rkey,
+                         uint32_t job, uint64_t addr, uint64_t len,
+                         uint32_t need)
+{
+    NpoMr *mr = mr_at(s, rkey & NPO_MR_RKEY_INDEX_MASK);
+
+    if (!mr || mr->rkey != rkey || mr->job != job ||
+        !mr_covers(mr, addr, len, need)) {
+        return false;
+    }
+    *out = mr;
+    return true;
 }
 
 /*
@@ -190,7 +221,8 @@ static void mr_free(NpoState *s, uint32_t idx)
 static uint32_t mbox_mr_create(NpoState *s)
 {
     NpoHwMrCreate c;
-    uint32_t key, idx, shift;
+    uint32_t key, idx, shift, pd;
+    uint64_t rkey;
     uint64_t iova, len, npages;
     NpoMr *mr;
 
@@ -198,12 +230,17 @@ static uint32_t mbox_mr_create(NpoState *s)
         return MBOX_ERR_DMA;
     }
     key = le32_to_cpu(c.key);
+    rkey = le64_to_cpu(c.rkey);
     idx = FIELD_EX32(key, MR_KEY, INDEX);
+    pd = le32_to_cpu(c.pd);
     shift = le32_to_cpu(c.page_shift);
     iova = le64_to_cpu(c.iova);
     len = le64_to_cpu(c.length);
+    /* Both keys name the same entry; a remote key needs a random tag. */
     if (!idx || idx >= s->num_mrs || shift < 12 || shift > 30 || !len ||
-        iova + len < iova || (le32_to_cpu(c.access) & ~NPO_ACCESS_ALL)) {
+        iova + len < iova || (le32_to_cpu(c.access) & ~NPO_ACCESS_ALL) ||
+        (rkey & NPO_MR_RKEY_INDEX_MASK) != idx ||
+        !(rkey >> NPO_MR_RKEY_TAG_SHIFT) || pd >= NPO_MAX_PDS) {
         return MBOX_ERR_ARG;
     }
     if (s->mr[idx]) {
@@ -223,14 +260,16 @@ static uint32_t mbox_mr_create(NpoState *s)
         return MBOX_ERR_NOMEM;
     }
     mr->key = key;
-    mr->pd = le32_to_cpu(c.pd);
+    mr->rkey = rkey;
+    mr->pd = pd;
+    mr->job = s->pd_job[pd];
     mr->access = le32_to_cpu(c.access);
     mr->page_shift = shift;
     mr->iova = iova;
     mr->length = len;
     mr->npages = npages;
     s->mr[idx] = mr;
-    trace_npo_mr_create(s->node_id, key, mr->pd, len, mr->access);
+    trace_npo_mr_create(s->node_id, key, mr->pd, mr->job, len, mr->access);
     return MBOX_OK;
 }
 
@@ -289,12 +328,29 @@ static uint32_t mbox_mr_destroy(NpoState *s)
     return MBOX_OK;
 }
 
+/*
+ * The job of a protection domain's queues and regions created from now
+ * on; those that exist keep theirs.
+ */
+static uint32_t mbox_pd_job(NpoState *s)
+{
+    uint32_t pd = FIELD_EX32(s->mbox_arg[0], PD_JOB_ARG0, PD);
+
+    if (s->mbox_arg[0] & ~R_PD_JOB_ARG0_PD_MASK) {
+        return MBOX_ERR_ARG;
+    }
+    s->pd_job[pd] = s->mbox_arg[1];
+    trace_npo_pd_job(s->node_id, pd, s->mbox_arg[1]);
+    return MBOX_OK;
+}
+
 uint32_t npo_mr_mbox(NpoState *s, uint32_t op)
 {
     switch (op) {
     case MBOX_OP_MR_CREATE:
     case MBOX_OP_MR_PAGES:
     case MBOX_OP_MR_DESTROY:
+    case MBOX_OP_PD_JOB:
         break;
     default:
         return MBOX_ERR_OPCODE;
@@ -308,6 +364,8 @@ uint32_t npo_mr_mbox(NpoState *s, uint32_t op)
         return mbox_mr_create(s);
     case MBOX_OP_MR_PAGES:
         return mbox_mr_pages(s);
+    case MBOX_OP_PD_JOB:
+        return mbox_pd_job(s);
     default:
         return mbox_mr_destroy(s);
     }
@@ -322,15 +380,18 @@ void npo_mr_reset(NpoState *s)
     for (i = 0; i < s->num_mrs; i++) {
         mr_free(s, i);
     }
+    memset(s->pd_job, 0, NPO_MAX_PDS * sizeof(s->pd_job[0]));
 }
 
 void npo_mr_realize(NpoState *s)
 {
     s->mr = g_new0(NpoMr *, s->num_mrs);
+    s->pd_job = g_new0(uint32_t, NPO_MAX_PDS);
 }
 
 void npo_mr_exit(NpoState *s)
 {
     npo_mr_reset(s);
     g_free(s->mr);
+    g_free(s->pd_job);
 }

@@ -1,5 +1,5 @@
 /*
- * NPO supernode interconnect: the register interface, version 1.5, as the
+ * NPO supernode interconnect: the register interface, version 1.6, as the
  * device model names it.
  *
  * Documentation/hardware.rst of the NPO project is the specification.  The
@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            5
+#define NPO_IF_MINOR            6
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -93,6 +93,8 @@ enum {
     MBOX_OP_MR_CREATE = 0x32,
     MBOX_OP_MR_PAGES = 0x33,
     MBOX_OP_MR_DESTROY = 0x34,
+    MBOX_OP_PD_JOB = 0x35,              /* 1.6 */
+    MBOX_OP_REFUSALS = 0x36,            /* 1.6 */
     MBOX_OP_TIME_SEND = 0x40,
     MBOX_OP_TIME_RECV = 0x41,
 };
@@ -127,14 +129,22 @@ FIELD(QC_ARG0, SQ_LOG2, 16, 8)
 FIELD(QC_ARG0, CQ_LOG2, 24, 8)
 FIELD(QC_ARG1, PD, 0, 16)
 FIELD(QC_ARG1, RQ_LOG2, 16, 8)
+FIELD(PD_JOB_ARG0, PD, 0, 16)           /* PD_JOB; ARG1 the job */
+FIELD(REFUSALS_ARG2, MAX, 0, 16)        /* REFUSALS; ARG0/1 the buffer */
 FIELD(TIME_SEND_ARG0, PORT, 0, 8)       /* TIME_SEND */
 FIELD(TIME_SEND_ARG0, FLAGS, 8, 8)
 #define TIME_SEND_ONE_STEP      BIT(0)  /* stamp bytes 8..15 on the way out */
 #define NPO_TIME_ONE_STEP_OFFSET 8
 
-/* Memory region keys: a random tag above the memory table index. */
+/*
+ * Memory region keys: a random tag above the memory table index.  The
+ * local key is 32 bits wide, the remote key (1.6) 64.
+ */
 FIELD(MR_KEY, INDEX, 0, 16)
 FIELD(MR_KEY, TAG, 16, 16)
+#define NPO_MR_RKEY_INDEX_MASK  0xffffULL
+#define NPO_MR_RKEY_TAG_SHIFT   16
+#define NPO_MAX_PDS             65536
 #define NPO_MAX_MRS             65536
 #define NPO_MAX_MR_PAGES        (1u << 24)
 #define NPO_MR_PAGES_PER_CMD    510
@@ -145,12 +155,14 @@ REG32(IRQ_STATUS, 0x200)                /* write 1 to clear */
     FIELD(IRQ_STATUS, FATAL, 1, 1)
     FIELD(IRQ_STATUS, LINK, 2, 1)
     FIELD(IRQ_STATUS, TIME, 3, 1)       /* 1.4: a time-sync message came */
+    FIELD(IRQ_STATUS, REFUSED, 4, 1)    /* 1.6: a remote request refused */
 REG32(IRQ_MASK, 0x204)                  /* the same bits, 1 = enabled */
 REG32(LINK_EVENT_PORTS, 0x208)
 #define NPO_IRQ_ALL             (R_IRQ_STATUS_MBOX_DONE_MASK | \
                                  R_IRQ_STATUS_FATAL_MASK | \
                                  R_IRQ_STATUS_LINK_MASK | \
-                                 R_IRQ_STATUS_TIME_MASK)
+                                 R_IRQ_STATUS_TIME_MASK | \
+                                 R_IRQ_STATUS_REFUSED_MASK)
 
 /* Device clock (1.4) */
 REG32(CLK_MAX_ADJ, 0x300)
@@ -299,13 +311,37 @@ typedef struct QEMU_PACKED NpoHwPortStats {
 
 /* MR_CREATE command block, little endian. */
 typedef struct QEMU_PACKED NpoHwMrCreate {
-    uint32_t key;
+    uint32_t key;               /* the local key */
     uint32_t pd;
     uint32_t access;
     uint32_t page_shift;
     uint64_t iova;
     uint64_t length;
+    uint64_t rkey;              /* 1.6: the remote key, same index */
 } NpoHwMrCreate;
+
+/*
+ * One record of the refusal log (1.6), read with REFUSALS: a remote
+ * request refused for want of a region (REMOTE_ACCESS) or of a receiving
+ * queue of its job (REMOTE_QUEUE), seen from either end.  Records that
+ * differ only in count are merged.
+ */
+typedef struct QEMU_PACKED NpoHwRefusal {
+    uint32_t job;               /* the requesting queue's job */
+    uint32_t peer_node;         /* SIDE_REQUESTER: the destination node;
+                                   SIDE_TARGET: the requesting node */
+    uint16_t queue;             /* the requesting queue, on peer_node for
+                                   SIDE_TARGET */
+    uint8_t side;               /* NPO_REFUSAL_SIDE_* */
+    uint8_t opcode;             /* NPO_OP_* of the request */
+    uint32_t status;            /* NPO_STATUS_* the requester saw */
+    uint32_t count;             /* refusals merged into this record */
+    uint32_t rsvd;
+} NpoHwRefusal;
+
+#define NPO_REFUSAL_SIDE_REQUESTER  0   /* one of this device's queues */
+#define NPO_REFUSAL_SIDE_TARGET     1   /* a peer's queue, refused here */
+#define NPO_REFUSAL_DEPTH           64
 
 /* MR_PAGES command block: this header, then count 64-bit page addresses. */
 typedef struct QEMU_PACKED NpoHwMrPages {

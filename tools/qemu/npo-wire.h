@@ -61,13 +61,16 @@ typedef struct QEMU_PACKED WireTs {
 #define WIRE_CHUNK              (32 * 1024)
 
 /*
- * Every request names the requesting queue and a request id, unique per
- * requesting device; answers carry both back.  Fields are little endian.
+ * Every request names the requesting queue, its job and a request id,
+ * unique per requesting device; answers carry the queue and id back.  The
+ * target serves a request only from its job's regions and queues.  Fields
+ * are little endian.
  */
 typedef struct QEMU_PACKED WireData {
     uint64_t req;
     uint64_t addr;      /* start of the whole transfer at the target */
-    uint32_t key;
+    uint64_t key;       /* the remote key */
+    uint32_t job;
     uint32_t total;     /* bytes in the whole transfer */
     uint32_t offset;    /* of this frame's bytes in it */
     uint32_t imm;
@@ -81,7 +84,8 @@ typedef struct QEMU_PACKED WireData {
 typedef struct QEMU_PACKED WireRead {
     uint64_t req;
     uint64_t addr;
-    uint32_t key;
+    uint64_t key;
+    uint32_t job;
     uint32_t len;
     uint16_t src_queue;
     uint16_t pad[3];
@@ -92,7 +96,8 @@ typedef struct QEMU_PACKED WireAtomic {
     uint64_t addr;
     uint64_t compare_add;
     uint64_t swap;
-    uint32_t key;
+    uint64_t key;
+    uint32_t job;
     uint16_t src_queue;
     uint8_t opcode;
     uint8_t pad;

@@ -91,6 +91,7 @@ static void npo_reset_state(NpoState *s)
     s->fw_num_presets = 0;
     npo_link_reset(s);
     npo_dma_reset(s);
+    npo_refusal_reset(s);
     npo_clock_reset(s);
 }
 
@@ -193,6 +194,9 @@ static void npo_mbox_complete(void *opaque)
         }
         if (result == MBOX_ERR_OPCODE) {
             result = npo_mr_mbox(s, s->mbox_cmd);
+        }
+        if (result == MBOX_ERR_OPCODE) {
+            result = npo_refusal_mbox(s, s->mbox_cmd);
         }
         if (result == MBOX_ERR_OPCODE) {
             result = npo_clock_mbox(s, s->mbox_cmd);

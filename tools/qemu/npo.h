@@ -134,8 +134,10 @@ typedef struct NpoPort {
 #define NPO_MAX_RING_LOG2       15
 
 typedef struct NpoMr {
-    uint32_t key;
+    uint32_t key;               /* the local key */
+    uint64_t rkey;              /* the remote key */
     uint32_t pd;
+    uint32_t job;               /* its protection domain's, at creation */
     uint32_t access;
     uint32_t page_shift;
     uint64_t iova;
@@ -153,6 +155,7 @@ typedef struct NpoQueue {
     bool armed;                 /* interrupt once cq_tail != arm_head */
     uint16_t id;
     uint32_t pd;
+    uint32_t job;               /* its protection domain's, at creation */
     dma_addr_t ring;
     dma_addr_t sq_ring;         /* where each ring starts, from ring */
     dma_addr_t cq_ring;
@@ -236,6 +239,10 @@ struct NpoState {
 
     NpoQueue *queue;
     NpoMr **mr;
+    uint32_t *pd_job;           /* each protection domain's job */
+    NpoHwRefusal refusal[NPO_REFUSAL_DEPTH];    /* the refusal log */
+    unsigned int refusal_count;
+    uint32_t refusal_lost;      /* records that found the log full */
     QEMUBH *dma_bh;
     QEMUTimer *dma_retry;       /* resumes queues waiting for a link */
     unsigned int dma_next;      /* queue the next engine run starts at */
@@ -283,14 +290,25 @@ void npo_mr_realize(NpoState *s);
 void npo_mr_exit(NpoState *s);
 void npo_mr_reset(NpoState *s);
 uint32_t npo_mr_mbox(NpoState *s, uint32_t op);
-uint32_t npo_mr_check(NpoState *s, NpoMr **out, uint32_t key, uint64_t addr,
-                      uint64_t len, uint32_t need, uint32_t pd, bool local);
+uint32_t npo_mr_check_local(NpoState *s, NpoMr **out, uint32_t key,
+                            uint64_t addr, uint64_t len, uint32_t need,
+                            uint32_t pd);
+bool npo_mr_check_remote(NpoState *s, NpoMr **out, uint64_t rkey,
+                         uint32_t job, uint64_t addr, uint64_t len,
+                         uint32_t need);
 void npo_mr_read(NpoMr *mr, uint64_t addr, void *buf, uint64_t len);
 void npo_mr_write(NpoMr *mr, uint64_t addr, const void *buf, uint64_t len);
 void npo_mr_copy(NpoMr *dst, uint64_t daddr, NpoMr *src, uint64_t saddr,
                  uint64_t len);
 uint64_t npo_mr_atomic(NpoMr *mr, uint64_t addr, uint8_t opcode,
                        uint64_t compare_add, uint64_t swap);
+
+/* npo-refusal.c: the refusal log */
+void npo_refusal_log(NpoState *s, uint8_t side, uint32_t job,
+                     uint32_t peer_node, uint16_t queue, uint8_t opcode,
+                     uint32_t status);
+uint32_t npo_refusal_mbox(NpoState *s, uint32_t op);
+void npo_refusal_reset(NpoState *s);
 
 /* npo-clock.c */
 void npo_clock_realize(NpoState *s);

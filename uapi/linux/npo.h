@@ -21,7 +21,7 @@
 #include <linux/types.h>
 
 /** NPO_UAPI_VERSION - version of this interface, major << 16 | minor. */
-#define NPO_UAPI_VERSION	((1 << 16) | 1)
+#define NPO_UAPI_VERSION	((1 << 16) | 2)
 
 #define NPO_IOCTL_MAGIC		0xB6
 
@@ -176,7 +176,7 @@ struct npo_param_query {
  *
  * The ring header layout, the entry formats and the doorbell registers are
  * in <linux/npo_queue.h>.  The queue belongs to the open file's protection
- * domain and goes away with the file.
+ * domain and job, and goes away with the file.
  */
 struct npo_queue_create {
 	__u32 flags;
@@ -219,32 +219,39 @@ struct npo_queue_destroy {
  * @addr: In. Start of the memory in the caller's address space; also the
  *	address descriptors use for it.
  * @length: In. Bytes, at least 1.
- * @key: Out. Key that names the region in descriptors, locally and, when
- *	@access grants remote rights, to other queues.
+ * @lkey: Out. Local key: names the region in this file's descriptors
+ *	(&struct npo_sqe.local_key, &struct npo_rqe.key) and to
+ *	NPO_IOCTL_DEREG_MR.
  * @pad: Out. Zero.
+ * @rkey: Out. Remote key: names the region in other queues' descriptors
+ *	(&struct npo_sqe.remote_key), on this device or across the fabric,
+ *	within the rights @access grants and only for queues of the same job
+ *	(NPO_IOCTL_SET_JOB).  48 of its bits are random.
  *
  * The pages are pinned and count against RLIMIT_MEMLOCK (unless the caller
  * has CAP_IPC_LOCK).  Memory that is not mapped, or not writable when
- * @access includes a write or atomic right, fails with EFAULT.
+ * @access includes a write or atomic right, fails with EFAULT.  The region
+ * belongs to the file's job as it is at registration.
  */
 struct npo_mr_reg {
 	__u32 flags;
 	__u32 access;
 	__u64 addr;
 	__u64 length;
-	__u32 key;
+	__u32 lkey;
 	__u32 pad;
+	__u64 rkey;
 };
 
 /**
  * struct npo_mr_dereg - NPO_IOCTL_DEREG_MR argument
- * @key: In. A key this file registered.
+ * @lkey: In. The local key of a region this file registered.
  * @flags: In. Must be 0.
  *
  * Once the ioctl returns, the device no longer reaches the memory.
  */
 struct npo_mr_dereg {
-	__u32 key;
+	__u32 lkey;
 	__u32 flags;
 };
 
@@ -259,8 +266,9 @@ struct npo_mr_dereg {
  * @iova: In. The address descriptors use for the region's first byte,
  *	page aligned; any value the caller likes, since the buffer may have no
  *	address in the caller's memory.
- * @key: Out. The region's key.
+ * @lkey: Out. The region's local key, as for NPO_IOCTL_REG_MR.
  * @pad2: Out. Zero.
+ * @rkey: Out. The region's remote key, as for NPO_IOCTL_REG_MR.
  *
  * The device reaches the buffer's memory directly; the exporter keeps it
  * in place while the region exists.  Deregister with NPO_IOCTL_DEREG_MR.
@@ -273,8 +281,38 @@ struct npo_dmabuf_reg {
 	__u64 offset;
 	__u64 length;
 	__u64 iova;
-	__u32 key;
+	__u32 lkey;
 	__u32 pad2;
+	__u64 rkey;
+};
+
+/*
+ * Jobs.  Every open file of /dev/npoN (a protection domain) belongs to a
+ * job, and so do its queues and regions.  A request from another queue,
+ * on this device or across the fabric, reaches a region or a receiving
+ * queue only if both belong to the same job; within a job, remote keys
+ * and protection domains decide as before.  A file starts in its process'
+ * default job, which the driver derives from the process (NPO_JOB_DEFAULT
+ * set) and nobody can choose; a launcher with CAP_NET_ADMIN puts a file in
+ * a job it assigns (NPO_JOB_MIN..NPO_JOB_MAX), typically before handing
+ * the file to the job's processes.  See Documentation/uapi.rst, "Jobs".
+ */
+#define NPO_JOB_MIN		1
+#define NPO_JOB_MAX		0x7fffffff
+#define NPO_JOB_DEFAULT		0x80000000U	/* set in every default job */
+
+/**
+ * struct npo_job - NPO_IOCTL_SET_JOB and NPO_IOCTL_GET_JOB argument
+ * @job: In (SET): the job to join, NPO_JOB_MIN..NPO_JOB_MAX.  Out (GET):
+ *	the file's job.
+ * @flags: In. Must be 0.
+ *
+ * SET needs CAP_NET_ADMIN and a file that has no queue and no region yet
+ * (EBUSY otherwise); the file keeps the job wherever it is passed.
+ */
+struct npo_job {
+	__u32 job;
+	__u32 flags;
 };
 
 /** NPO_IOCTL_GET_INFO - describe the device, see &struct npo_dev_info. */
@@ -291,5 +329,9 @@ struct npo_dmabuf_reg {
 #define NPO_IOCTL_DEREG_MR	_IOW(NPO_IOCTL_MAGIC, 0x13, struct npo_mr_dereg)
 /** NPO_IOCTL_REG_DMABUF - register a dma-buf, see &struct npo_dmabuf_reg. */
 #define NPO_IOCTL_REG_DMABUF	_IOWR(NPO_IOCTL_MAGIC, 0x14, struct npo_dmabuf_reg)
+/** NPO_IOCTL_SET_JOB - put the file in a job, see &struct npo_job. */
+#define NPO_IOCTL_SET_JOB	_IOW(NPO_IOCTL_MAGIC, 0x15, struct npo_job)
+/** NPO_IOCTL_GET_JOB - the file's job, see &struct npo_job. */
+#define NPO_IOCTL_GET_JOB	_IOWR(NPO_IOCTL_MAGIC, 0x16, struct npo_job)
 
 #endif /* _UAPI_LINUX_NPO_H */

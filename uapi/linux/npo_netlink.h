@@ -156,6 +156,12 @@ enum npo_link_reason {
  * @NPO_EVENT_TEST_DONE: a PRBS test finished.
  * @NPO_EVENT_CLOCK: a device's clock changed role, state, grandmaster or
  *	parent port; carries the device and its NPO_ATTR_CLOCK_* attributes.
+ * @NPO_EVENT_REFUSED: the device refused remote requests for want of a
+ *	region or receiving queue of the requester's job; carries the device,
+ *	NPO_ATTR_REFUSAL_*, NPO_ATTR_JOB and NPO_ATTR_QUEUE_ID, and for
+ *	NPO_REFUSAL_SIDE_REQUESTER the process that created the queue
+ *	(NPO_ATTR_OWNER_PID, _COMM, _UID) and NPO_ATTR_THROTTLE_MS.
+ *	Rate-limited per device.
  */
 enum npo_event {
 	NPO_EVENT_UNSPEC,
@@ -168,6 +174,19 @@ enum npo_event {
 	NPO_EVENT_ERR_THRESHOLD,
 	NPO_EVENT_TEST_DONE,
 	NPO_EVENT_CLOCK,
+	NPO_EVENT_REFUSED,
+};
+
+/**
+ * enum npo_refusal_side - which end of a refused request reports it
+ * @NPO_REFUSAL_SIDE_REQUESTER: a queue of this device was refused; the
+ *	peer node is the destination.
+ * @NPO_REFUSAL_SIDE_TARGET: this device refused a request from a queue of
+ *	the peer node.
+ */
+enum npo_refusal_side {
+	NPO_REFUSAL_SIDE_REQUESTER,
+	NPO_REFUSAL_SIDE_TARGET,
 };
 
 /* NPO_ATTR_PORT_FLAGS bits */
@@ -255,7 +274,8 @@ enum npo_event {
  * @NPO_ATTR_QUEUE_CQ_HEAD: u32, completions the process consumed.
  * @NPO_ATTR_QUEUE_STATUS: u32, NPO_QSTAT_* bits (<linux/npo_queue.h>).
  * @NPO_ATTR_QUEUE_INTERRUPT: u8, 1 if completions signal an eventfd.
- * @NPO_ATTR_MR_KEY: u32, the region's key.
+ * @NPO_ATTR_MR_KEY: u32, the region's local key (the remote key is never
+ *	reported: it is the owner's to hand out).
  * @NPO_ATTR_MR_ADDR: u64, its start in the owner's address space.
  * @NPO_ATTR_MR_LENGTH: u64, its length in bytes.
  * @NPO_ATTR_MR_ACCESS: u32, NPO_ACCESS_* rights.
@@ -274,6 +294,17 @@ enum npo_event {
  * @NPO_ATTR_CLOCK_PATH_DELAY: s64, path delay to the parent, ns.
  * @NPO_ATTR_CLOCK_FREQ: s64, frequency adjustment, parts per trillion.
  * @NPO_ATTR_CLOCK_STEPS_TAKEN: u64, times the clock was stepped.
+ * @NPO_ATTR_JOB: u32, a job (<linux/npo.h>): of an open file in queue and
+ *	region dumps, of the requester in NPO_EVENT_REFUSED.
+ * @NPO_ATTR_OWNER_UID: u32, the user that opened the file; in
+ *	NPO_EVENT_REFUSED, the user that created the queue.
+ * @NPO_ATTR_REFUSAL_SIDE: u32, &enum npo_refusal_side.
+ * @NPO_ATTR_REFUSAL_PEER_NODE: u32, the other end's node id.
+ * @NPO_ATTR_REFUSAL_OPCODE: u32, the request's NPO_OP_* (<linux/npo_queue.h>).
+ * @NPO_ATTR_REFUSAL_STATUS: u32, the NPO_STATUS_* the requester saw.
+ * @NPO_ATTR_REFUSAL_COUNT: u32, refusals this event reports.
+ * @NPO_ATTR_THROTTLE_MS: u32, how long the owner's new queues now wait
+ *	before they are created, 0 if they do not.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -355,6 +386,14 @@ enum npo_attr {
 	NPO_ATTR_CLOCK_PATH_DELAY,
 	NPO_ATTR_CLOCK_FREQ,
 	NPO_ATTR_CLOCK_STEPS_TAKEN,
+	NPO_ATTR_JOB,
+	NPO_ATTR_OWNER_UID,
+	NPO_ATTR_REFUSAL_SIDE,
+	NPO_ATTR_REFUSAL_PEER_NODE,
+	NPO_ATTR_REFUSAL_OPCODE,
+	NPO_ATTR_REFUSAL_STATUS,
+	NPO_ATTR_REFUSAL_COUNT,
+	NPO_ATTR_THROTTLE_MS,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

@@ -52,15 +52,19 @@ enum npo_op {
  *	WRITE_IMM's completion or a SEND's data.
  * @length: bytes to move; 8 for atomics.
  * @wr_id: returned unchanged in the completion.
- * @local_key: key of the local memory region.
- * @remote_key: key of the destination's memory region.
+ * @remote_key: remote key (&struct npo_mr_reg.rkey) of the destination's
+ *	memory region.
  * @local_addr: address in the local region.
  * @remote_addr: address in the destination's region.
+ * @local_key: local key (&struct npo_mr_reg.lkey) of the local region.
  * @dest_node: fabric node id of the destination; this device's own node id
  *	for a loopback operation.
- * @imm: immediate data of a WRITE_IMM.
  * @compare_add: value to add (FETCH_ADD) or to compare (CMP_SWAP).
+ * @imm: immediate data of a WRITE_IMM, in the place of @compare_add.
  * @swap: value to store (CMP_SWAP).
+ *
+ * The remote key is 64 bits wide so that it cannot be guessed; an atomic's
+ * operand and an immediate share a word, since no operation has both.
  */
 struct npo_sqe {
 	__u8 opcode;
@@ -68,13 +72,15 @@ struct npo_sqe {
 	__u16 dest_queue;
 	__u32 length;
 	__u64 wr_id;
-	__u32 local_key;
-	__u32 remote_key;
+	__u64 remote_key;
 	__u64 local_addr;
 	__u64 remote_addr;
+	__u32 local_key;
 	__u32 dest_node;
-	__u32 imm;
-	__u64 compare_add;
+	union {
+		__u64 compare_add;
+		__u32 imm;
+	};
 	__u64 swap;
 };
 
@@ -87,11 +93,15 @@ struct npo_sqe {
  *	protection domain.
  * @NPO_STATUS_LOCAL_ACCESS: the local range is outside the region or the
  *	region lacks the access the operation needs.
- * @NPO_STATUS_REMOTE_KEY: the remote key names no region.
- * @NPO_STATUS_REMOTE_ACCESS: the remote range is outside the region or the
- *	region lacks the remote access the operation needs.
- * @NPO_STATUS_REMOTE_QUEUE: the destination queue does not exist or is in
- *	error.
+ * @NPO_STATUS_REMOTE_KEY: not reported since interface 1.6 (see
+ *	REMOTE_ACCESS); the value stays reserved.
+ * @NPO_STATUS_REMOTE_ACCESS: the destination has no region for this
+ *	request: the remote key names none, or one of another job, or the
+ *	range is outside it, or it lacks the remote right the operation
+ *	needs.  One status for every reason, so that the target is no oracle
+ *	for guessing keys.
+ * @NPO_STATUS_REMOTE_QUEUE: the destination queue does not exist, is in
+ *	error, or belongs to another job.
  * @NPO_STATUS_UNREACHABLE: no active link leads to the destination node.
  * @NPO_STATUS_DMA_ERROR: host memory could not be read or written.
  * @NPO_STATUS_FLUSHED: not executed: the queue was already in error.  On
@@ -154,7 +164,7 @@ struct npo_cqe {
 /**
  * struct npo_rqe - receive queue entry, 32 bytes: a buffer for one SEND
  * @wr_id: returned in the RECV completion.
- * @key: key of a region of the queue's protection domain with
+ * @key: local key of a region of the queue's protection domain with
  *	NPO_ACCESS_LOCAL_WRITE.
  * @addr: start of the buffer.
  * @length: its size in bytes.

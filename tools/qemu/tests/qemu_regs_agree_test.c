@@ -29,6 +29,7 @@ enum {
 	MODEL_MBOX_NUM_RETS = NPO_MBOX_NUM_RETS,
 	MODEL_PORT_BASE = NPO_PORT_BASE,
 	MODEL_PORT_STRIDE = NPO_PORT_STRIDE,
+	MODEL_REFUSAL_DEPTH = NPO_REFUSAL_DEPTH,
 };
 #undef NPO_MAGIC
 #undef NPO_REGS_SIZE
@@ -45,6 +46,7 @@ enum {
 #undef NPO_MBOX_NUM_RETS
 #undef NPO_PORT_BASE
 #undef NPO_PORT_STRIDE
+#undef NPO_REFUSAL_DEPTH
 
 #include "driver/npo_regs.h"
 #include "kselftest_harness.h"
@@ -54,6 +56,7 @@ enum {
 #define MRC(f)	offsetof(struct npo_hw_mr_create, f), offsetof(NpoHwMrCreate, f)
 #define MRP(f)	offsetof(struct npo_hw_mr_pages, f), offsetof(NpoHwMrPages, f)
 #define TMSG(f)	offsetof(struct npo_hw_time_msg, f), offsetof(NpoHwTimeMsg, f)
+#define REFUSAL(f) offsetof(struct npo_hw_refusal, f), offsetof(NpoHwRefusal, f)
 
 /* X(what, the driver's value, the model's value) for every shared fact. */
 #define FACTS(X)							\
@@ -123,6 +126,8 @@ enum {
 	X(op_mr_create, NPO_MBOX_OP_MR_CREATE, MBOX_OP_MR_CREATE)	\
 	X(op_mr_pages, NPO_MBOX_OP_MR_PAGES, MBOX_OP_MR_PAGES)		\
 	X(op_mr_destroy, NPO_MBOX_OP_MR_DESTROY, MBOX_OP_MR_DESTROY)	\
+	X(op_pd_job, NPO_MBOX_OP_PD_JOB, MBOX_OP_PD_JOB)		\
+	X(op_refusals, NPO_MBOX_OP_REFUSALS, MBOX_OP_REFUSALS)		\
 	X(op_time_send, NPO_MBOX_OP_TIME_SEND, MBOX_OP_TIME_SEND)	\
 	X(op_time_recv, NPO_MBOX_OP_TIME_RECV, MBOX_OP_TIME_RECV)	\
 	X(res_ok, NPO_MBOX_OK, MBOX_OK)					\
@@ -164,6 +169,14 @@ enum {
 	X(time_rx_depth, NPO_TIME_RX_DEPTH, MODEL_TIME_RX_DEPTH)	\
 	X(mr_key_index, NPO_MR_KEY_INDEX, R_MR_KEY_INDEX_MASK)		\
 	X(mr_key_tag, NPO_MR_KEY_TAG, R_MR_KEY_TAG_MASK)		\
+	X(mr_rkey_index, NPO_MR_RKEY_INDEX, NPO_MR_RKEY_INDEX_MASK)	\
+	X(mr_rkey_tag, NPO_MR_RKEY_TAG, ~0ULL << NPO_MR_RKEY_TAG_SHIFT)	\
+	X(max_pds, NPO_QC_PD + 1, NPO_MAX_PDS)		\
+	X(pd_job_pd, NPO_PD_JOB_PD, R_PD_JOB_ARG0_PD_MASK)		\
+	X(refusals_max, NPO_REFUSALS_MAX, R_REFUSALS_ARG2_MAX_MASK)	\
+	X(refusal_depth, NPO_REFUSAL_DEPTH, MODEL_REFUSAL_DEPTH)	\
+	X(refusal_requester, NPO_HW_REFUSAL_SIDE_REQUESTER, NPO_REFUSAL_SIDE_REQUESTER) \
+	X(refusal_target, NPO_HW_REFUSAL_SIDE_TARGET, NPO_REFUSAL_SIDE_TARGET) \
 	X(mr_max_pages, NPO_MR_MAX_PAGES, NPO_MAX_MR_PAGES)		\
 	X(mr_pages_per_cmd, NPO_MR_PAGES_PER_CMD, MODEL_MR_PAGES_PER_CMD) \
 	/* interrupts */						\
@@ -173,6 +186,7 @@ enum {
 	X(irq_fatal, NPO_IRQ_FATAL, R_IRQ_STATUS_FATAL_MASK)		\
 	X(irq_link, NPO_IRQ_LINK, R_IRQ_STATUS_LINK_MASK)		\
 	X(irq_time, NPO_IRQ_TIME, R_IRQ_STATUS_TIME_MASK)		\
+	X(irq_refused, NPO_IRQ_REFUSED, R_IRQ_STATUS_REFUSED_MASK)	\
 	X(reg_link_event_ports, NPO_REG_LINK_EVENT_PORTS, A_LINK_EVENT_PORTS) \
 	/* clock */							\
 	X(reg_clk_max_adj, NPO_REG_CLK_MAX_ADJ, A_CLK_MAX_ADJ)		\
@@ -298,6 +312,7 @@ enum {
 	X(mr_create_page_shift, MRC(page_shift))			\
 	X(mr_create_iova, MRC(iova))					\
 	X(mr_create_length, MRC(length))				\
+	X(mr_create_rkey, MRC(rkey))					\
 	X(mr_pages_size, sizeof(struct npo_hw_mr_pages), sizeof(NpoHwMrPages)) \
 	X(mr_pages_key, MRP(key))					\
 	X(mr_pages_count, MRP(count))					\
@@ -306,7 +321,15 @@ enum {
 	X(time_msg_rx_time, TMSG(rx_time))				\
 	X(time_msg_port, TMSG(port))					\
 	X(time_msg_len, TMSG(len))					\
-	X(time_msg_payload, TMSG(payload))
+	X(time_msg_payload, TMSG(payload))				\
+	X(refusal_size, sizeof(struct npo_hw_refusal), sizeof(NpoHwRefusal)) \
+	X(refusal_job, REFUSAL(job))					\
+	X(refusal_peer_node, REFUSAL(peer_node))			\
+	X(refusal_queue, REFUSAL(queue))				\
+	X(refusal_side, REFUSAL(side))					\
+	X(refusal_opcode, REFUSAL(opcode))				\
+	X(refusal_status, REFUSAL(status))				\
+	X(refusal_count, REFUSAL(count))
 
 /* Through a second macro, so that LANE() and the like expand to two. */
 #define AGREE(what, ...)	AGREE_(what, __VA_ARGS__)

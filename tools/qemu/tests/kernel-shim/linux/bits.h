@@ -14,6 +14,7 @@
 #define BIT(nr)			(1UL << (nr))
 #endif
 #define GENMASK(h, l)		((~0UL << (l)) & (~0UL >> (63 - (h))))
+#define GENMASK_ULL(h, l)	((~0ULL << (l)) & (~0ULL >> (63 - (h))))
 
 typedef uint8_t u8;
 typedef uint16_t u16;
