@@ -43,7 +43,10 @@ int npo_test_run(char *out, size_t len, const char *fmt, ...)
 int npo_test_reload(const char *params);
 bool npo_test_module_loaded(void);
 
-/* Kernel log since a mark; the mark is the current log length. */
+/*
+ * Kernel log since a mark: the mark is the sequence number of the newest
+ * record (/dev/kmsg), so it holds even once the ring buffer wrapped.
+ */
 size_t npo_test_dmesg_mark(void);
 int npo_test_dmesg_since(size_t mark, char *buf, size_t len);
 

@@ -2,49 +2,72 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Run the NPO selftests, kselftest style: each test binary under a timeout,
-# its TAP output indented, one TAP line per binary.  A binary fails if the
-# kernel logged a splat (BUG/WARNING/Oops/lockdep/KASAN) while it ran.
+# its TAP output indented, one TAP line per binary.  A binary fails if
+#  - it exits non-zero (4, kselftest's "skipped", only where no device is
+#    expected),
+#  - its TAP plan does not match the results it printed (a test that died
+#    or never ran is a failure, not a missing line),
+#  - it skipped a test although NPO_EXPECT_DEVICES says devices are there,
+#  - the kernel logged a splat (BUG/WARNING/Oops/lockdep/KASAN...) while
+#    it ran: the kernel log is cleared before each binary, so a wrapped
+#    ring buffer cannot hide one.
+# The driver must load; the splat patterns must be there.
 #
 # Usage: run_tests.sh [TEST...]    (default: every *_test beside this script)
 dir=$(dirname "$0")
 timeout=${NPO_TEST_TIMEOUT:-300}
 patterns=${NPO_SPLAT_PATTERNS:-/npo/splat-patterns}
+expect=${NPO_EXPECT_DEVICES:-}
 
 if [ $# -eq 0 ]; then
 	set -- $(cd "$dir" && ls *_test 2>/dev/null)
 fi
 
-# The tests expect the driver loaded with default parameters.
-/sbin/modprobe npo 2>/dev/null
-
 echo "TAP version 13"
+if [ ! -s "$patterns" ]; then
+	echo "Bail out! no kernel splat patterns at $patterns"
+	exit 1
+fi
+# The tests expect the driver loaded with default parameters.
+if ! /sbin/modprobe npo; then
+	echo "Bail out! modprobe npo failed"
+	exit 1
+fi
 echo "1..$#"
 n=0
 failed=0
 for t in "$@"; do
 	n=$((n + 1))
-	before=$(dmesg | wc -l)
+	dmesg -c >/dev/null
 	# busybox sh has no PIPESTATUS: the status travels through a file.
 	{
 		timeout -s KILL "$timeout" "$dir/$t" 2>&1
 		echo $? >/tmp/.npo_rc
-	} | sed 's/^/# /'
+	} | tee /tmp/.npo_out | sed 's/^/# /'
 	rc=$(cat /tmp/.npo_rc)
-	splat=
-	if [ -f "$patterns" ] &&
-	   dmesg | tail -n +$((before + 1)) | grep -E -f "$patterns" >/tmp/.npo_splat; then
-		splat=1
+	why=
+	if dmesg | grep -E -f "$patterns" >/tmp/.npo_splat; then
 		sed 's/^/# splat: /' /tmp/.npo_splat
+		why="kernel splat"
 	fi
-	# 0: passed, 4: skipped (kselftest's KSFT_SKIP).
-	if [ -n "$splat" ]; then
-		echo "not ok $n selftests: npo: $t # kernel splat"
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' /tmp/.npo_out | head -n 1)
+	ran=$(grep -cE '^(not )?ok [0-9]+ ' /tmp/.npo_out)
+	skipped=$(grep -cE '^ok [0-9]+ .*# SKIP' /tmp/.npo_out)
+	if [ -z "$why" ] && [ "$rc" != 0 ] && [ "$rc" != 4 ]; then
+		why="exit status $rc"
+	fi
+	if [ -z "$why" ] && { [ -z "$plan" ] || [ "$plan" != "$ran" ]; }; then
+		why="TAP plan ${plan:-missing}, $ran results"
+	fi
+	if [ -z "$why" ] && [ -n "$expect" ] &&
+	   { [ "$skipped" -gt 0 ] || [ "$rc" = 4 ]; }; then
+		why="$skipped skipped with $expect devices present"
+	fi
+	if [ -n "$why" ]; then
+		echo "not ok $n selftests: npo: $t # $why"
 		failed=$((failed + 1))
-	elif [ "$rc" = 0 ] || [ "$rc" = 4 ]; then
-		echo "ok $n selftests: npo: $t"
 	else
-		echo "not ok $n selftests: npo: $t # exit status $rc"
-		failed=$((failed + 1))
+		echo "ok $n selftests: npo: $t"
 	fi
 done
 exit $((failed > 0))
