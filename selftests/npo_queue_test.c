@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <dirent.h>
@@ -423,12 +424,26 @@ TEST_F(queue, bad_descriptors_fail_alone)
 		  NPO_STATUS_REMOTE_ACCESS },
 		{ "unknown node", NPO_OP_WRITE, 0, 1, 1, 8, 999, 0,
 		  NPO_STATUS_UNREACHABLE },
+		{ "length near 4 GiB", NPO_OP_WRITE, 0, 1, 1, 0xfffffff0, 0, 0,
+		  NPO_STATUS_LOCAL_ACCESS },
+		{ "read past the end", NPO_OP_READ, 0, 1, 1, 64, 0, BUF_SIZE - 32,
+		  NPO_STATUS_REMOTE_ACCESS },
+		{ "read near 4 GiB", NPO_OP_READ, 0, 1, 1, 0xfffffff0, 0, 0,
+		  NPO_STATUS_LOCAL_ACCESS },
 	};
+	uint8_t *src_was = alloc_buf(BUF_SIZE), *dst_was = alloc_buf(BUF_SIZE);
 	struct npo_queue *bad;
 	struct npo_cqe c;
 	unsigned int i;
 
 	NPO_TEST_SETUP_DONE();
+	ASSERT_NE(NULL, src_was);
+	ASSERT_NE(NULL, dst_was);
+	/* Guard patterns: a rejected descriptor must not move one byte. */
+	fill(self->src, BUF_SIZE, 0x5a);
+	fill(self->dst, BUF_SIZE, 0xa5);
+	memcpy(src_was, self->src, BUF_SIZE);
+	memcpy(dst_was, self->dst, BUF_SIZE);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct npo_sqe *s;
 
@@ -452,6 +467,10 @@ TEST_F(queue, bad_descriptors_fail_alone)
 		EXPECT_EQ(cases[i].status, c.status) TH_LOG("%s: %s", cases[i].what,
 							     npo_status_str(c.status));
 		EXPECT_EQ(0, c.length);
+		EXPECT_EQ(0, memcmp(self->dst, dst_was, BUF_SIZE))
+			TH_LOG("%s: the target memory changed", cases[i].what);
+		EXPECT_EQ(0, memcmp(self->src, src_was, BUF_SIZE))
+			TH_LOG("%s: the local memory changed", cases[i].what);
 		EXPECT_TRUE(npo_queue_in_error(bad));
 		/* The NOP behind it completes, flushed: exactly once. */
 		ASSERT_EQ(0, run_one(bad, &c));
@@ -465,6 +484,8 @@ TEST_F(queue, bad_descriptors_fail_alone)
 		EXPECT_EQ(NPO_STATUS_OK, c.status);
 		EXPECT_FALSE(npo_queue_in_error(self->q));
 	}
+	munmap(src_was, BUF_SIZE);
+	munmap(dst_was, BUF_SIZE);
 }
 
 TEST_F(queue, access_rights_are_enforced)
@@ -732,6 +753,31 @@ TEST_F(queue, mappings_are_owned_and_revoked)
 		 npo_device_fd(other), qc.ring_offset);
 	EXPECT_EQ(MAP_FAILED, p);
 	npo_close_device(other);
+
+	/* Nor can another process with a file of its own: it gets nothing. */
+	{
+		pid_t pid = fork();
+		int status;
+
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			struct npo_device *theirs = npo_open_device("npo0");
+
+			if (!theirs)
+				_exit(1);
+			p = mmap(NULL, qc.doorbell_size, PROT_WRITE, MAP_SHARED,
+				 npo_device_fd(theirs), qc.doorbell_offset);
+			if (p != MAP_FAILED || errno != ENOENT)
+				_exit(2);
+			p = mmap(NULL, qc.ring_size, PROT_READ, MAP_SHARED,
+				 npo_device_fd(theirs), qc.ring_offset);
+			_exit(p != MAP_FAILED ? 3 : 0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			TH_LOG("another process mapped our queue (step %d)",
+			       WEXITSTATUS(status));
+	}
 
 	/* Wrong size, private, executable. */
 	p = mmap(NULL, qc.ring_size * 2, PROT_READ, MAP_SHARED, fd, qc.ring_offset);
@@ -1116,53 +1162,140 @@ TEST_F(queue, killed_with_transfers_in_flight)
 	EXPECT_EQ(0, memcmp(self->dst, self->src, 4096));
 }
 
-/* Many processes, many queues: every wr_id completes exactly once. */
+/*
+ * Many processes, several queues each, millions of descriptors: every one
+ * completes exactly once, on its own queue, and every write's bytes land.
+ * wr_ids are unique across processes and queues, so a completion on the
+ * wrong queue or a duplicate cannot cancel out a lost one.
+ */
 #define STRESS_PROCS	4
-#define STRESS_OPS	250000
+#define STRESS_QUEUES	3
+#define STRESS_OPS	500000		/* per queue: 6 million in all */
+#define STRESS_SLOTS	512		/* > SQ entries: no slot reused in flight */
+#define STRESS_SLOT	64
 
-static int stress_one(unsigned int seed)
+struct stress_queue {
+	struct npo_queue *q;
+	uint8_t *seen;
+	uint64_t posted, done;
+	uint8_t *src, *dst;		/* STRESS_SLOTS slots each */
+};
+
+static uint64_t stress_wr_id(unsigned int proc, unsigned int queue,
+			     uint64_t seq)
+{
+	return (uint64_t)proc << 48 | (uint64_t)queue << 40 | seq;
+}
+
+/* The bytes write seq of a queue carries: its wr_id, then a pattern. */
+static void stress_payload(uint8_t *slot, uint64_t wr_id)
+{
+	unsigned int i;
+
+	memcpy(slot, &wr_id, 8);
+	for (i = 8; i < STRESS_SLOT; i++)
+		slot[i] = (uint8_t)(wr_id * 31 + i);
+}
+
+/* Reap what has completed; 0, or the step that found it wrong. */
+static int stress_reap(struct stress_queue *sq, unsigned int proc,
+		       unsigned int queue)
+{
+	uint8_t want[STRESS_SLOT];
+	struct npo_cqe *c;
+
+	while ((c = npo_peek_cqe(sq->q))) {
+		uint64_t seq = c->wr_id & ((1ULL << 40) - 1);
+
+		if (c->status)
+			return 10;
+		if (c->wr_id != stress_wr_id(proc, queue, seq))
+			return 11;	/* another queue's or process' completion */
+		if (seq >= STRESS_OPS || sq->seen[seq]++)
+			return 12;	/* out of range, or twice */
+		if (c->opcode == NPO_OP_WRITE) {
+			stress_payload(want, c->wr_id);
+			if (memcmp(sq->dst + (seq % STRESS_SLOTS) * STRESS_SLOT,
+				   want, STRESS_SLOT))
+				return 13;	/* the bytes did not land */
+		}
+		sq->done++;
+		npo_cq_advance(sq->q, 1);
+	}
+	return 0;
+}
+
+static int stress_one(unsigned int proc)
 {
 	struct npo_queue_attr attr = { .sq_entries = 256, .cq_entries = 256 };
 	struct npo_device *dev = npo_open_device("npo0");
-	uint8_t *seen = calloc(STRESS_OPS, 1), *buf = alloc_buf(65536);
-	uint64_t posted = 0, done = 0;
-	struct npo_queue *q;
+	size_t area = 2 * STRESS_SLOTS * STRESS_SLOT;
+	uint8_t *buf = alloc_buf(STRESS_QUEUES * area);
+	struct stress_queue sq[STRESS_QUEUES] = { 0 };
+	uint64_t total = 0;
 	struct npo_mr *mr;
-	struct npo_cqe *c;
+	unsigned int i;
+	int err;
 
-	if (!dev || !seen || !buf || npo_create_queue(dev, &attr, &q) ||
-	    npo_reg_mr(dev, buf, 65536, ALL_ACCESS, &mr))
+	if (!dev || !buf || npo_reg_mr(dev, buf, STRESS_QUEUES * area,
+				       ALL_ACCESS, &mr))
 		return 1;
-	while (done < STRESS_OPS) {
-		struct npo_sqe *s;
+	for (i = 0; i < STRESS_QUEUES; i++) {
+		sq[i].seen = calloc(STRESS_OPS, 1);
+		sq[i].src = buf + i * area;
+		sq[i].dst = sq[i].src + area / 2;
+		if (!sq[i].seen || npo_create_queue(dev, &attr, &sq[i].q))
+			return 2;
+	}
+	while (total < STRESS_QUEUES * (uint64_t)STRESS_OPS) {
+		for (i = 0; i < STRESS_QUEUES; i++) {
+			struct stress_queue *s = &sq[i];
+			struct npo_sqe *sqe;
 
-		while (posted < STRESS_OPS && (s = npo_get_sqe(q))) {
-			/* Mix NOPs and small loopback writes. */
-			if ((posted + seed) & 1)
-				npo_prep_nop(s, posted);
-			else
-				npo_prep_write(s, posted, npo_mr_lkey(mr), buf, 64,
-					       q->node_id, npo_mr_rkey(mr),
-					       (uintptr_t)buf + 32768);
-			posted++;
-		}
-		npo_submit(q);
-		while ((c = npo_peek_cqe(q))) {
-			if (c->status || c->wr_id >= STRESS_OPS || seen[c->wr_id]++)
-				return 2;
-			done++;
-			npo_cq_advance(q, 1);
+			while (s->posted < STRESS_OPS && (sqe = npo_get_sqe(s->q))) {
+				uint64_t wr_id = stress_wr_id(proc, i, s->posted);
+				size_t off = (s->posted % STRESS_SLOTS) * STRESS_SLOT;
+
+				/* NOPs and small writes, each its own bytes. */
+				if ((s->posted + proc) & 1) {
+					npo_prep_nop(sqe, wr_id);
+				} else {
+					stress_payload(s->src + off, wr_id);
+					npo_prep_write(sqe, wr_id, npo_mr_lkey(mr),
+						       s->src + off, STRESS_SLOT,
+						       s->q->node_id, npo_mr_rkey(mr),
+						       (uintptr_t)s->dst + off);
+				}
+				s->posted++;
+			}
+			npo_submit(s->q);
+			total -= s->done;
+			err = stress_reap(s, proc, i);
+			if (err)
+				return err;
+			total += s->done;
 		}
 	}
-	return npo_peek_cqe(q) ? 3 : 0;
+	/* Late duplicates would come now: none may. */
+	usleep(200000);
+	for (i = 0; i < STRESS_QUEUES; i++) {
+		if (npo_peek_cqe(sq[i].q))
+			return 20;
+		if (memchr(sq[i].seen, 0, STRESS_OPS))
+			return 21;
+		npo_destroy_queue(sq[i].q);
+	}
+	return 0;
 }
 
 TEST_F_TIMEOUT(queue, every_descriptor_completes_exactly_once, 600)
 {
 	pid_t pids[STRESS_PROCS];
+	struct timespec t0, t1;
 	int i, status;
 
 	NPO_TEST_SETUP_DONE();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < STRESS_PROCS; i++) {
 		pids[i] = fork();
 		ASSERT_GE(pids[i], 0);
@@ -1172,8 +1305,14 @@ TEST_F_TIMEOUT(queue, every_descriptor_completes_exactly_once, 600)
 	for (i = 0; i < STRESS_PROCS; i++) {
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
 		ASSERT_TRUE(WIFEXITED(status));
-		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("process %d", i);
+		EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("process %d, step %d", i,
+							 WEXITSTATUS(status));
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	TH_LOG("%d descriptors on %d queues in %.1f s, each completed once",
+	       STRESS_PROCS * STRESS_QUEUES * STRESS_OPS,
+	       STRESS_PROCS * STRESS_QUEUES,
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 }
 
 TEST_HARNESS_MAIN
