@@ -291,6 +291,8 @@ TEST_F_TIMEOUT(netlink, width_limit_and_events, 120)
 TEST_F_TIMEOUT(netlink, lanes_and_prbs_test, 120)
 {
 	struct json_object *doc, *lane;
+	double own_ber[8];
+	int64_t bits0;
 	int i;
 
 	NPO_TEST_SETUP_DONE();
@@ -314,7 +316,45 @@ TEST_F_TIMEOUT(netlink, lanes_and_prbs_test, 120)
 	ASSERT_EQ(8, (int)json_object_array_length(doc));
 	lane = json_object_array_get_idx(doc, 0);
 	EXPECT_GT(jint(lane, "prbs_bits"), 1000000000LL);
+	bits0 = jint(lane, "prbs_bits");
 	json_object_put(doc);
+
+	/*
+	 * A pre-FEC BER of 1e-5 injected on lane 3 alone: the PRBS test
+	 * measures it there, within counting noise, and on every other lane
+	 * no more than that lane's own BER (1e-8 to 1e-6 in this model).
+	 */
+	doc = npoctl_json(self, "lane npo5/0");
+	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
+	for (i = 0; i < 8; i++)
+		own_ber[i] = json_object_get_double(
+			jget(json_object_array_get_idx(doc, i), "ber"));
+	json_object_put(doc);
+	ASSERT_EQ(0, npo_test_write_file("/sys/kernel/debug/npo/npo5/fault",
+					 "ber 0 3 500"));
+	doc = npoctl_json(self, "link test npo5/0 time 100");
+	npo_test_write_file("/sys/kernel/debug/npo/npo5/fault", "clear");
+	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
+	ASSERT_EQ(8, (int)json_object_array_length(doc));
+	for (i = 0; i < 8; i++) {
+		double ber;
+
+		lane = json_object_array_get_idx(doc, i);
+		/* Each test shows its own figures, not the lanes' totals. */
+		EXPECT_EQ(bits0, jint(lane, "prbs_bits"));
+		ber = (double)jint(lane, "prbs_errors") / jint(lane, "prbs_bits");
+		if (i == 3) {
+			EXPECT_GT(ber, 0.9e-5) TH_LOG("lane 3: BER %g", ber);
+			EXPECT_LT(ber, 1.1e-5) TH_LOG("lane 3: BER %g", ber);
+			continue;
+		}
+		EXPECT_LT(ber, 3 * own_ber[i] + 1e-9)
+			TH_LOG("lane %d: BER %g, its own %g", i, ber, own_ber[i]);
+		EXPECT_LT(ber, 1e-6) TH_LOG("lane %d: BER %g", i, ber);
+	}
+	json_object_put(doc);
+	/* Back to full width once the lane is clean again. */
+	npo_test_run(NULL, 0, "npoctl link retrain npo5/0");
 	/* An unattached port has nothing to test against. */
 	ASSERT_EQ(1, npo_test_run(self->out, sizeof(self->out),
 				  "npoctl link test npo5/3 time 10 2>&1"));

@@ -316,6 +316,8 @@ static struct nl_msg *port_msg(struct npo_nl *nl, uint8_t cmd,
 }
 
 /* A request naming one port, its replies fed to fn (NULL: none expected). */
+#define NPO_MAX_LANES_SEEN	64
+
 static int port_request(struct npo_nl *nl, uint8_t cmd, const char *which,
 			npo_nl_handler fn)
 {
@@ -327,10 +329,43 @@ static int port_request(struct npo_nl *nl, uint8_t cmd, const char *which,
 	return npo_nl_report(nl, npo_nl_request(nl, msg, fn, NULL), which);
 }
 
+/*
+ * The lanes' PRBS counters add up over tests; a test shows its own
+ * figures, the difference from what the lanes had before it.
+ */
+struct prbs_before {
+	uint64_t bits[NPO_MAX_LANES_SEEN];
+	uint64_t errors[NPO_MAX_LANES_SEEN];
+};
+
+static int on_prbs_before(UNUSED struct nlattr **tb, struct nlattr *attrs,
+			  int len, UNUSED uint8_t cmd, void *arg)
+{
+	struct prbs_before *b = arg;
+	struct nlattr *lane;
+	int rem;
+
+	nla_for_each_attr(lane, attrs, len, rem) {
+		struct nlattr *lt[NPO_ATTR_MAX + 1];
+		uint32_t i;
+
+		if (nla_type(lane) != NPO_ATTR_LANE ||
+		    nla_parse_nested(lt, NPO_ATTR_MAX, lane, NULL))
+			continue;
+		i = get_u32(lt, NPO_ATTR_LANE_INDEX, 0);
+		if (i >= NPO_MAX_LANES_SEEN)
+			continue;
+		b->bits[i] = get_u64(lt, NPO_ATTR_LANE_PRBS_BITS);
+		b->errors[i] = get_u64(lt, NPO_ATTR_LANE_PRBS_ERRORS);
+	}
+	return 0;
+}
+
 static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
-		    uint8_t cmd, UNUSED void *arg)
+		    uint8_t cmd, void *arg)
 {
 	bool test = cmd == NPO_CMD_PORT_TEST;
+	const struct prbs_before *before = arg;
 	struct nlattr *lane;
 	int rem;
 
@@ -353,8 +388,15 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 		print_open_object(NULL);
 		print_uint("lane", "%-4llu", get_u32(lt, NPO_ATTR_LANE_INDEX, 0));
 		if (test) {
+			uint32_t i = get_u32(lt, NPO_ATTR_LANE_INDEX, 0);
 			uint64_t bits = get_u64(lt, NPO_ATTR_LANE_PRBS_BITS);
 			uint64_t errs = get_u64(lt, NPO_ATTR_LANE_PRBS_ERRORS);
+
+			if (before && i < NPO_MAX_LANES_SEEN &&
+			    bits >= before->bits[i] && errs >= before->errors[i]) {
+				bits -= before->bits[i];
+				errs -= before->errors[i];
+			}
 
 			print_uint("prbs_bits", "  %14llu", bits);
 			print_uint("prbs_errors", "  %10llu", errs);
@@ -404,10 +446,18 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 /* The test's reply comes when it ends; show progress until then. */
 static int link_test(struct npo_nl *nl, const char *which, uint32_t ms)
 {
+	struct prbs_before before = { 0 };
 	struct timespec t0, t;
+	struct nl_msg *msg;
 	int err;
-	struct nl_msg *msg = port_msg(nl, NPO_CMD_PORT_TEST, which, &err);
 
+	msg = port_msg(nl, NPO_CMD_LANE_GET, which, &err);
+	if (!msg)
+		return err;
+	err = npo_nl_request(nl, msg, on_prbs_before, &before);
+	if (err)
+		return npo_nl_report(nl, err, which);
+	msg = port_msg(nl, NPO_CMD_PORT_TEST, which, &err);
 	if (!msg)
 		return err;
 	nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, ms);
@@ -433,7 +483,7 @@ static int link_test(struct npo_nl *nl, const char *which, uint32_t ms)
 	}
 	if (!print_is_json())
 		fprintf(stderr, "\r%s: done          \n", which);
-	return npo_nl_report(nl, npo_nl_receive(nl, on_lanes, NULL), which);
+	return npo_nl_report(nl, npo_nl_receive(nl, on_lanes, &before), which);
 }
 
 int cmd_link(int argc, char **argv)
