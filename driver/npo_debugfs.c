@@ -26,6 +26,7 @@ static const struct debugfs_reg32 npo_debugfs_regs[] = {
 	NPO_REG32(STATUS),
 	NPO_REG32(FW_VERSION),
 	NPO_REG32(FW_ERROR),
+	NPO_REG32(RESET_COUNT),
 	NPO_REG32(MBOX_STATUS),
 	NPO_REG32(IRQ_STATUS),
 	NPO_REG32(IRQ_MASK),

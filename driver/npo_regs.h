@@ -58,6 +58,7 @@
 #define   NPO_STATUS_FATAL		BIT(2)
 #define NPO_REG_FW_VERSION		0x048
 #define NPO_REG_FW_ERROR		0x04c
+#define NPO_REG_RESET_COUNT		0x050	/* interface 1.6 */
 
 /* Firmware mailbox */
 #define NPO_REG_MBOX_CMD		0x100

@@ -2,8 +2,9 @@
 /*
  * PCIe AER: an uncorrectable error on an NPO device goes through the
  * driver's error handlers, and the device comes back ready with its
- * firmware running, while the other devices never notice.  Errors are
- * injected with the kernel's aer_inject module.
+ * firmware running, while the other devices never notice: the devices'
+ * own reset counters, read from their BARs, say which one was reset.
+ * Errors are injected with the kernel's aer_inject module.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,7 @@
 
 #define PCI_ERR_UNC_COMP_TIME	0x00004000	/* non-fatal by default */
 #define PCI_ERR_UNC_MALF_TLP	0x00040000	/* fatal by default */
+#define RESET_COUNT_REG		0x050		/* hardware.rst, interface 1.6 */
 
 /* The record /dev/aer_inject takes (drivers/pci/pcie/aer_inject.c). */
 struct aer_error_inj {
@@ -80,6 +82,67 @@ static int inject(FIXTURE_DATA(aer) *self, unsigned int uncor)
 	return n == sizeof(e) ? 0 : -errno;
 }
 
+/*
+ * The device's own count of resets (RESET_COUNT, interface 1.6), read
+ * from BAR0 through sysfs: the device's view, not the driver's.  -1 if it
+ * cannot be read.
+ */
+static long long reset_count(const char *name)
+{
+	char path[256];
+	volatile uint32_t *regs;
+	long long v;
+	int fd;
+
+	snprintf(path, sizeof(path), NPO_SYSFS_CLASS "/%s/device/resource0",
+		 name);
+	fd = open(path, O_RDONLY | O_SYNC);
+	if (fd < 0)
+		return -1;
+	regs = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (regs == MAP_FAILED)
+		return -1;
+	v = regs[RESET_COUNT_REG / 4];
+	munmap((void *)regs, 4096);
+	return v;
+}
+
+/* Resets of the device under test and of another, before an injection. */
+struct resets {
+	long long self, other;
+	char other_name[32];
+};
+
+static void resets_before(FIXTURE_DATA(aer) *self, struct resets *r)
+{
+	r->self = reset_count(self->name);
+	r->other = -1;
+	if (!npo_test_device_name(1, r->other_name, sizeof(r->other_name)))
+		r->other = reset_count(r->other_name);
+}
+
+/*
+ * The device itself says it was reset (at least once, if it had to be),
+ * and the other device was not: the recovery stayed in its fault domain.
+ */
+static void expect_resets(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(aer) *self, const struct resets *r,
+			  bool must_reset)
+{
+	long long now = reset_count(self->name);
+
+	/* A kernel with strict iomem checks hides a claimed BAR from sysfs. */
+	if (r->self < 0 && npo_test_expected_devices() < 0)
+		SKIP(return, "RESET_COUNT not readable (boot with iomem=relaxed)");
+	ASSERT_GE(r->self, 0) TH_LOG("cannot read RESET_COUNT of %s", self->name);
+	if (must_reset)
+		EXPECT_GT(now, r->self) TH_LOG("%s was not reset", self->name);
+	if (r->other >= 0)
+		EXPECT_EQ(r->other, reset_count(r->other_name))
+			TH_LOG("%s was reset too", r->other_name);
+}
+
 static void expect_recovered(struct __test_metadata *_metadata,
 			     FIXTURE_DATA(aer) *self, size_t mark)
 {
@@ -109,22 +172,28 @@ static void expect_recovered(struct __test_metadata *_metadata,
 
 TEST_F(aer, nonfatal_error_recovers)
 {
+	struct resets r;
 	size_t mark;
 
 	NPO_TEST_SETUP_DONE();
+	resets_before(self, &r);
 	mark = npo_test_dmesg_mark();
 	ASSERT_EQ(0, inject(self, PCI_ERR_UNC_COMP_TIME));
 	expect_recovered(_metadata, self, mark);
+	expect_resets(_metadata, self, &r, false);
 }
 
 TEST_F(aer, fatal_error_resets_and_recovers)
 {
+	struct resets r;
 	size_t mark;
 
 	NPO_TEST_SETUP_DONE();
+	resets_before(self, &r);
 	mark = npo_test_dmesg_mark();
 	ASSERT_EQ(0, inject(self, PCI_ERR_UNC_MALF_TLP));
 	expect_recovered(_metadata, self, mark);
+	expect_resets(_metadata, self, &r, true);
 }
 
 /*
@@ -143,6 +212,7 @@ TEST_F(aer, queues_are_revoked_and_can_be_made_again)
 	void *buf = mmap(NULL, 65536, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	size_t mark;
+	int i;
 
 	NPO_TEST_SETUP_DONE();
 	d = npo_open_device(self->name);
@@ -163,11 +233,16 @@ TEST_F(aer, queues_are_revoked_and_can_be_made_again)
 	/* The same open file starts again. */
 	ASSERT_EQ(0, npo_create_queue(d, &attr, &q));
 	ASSERT_EQ(0, npo_reg_mr(d, buf, 65536, NPO_ACCESS_ALL, &mr));
+	for (i = 0; i < 4096; i++)
+		((uint8_t *)buf)[i] = (uint8_t)(i * 7 + 1);
+	memset((uint8_t *)buf + 8192, 0, 4096);
 	npo_prep_write(npo_get_sqe(q), 1, npo_mr_lkey(mr), buf, 4096, q->node_id,
 		       npo_mr_rkey(mr), (uintptr_t)buf + 8192);
 	npo_submit(q);
 	ASSERT_EQ(0, npo_wait_cqe(q, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_OK, c->status);
+	/* The recovered device moves the right bytes. */
+	EXPECT_EQ(0, memcmp(buf, (uint8_t *)buf + 8192, 4096));
 	npo_dereg_mr(mr);
 	npo_destroy_queue(q);
 	npo_close_device(d);

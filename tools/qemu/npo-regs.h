@@ -68,6 +68,7 @@ REG32(STATUS, 0x044)
     FIELD(STATUS, FATAL, 2, 1)
 REG32(FW_VERSION, 0x048)
 REG32(FW_ERROR, 0x04c)
+REG32(RESET_COUNT, 0x050)               /* 1.6 */
 
 /* Firmware mailbox */
 REG32(MBOX_CMD, 0x100)

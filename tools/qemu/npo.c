@@ -75,6 +75,8 @@ int npo_mbox_read_block(NpoState *s, dma_addr_t off, void *buf, size_t len)
 /* Everything the guest can change goes back to its power-on value. */
 static void npo_reset_state(NpoState *s)
 {
+    /* What the device went through, for the host and the driver alike. */
+    s->reset_count++;
     timer_del(s->mbox_timer);
     timer_del(s->reset_timer);
     s->scratch = 0;
@@ -293,6 +295,9 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case A_FW_ERROR:
         val = s->fw_error;
+        break;
+    case A_RESET_COUNT:
+        val = s->reset_count;
         break;
     case A_MBOX_CMD:
         val = s->mbox_cmd;
@@ -586,6 +591,11 @@ static void npo_class_init(ObjectClass *klass, void *data)
 
 static void npo_instance_init(Object *obj)
 {
+    NpoState *s = NPO(obj);
+
+    /* Resets since power-on, read-only over QMP (qom-get reset_count). */
+    object_property_add_uint32_ptr(obj, "reset_count", &s->reset_count,
+                                   OBJ_PROP_FLAG_READ);
     npo_link_add_properties(obj);
     npo_clock_add_properties(obj);
 }

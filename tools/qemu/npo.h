@@ -220,6 +220,7 @@ struct NpoState {
     uint32_t status;
     uint32_t fw_version;
     uint32_t fw_error;
+    uint32_t reset_count;       /* resets since power-on */
     uint32_t mbox_cmd;
     uint32_t mbox_status;
     uint32_t mbox_arg[4];

@@ -127,6 +127,7 @@ enum {
 	X(op_mr_pages, NPO_MBOX_OP_MR_PAGES, MBOX_OP_MR_PAGES)		\
 	X(op_mr_destroy, NPO_MBOX_OP_MR_DESTROY, MBOX_OP_MR_DESTROY)	\
 	X(op_pd_job, NPO_MBOX_OP_PD_JOB, MBOX_OP_PD_JOB)		\
+	X(reg_reset_count, NPO_REG_RESET_COUNT, A_RESET_COUNT)		\
 	X(op_refusals, NPO_MBOX_OP_REFUSALS, MBOX_OP_REFUSALS)		\
 	X(op_time_send, NPO_MBOX_OP_TIME_SEND, MBOX_OP_TIME_SEND)	\
 	X(op_time_recv, NPO_MBOX_OP_TIME_RECV, MBOX_OP_TIME_RECV)	\
