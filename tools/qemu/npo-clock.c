@@ -13,6 +13,8 @@
  * carries its departure instant in the common time base, and the
  * receiver stamps arrival = departure + the link's propagation delay,
  * read on its own clock as it was then.  Stamps carry Gaussian noise.
+ * The oscillator may wander (clock_wander_ppb): its rate error takes a
+ * random walk, as a real crystal's does with temperature and age.
  * See Documentation/hardware.rst, "Clock".
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -93,7 +95,7 @@ static int64_t clock_now(NpoState *s)
 /* The clock's rate relative to the time base, less one. */
 static double clock_rate(NpoState *s)
 {
-    return (1.0 + s->clock_ppb * 1e-9) *
+    return (1.0 + (s->clock_ppb + s->clk.wander_ppb) * 1e-9) *
            (1.0 + s->clk.adj_scaled_ppm / 65536.0 * 1e-6) - 1.0;
 }
 
@@ -412,6 +414,31 @@ void npo_clock_add_properties(Object *obj)
                             NULL);
 }
 
+/* --- oscillator wander ----------------------------------------------------- */
+
+#define WANDER_STEP_MS          100
+#define WANDER_MAX_PPB          20000.0 /* the walk stays within +-20 ppm */
+
+/*
+ * Every WANDER_STEP_MS the rate error moves by a Gaussian step, RMS
+ * clock_wander_ppb per square root of a second, and the clock starts a new
+ * segment at the new rate, so that its time stays continuous.
+ */
+static void clock_wander(void *opaque)
+{
+    NpoState *s = opaque;
+    double u1 = g_rand_double_range(s->clk.rand, DBL_MIN, 1.0);
+    double u2 = g_rand_double(s->clk.rand);
+    double step = sqrt(-2.0 * log(u1)) * cos(2 * M_PI * u2) *
+                  s->clock_wander_ppb * sqrt(WANDER_STEP_MS / 1000.0);
+
+    s->clk.wander_ppb = MAX(-WANDER_MAX_PPB,
+                            MIN(WANDER_MAX_PPB, s->clk.wander_ppb + step));
+    clock_reanchor(s, 0);
+    timer_mod(s->clk.wander_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                                   WANDER_STEP_MS);
+}
+
 /* --- life cycle ---------------------------------------------------------- */
 
 void npo_clock_reset(NpoState *s)
@@ -441,9 +468,18 @@ void npo_clock_realize(NpoState *s)
     s->clk.rand = r;
     s->clk.cur = 0;
     clock_anchor(s, true_ns() + s->clock_offset_ns, 0, true_ns());
+    if (s->clock_wander_ppb) {
+        s->clk.wander_timer = timer_new_ms(QEMU_CLOCK_REALTIME, clock_wander,
+                                           s);
+        timer_mod(s->clk.wander_timer,
+                  qemu_clock_get_ms(QEMU_CLOCK_REALTIME) + WANDER_STEP_MS);
+    }
 }
 
 void npo_clock_exit(NpoState *s)
 {
+    if (s->clk.wander_timer) {
+        timer_free(s->clk.wander_timer);
+    }
     g_rand_free(s->clk.rand);
 }

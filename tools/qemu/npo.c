@@ -559,6 +559,7 @@ static Property npo_properties[] = {
                       NPO_CLOCK_DERIVED_OFFSET),
     DEFINE_PROP_UINT32("link_delay_ns", NpoState, link_delay_ns, 0),
     DEFINE_PROP_INT32("link_asym_ps", NpoState, link_asym_ps, 0),
+    DEFINE_PROP_UINT32("clock_wander_ppb", NpoState, clock_wander_ppb, 0),
     DEFINE_PROP_UINT32("ts_noise_ps", NpoState, ts_noise_ps, 2000),
 #define NPO_PORT_PROP(n) DEFINE_PROP_CHR("port" #n, NpoState, port[n].chr)
     NPO_PORT_PROP(0), NPO_PORT_PROP(1), NPO_PORT_PROP(2), NPO_PORT_PROP(3),

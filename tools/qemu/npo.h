@@ -49,7 +49,9 @@ typedef struct NpoClock {
     unsigned int rx_head;
     unsigned int rx_count;
     uint32_t rx_drops;
-    GRand *rand;                /* stamping noise */
+    GRand *rand;                /* stamping noise, wander */
+    double wander_ppb;          /* the rate error's walk so far */
+    QEMUTimer *wander_timer;
 } NpoClock;
 
 typedef struct NpoLane {
@@ -208,6 +210,7 @@ struct NpoState {
     bool count_symbol_errors;   /* the symbol error counter exists */
     bool wire_data;             /* data to local peers goes over the wire too */
     int32_t clock_ppb;          /* the clock's rate error */
+    uint32_t clock_wander_ppb;  /* its random walk, RMS ppb per sqrt(s) */
     int64_t clock_offset_ns;    /* its time at power-on less the time base */
     uint32_t link_delay_ns;     /* propagation delay; 0: per link, 50-500 */
     int32_t link_asym_ps;       /* the two directions' difference */
