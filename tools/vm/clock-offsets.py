@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Measure true fabric sync error from the host, trusting no driver.
 
-Usage: clock-offsets.py SOCKET SAMPLES INTERVAL_S [EXCLUDE_NODE...]
+Usage: clock-offsets.py SOCKET[,SOCKET...] SAMPLES INTERVAL_S [EXCLUDE_NODE...]
 
 Reads the NPO model's clock_offsets property (every device's clock less
 the common time base, all read at one instant) SAMPLES times, INTERVAL_S
@@ -11,7 +11,11 @@ and the RMS pairwise offset over all samples, the worst sample's offsets
 and each node's mean offset from the fabric mean, both relative to the
 fabric mean, and the last sample likewise.  Excluded nodes (one cut off
 from the fabric, say) count in none of the pairs but are shown in the
-last sample.
+last sample.  With several QMP sockets (several QEMU processes, emulated
+hosts sharing a fabric), each sample reads them one after the other: the
+offsets are from the host's monotonic clock, which every process shares,
+so they compare directly, up to the clocks' drift in the microseconds
+between two reads.
 """
 import itertools
 import json
@@ -45,17 +49,19 @@ def qmp_session(path):
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
-    call = qmp_session(sys.argv[1])
+    calls = [qmp_session(path) for path in sys.argv[1].split(",")]
     samples, interval = int(sys.argv[2]), float(sys.argv[3])
     exclude = {int(n) for n in sys.argv[4:]}
     last = {}
     worst, worst_sample, sq, pairs = 0.0, None, 0.0, 0
     sums = {}
     for i in range(samples):
-        text = call("qom-get", path="/machine/peripheral/npo0",
-                    property="clock_offsets")
-        every = {int(n): float(v) for n, v in
-                 (item.split(":") for item in text.split())}
+        every = {}
+        for call in calls:
+            text = call("qom-get", path="/machine/peripheral/npo0",
+                        property="clock_offsets")
+            every.update({int(n): float(v) for n, v in
+                          (item.split(":") for item in text.split())})
         offs = {n: v for n, v in every.items() if n not in exclude}
         for a, b in itertools.combinations(sorted(offs), 2):
             d = offs[a] - offs[b]

@@ -7,7 +7,9 @@
 # npo_fabric_peer runs in each VM, A serving and B joining with the blob A
 # printed (the out-of-band exchange a job's bootstrap would do).  Prints
 # TAP-like "ok"/"not ok" lines and exits 0/1.  B's clock must also lock to
-# A's through the link, time-sync messages crossing between the processes.
+# A's through the link, time-sync messages crossing between the processes,
+# and the host, reading both processes' true clocks through QMP, must find
+# them within CLOCK_MAX_NS of each other while the data flows.
 #
 # Usage: two-vm-test.sh KERNEL
 set -u
@@ -18,6 +20,8 @@ work=$(mktemp -d)
 trap 'kill $a 2>/dev/null; rm -rf "$work"' EXIT
 sock=$work/fabric.sock
 peer=/usr/lib/npo/selftests/npo_fabric_peer
+CLOCK_MAX_NS=20
+qmp_arg() { echo "--qemu-arg -qmp --qemu-arg unix:$work/$1.qmp,server=on,wait=off"; }
 
 # Wait for the link, then report its peer.
 show_peer='for i in $(seq 1 300); do
@@ -36,7 +40,7 @@ done
 npoctl -j clock | sed -n "s/.*\"role\":\"\([a-z]*\)\",\"state\":\"\([a-z]*\)\",\"grandmaster\":\([0-9]*\),.*/CLOCK \1 \2 \3/p"'
 
 # A serves at once (its blob needs no link) and reports its peer meanwhile.
-"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 1 \
+"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 1 $(qmp_arg a) \
 	--link 0.0=listen:"$sock" --timeout 400 -- sh -c "/sbin/modprobe npo
 	$peer serve & $show_peer
 	wait \$!" >"$work/a.log" 2>&1 &
@@ -48,12 +52,23 @@ vm_wait_line "$work/a.log" "$a" '^NPO-PEER-BLOB [0-9a-f]* END' 300 &&
 	blob=$(sed -n 's/^NPO-PEER-BLOB \([0-9a-f]*\) END.*/\1/p' "$work/a.log")
 
 rb=1
+pair=
 if [ -n "$blob" ]; then
-	"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 2 \
+	"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 2 $(qmp_arg b) \
 		--link 0.0=connect:"$sock" --timeout 400 -- sh -c "/sbin/modprobe npo
 		$show_peer
 		$clock_of_b
-		$peer join $blob" >"$work/b.log" 2>&1
+		sleep 8	# while the host reads both clocks
+		$peer join $blob" >"$work/b.log" 2>&1 &
+	b=$!
+	# Once B says it is locked, the host reads both true clocks.
+	if vm_wait_line "$work/b.log" "$b" '^CLOCK follower locked 1' 300; then
+		sleep 1
+		pair=$(/usr/bin/python3 "$here/clock-offsets.py" \
+			"$work/a.qmp,$work/b.qmp" 20 0.25)
+		echo "# A and B from the host: $pair"
+	fi
+	wait "$b"
 	rb=$?
 else
 	echo "# A printed no blob" >"$work/b.log"
@@ -76,6 +91,10 @@ check "B sees A as its peer" grep -q '^PEER 1/0$' "$work/b.log"
 check "A sees B as its peer" grep -q '^PEER 2/0$' "$work/a.log"
 check "B's clock locks to A's across the processes" \
 	grep -q '^CLOCK follower locked 1$' "$work/b.log"
+pair_max=$(/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["max_pairwise_ns"])' "${pair:-{\}}" 2>/dev/null)
+check "the host finds A and B ${pair_max:-?} ns apart (< $CLOCK_MAX_NS)" \
+	/usr/bin/python3 -c 'import sys; sys.exit(not (sys.argv[1] and float(sys.argv[1]) < float(sys.argv[2])))' \
+	"$pair_max" $CLOCK_MAX_NS
 for side in a b; do
 	grep -E '^(# )?(not )?ok [0-9]+ |^# 8 MiB' "$work/$side.log" |
 		sed "s/^/  ${side^^}: /"
