@@ -13,12 +13,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/timex.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -204,6 +206,50 @@ TEST_F(clock, phc_ctl_gets_sets_and_adjusts)
 	EXPECT_TRUE(wait_locked(self, 0, self->ndev, 1));
 }
 
+/* Kernel 6.10 or later with the TSC as the system clocksource. */
+static bool cross_timestamps_expected(void)
+{
+	char cs[64] = "";
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	npo_test_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			   cs, sizeof(cs));
+	return (major > 6 || (major == 6 && minor >= 10)) && !strncmp(cs, "tsc", 3);
+}
+
+/*
+ * A cross timestamp is a pair, not two numbers: its device time agrees
+ * with a PHC read right after, its system time with the system clock.
+ */
+static void expect_cross_timestamp_pairs(struct __test_metadata *_metadata,
+					 FIXTURE_DATA(clock) *self)
+{
+	double dev = 0, sys = 0, phc = 0;
+	struct timespec now;
+	char *p;
+
+	p = strstr(self->out, "device time: ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", self->out);
+	dev = strtod(p + 13, NULL);
+	p = strstr(self->out, "system time: ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", self->out);
+	sys = strtod(p + 13, NULL);
+	clock_gettime(CLOCK_REALTIME, &now);
+	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  TOOLS "/testptp -d /dev/ptp%d -g 2>&1",
+				  self->c[0].phc));
+	p = strstr(self->out, "clock time: ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", self->out);
+	phc = strtod(p + 12, NULL);
+	EXPECT_GE(phc - dev, 0.0) TH_LOG("device %f, PHC after %f", dev, phc);
+	EXPECT_LT(phc - dev, 2.0) TH_LOG("device %f, PHC after %f", dev, phc);
+	EXPECT_LT(fabs(now.tv_sec + now.tv_nsec / 1e9 - sys), 2.0)
+		TH_LOG("system time %f, CLOCK_REALTIME %ld", sys, now.tv_sec);
+}
+
 TEST_F(clock, testptp_reads_capabilities_and_cross_timestamps)
 {
 	bool precise;
@@ -218,12 +264,20 @@ TEST_F(clock, testptp_reads_capabilities_and_cross_timestamps)
 				  TOOLS "/testptp -d /dev/ptp%d -x 5 2>&1",
 				  self->c[0].phc));
 	EXPECT_NE(NULL, strstr(self->out, "returned 5 samples"));
-	/* The latch pairs device time with the TSC where the kernel can use it. */
+	/*
+	 * The latch pairs device time with the TSC: a kernel that names
+	 * clocksources by id (6.10 on) with the TSC as its clocksource must
+	 * offer cross timestamps, whatever the driver claims.
+	 */
+	if (cross_timestamps_expected())
+		EXPECT_TRUE(precise) TH_LOG("no cross timestamps: %s", self->out);
 	npo_test_run(self->out, sizeof(self->out),
 		     TOOLS "/testptp -d /dev/ptp%d -X 2>&1", self->c[0].phc);
 	EXPECT_NE(NULL, strstr(self->out, precise ?
 			       "crosstimestamping request okay" : "not supported"))
 		TH_LOG("%s", self->out);
+	if (precise)
+		expect_cross_timestamp_pairs(_metadata, self);
 }
 
 /* phc2sys steers the system clock from a fabric clock and settles. */
