@@ -114,11 +114,26 @@ struct npo_port {
 	struct completion prbs_done;
 };
 
+#define NPO_TS_SYNCS_KEPT	4
+
+/**
+ * struct npo_ts_sync - a SYNC we sent
+ * @seq: its sequence number.
+ * @pending: it awaits its REPLY.
+ * @tx: its departure stamp.
+ */
+struct npo_ts_sync {
+	u32 seq;
+	bool pending;
+	u64 tx;
+};
+
 /**
  * struct npo_ts_port - fabric time sync on one port
  * @sync_seq: sequence number of our last SYNC.
- * @sync_pending: that SYNC awaits its REPLY.
- * @sync_tx: its departure stamp.
+ * @sync: the last %NPO_TS_SYNCS_KEPT SYNCs, by sequence number modulo
+ *	that: a REPLY handled after the next SYNC left (a busy host) still
+ *	finds its own.
  * @heard_at: jiffies of the last message from the peer, 0 never.
  * @node: the peer's node id.
  * @prio: the peer's own priority.
@@ -136,8 +151,7 @@ struct npo_port {
  */
 struct npo_ts_port {
 	u32 sync_seq;
-	bool sync_pending;
-	u64 sync_tx;
+	struct npo_ts_sync sync[NPO_TS_SYNCS_KEPT];
 	unsigned long heard_at;
 	u32 node;
 	u8 prio;

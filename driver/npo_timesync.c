@@ -341,12 +341,14 @@ static void npo_ts_rx_reply(struct npo_dev *ndev, unsigned int i,
 {
 	struct npo_timesync *ts = &ndev->ts;
 	struct npo_ts_port *tp = &ts->ports[i];
-	s64 t1 = tp->sync_tx, t2 = le64_to_cpu(msg->t_rx);
+	u32 seq = le32_to_cpu(msg->seq);
+	struct npo_ts_sync *sync = &tp->sync[seq % NPO_TS_SYNCS_KEPT];
+	s64 t1 = sync->tx, t2 = le64_to_cpu(msg->t_rx);
 	s64 t3 = le64_to_cpu(msg->t_tx), fwd, back, offset, delay;
 
-	if (!tp->sync_pending || le32_to_cpu(msg->seq) != tp->sync_seq)
+	if (!sync->pending || sync->seq != seq)
 		return;
-	tp->sync_pending = false;
+	sync->pending = false;
 	fwd = t2 - t1;
 	back = (s64)t4 - t3;
 	offset = (fwd - back) / 2;
@@ -585,13 +587,16 @@ static void npo_ts_work(struct work_struct *work)
 		ts->gm_seq = ts->own_seq;
 	for (i = 0; i < ndev->num_ports; i++) {
 		struct npo_ts_port *tp = &ts->ports[i];
+		struct npo_ts_sync *sync;
 		struct npo_ts_msg msg;
 
 		if (!npo_ts_port_active(ndev, i))
 			continue;
 		tp->sync_seq++;
+		sync = &tp->sync[tp->sync_seq % NPO_TS_SYNCS_KEPT];
 		npo_ts_fill(ndev, &msg, NPO_TS_MSG_SYNC, tp->sync_seq);
-		tp->sync_pending = !npo_ts_send(ndev, i, &msg, &tp->sync_tx);
+		sync->seq = tp->sync_seq;
+		sync->pending = !npo_ts_send(ndev, i, &msg, &sync->tx);
 	}
 	changed = ts->changed;
 	ts->changed = false;

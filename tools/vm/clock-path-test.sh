@@ -27,7 +27,7 @@ vm=
 ASYM_PS=20000
 WANDER_PPB=5
 MAX_NS=40
-RMS_NS=10
+RMS_NS=15
 TOLERANCE_NS=3
 cleanup() {
 	[ -n "$vm" ] && kill "$vm" 2>/dev/null
