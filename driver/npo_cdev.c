@@ -171,15 +171,12 @@ static int npo_dma_ready(struct npo_dev *ndev)
 
 static int npo_ioctl_create_queue(struct npo_file *nfile, void *data)
 {
-	int err = npo_dma_ready(nfile->ndev);
+	int err;
 
-	/* A user whose queues keep being refused waits for a new one. */
-	if (!err)
-		err = npo_job_throttle(nfile);
-	if (err)
-		return err;
 	mutex_lock(&nfile->lock);
-	err = npo_queue_create(nfile, data);
+	err = npo_dma_ready(nfile->ndev);
+	if (!err)
+		err = npo_queue_create(nfile, data);
 	mutex_unlock(&nfile->lock);
 	return err;
 }
@@ -337,6 +334,16 @@ static long npo_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	err = copy_struct_from_user(&karg, ksize, uarg, usize);
 	if (err)
 		return err == -E2BIG ? -EINVAL : err;
+
+	/*
+	 * A user whose queues keep being refused waits for a new one, before
+	 * the remove_lock, which removal must not wait on for a penalty.
+	 */
+	if (nr == _IOC_NR(NPO_IOCTL_CREATE_QUEUE)) {
+		err = npo_job_throttle(nfile);
+		if (err)
+			return err;
+	}
 
 	down_read(&ndev->remove_lock);
 	if (!ndev->pdev) {

@@ -122,6 +122,8 @@ static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
 	}
 	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
 	npo_link_stop(ndev);
+	/* Refusals read now could name queues the recovery frees and reuses. */
+	cancel_work_sync(&ndev->refusal_work);
 	return state == pci_channel_io_normal ? PCI_ERS_RESULT_CAN_RECOVER :
 						PCI_ERS_RESULT_NEED_RESET;
 }

@@ -135,7 +135,8 @@ int npo_pd_load_job(struct npo_dev *ndev, struct npo_file *nfile)
  * npo_job_throttle() - wait out the penalty of the calling user, if any
  * @nfile: the file about to create a queue.
  *
- * Context: process context, no locks held; sleeps.
+ * Context: process context, no locks held (not the device's remove_lock:
+ * removal must not wait for a penalty); sleeps.
  * Return: 0, or -EINTR if a signal came first.
  */
 int npo_job_throttle(struct npo_file *nfile)
@@ -150,9 +151,10 @@ int npo_job_throttle(struct npo_file *nfile)
 	if (off)
 		until = READ_ONCE(off->until);
 	xa_unlock(&ndev->offenders);
-	if (!off || !time_before(jiffies, until))
+	left = off ? (long)(until - jiffies) : 0;
+	if (left <= 0)
 		return 0;
-	left = schedule_timeout_interruptible(until - jiffies);
+	left = schedule_timeout_interruptible(left);
 	return left && signal_pending(current) ? -EINTR : 0;
 }
 

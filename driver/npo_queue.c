@@ -229,7 +229,7 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	get_task_comm(q->owner.comm, current);
 	q->owner.uid = current_uid();
 	q->owner.job = nfile->job;
-	err = xa_err(xa_store(&ndev->queue_owners, id, &q->owner, GFP_KERNEL));
+	err = xa_insert(&ndev->queue_owners, id, &q->owner, GFP_KERNEL);
 	if (err)
 		goto err_free;
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_CREATE, args,

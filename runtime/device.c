@@ -20,7 +20,8 @@
  */
 static int inherited_fd(int index, int *fd)
 {
-	const char *list = getenv("NPO_DEVICE_FDS");
+	/* Not in a setuid program: its caller must not choose its file. */
+	const char *list = secure_getenv("NPO_DEVICE_FDS");
 	struct npo_dev_info info = { 0 };
 	char want[NPO_NAME_MAX + 1];
 	const char *p;
@@ -49,7 +50,11 @@ static int inherited_fd(int index, int *fd)
 			return -EBADF;
 		}
 		*fd = fcntl((int)v, F_DUPFD_CLOEXEC, 0);
-		return *fd < 0 ? -errno : 0;
+		if (*fd < 0)
+			return -errno;
+		/* What this process runs next gets no copy it did not ask for. */
+		fcntl((int)v, F_SETFD, FD_CLOEXEC);
+		return 0;
 	}
 	return 0;
 }

@@ -13,14 +13,14 @@
 
 const char *npo_sysfs_root(void)
 {
-	const char *root = getenv("NPO_SYSFS_ROOT");
+	const char *root = secure_getenv("NPO_SYSFS_ROOT");
 
 	return root && *root ? root : "/sys";
 }
 
 const char *npo_dev_root(void)
 {
-	const char *root = getenv("NPO_DEV_ROOT");
+	const char *root = secure_getenv("NPO_DEV_ROOT");
 
 	return root && *root ? root : "/dev";
 }

@@ -5,7 +5,8 @@
  * The launcher opens the devices, puts each handle in the job (which
  * needs CAP_NET_ADMIN) and passes the handles to the command through
  * NPO_DEVICE_FDS, where libnpo finds them; the command, and any user it
- * runs as, keeps the job and cannot leave it.
+ * runs as, cannot move those files to another job (it may still open the
+ * device itself, in its own default job).
  */
 #include <errno.h>
 #include <fcntl.h>

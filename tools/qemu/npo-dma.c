@@ -690,6 +690,10 @@ static uint32_t mbox_queue_create(NpoState *s)
     if (q->live) {
         return MBOX_ERR_EXISTS;
     }
+    /* A domain given no job since the last reset gets no queue. */
+    if (!s->pd_job[FIELD_EX32(s->mbox_arg[1], QC_ARG1, PD)]) {
+        return MBOX_ERR_STATE;
+    }
     queue_destroy(s, q);
     q->id = qid;
     q->gen = ++s->queue_gen;

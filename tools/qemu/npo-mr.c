@@ -246,6 +246,10 @@ static uint32_t mbox_mr_create(NpoState *s)
     if (s->mr[idx]) {
         return MBOX_ERR_EXISTS;
     }
+    /* A domain given no job since the last reset gets no region. */
+    if (!s->pd_job[pd]) {
+        return MBOX_ERR_STATE;
+    }
     npages = ((iova + len - 1) >> shift) - (iova >> shift) + 1;
     if (npages > NPO_MAX_MR_PAGES) {
         return MBOX_ERR_NOMEM;
