@@ -78,6 +78,7 @@ DEFINE_SHOW_ATTRIBUTE(npo_debugfs_ports);
  *   rxdrop PORT LANE CDB  extra receive loss in 1/100 dB
  *   cut PORT 0|1          cut or restore the fibre
  *   burst PORT N          N uncorrectable codewords at once
+ *   slow PORT US          the port acts on training sequences US late
  *   clear                 remove every fault
  */
 static ssize_t npo_debugfs_fault_write(struct file *file,
@@ -91,6 +92,7 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_RX_DROP] = "rxdrop",
 		[NPO_HW_FAULT_CUT] = "cut",
 		[NPO_HW_FAULT_BURST] = "burst",
+		[NPO_HW_FAULT_SLOW_TRAINING] = "slow",
 	};
 	struct npo_dev *ndev = file->private_data;
 	unsigned int kind, port = 0, lane = 0, value = 0;
@@ -119,6 +121,7 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		break;
 	case NPO_HW_FAULT_CUT:
 	case NPO_HW_FAULT_BURST:
+	case NPO_HW_FAULT_SLOW_TRAINING:
 		if (sscanf(buf, "%*s %u %u", &port, &value) != 2)
 			return -EINVAL;
 		break;

@@ -324,4 +324,52 @@ TEST_F_TIMEOUT(event, admin_down_names_both_reasons, 60)
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_UP, 5, 1, 15000, NULL));
 }
 
+/*
+ * Both ends act on training sequences 3 ms late, three resend intervals:
+ * every retrain meets late repeats and late answers of the attempt
+ * before.  Each retrain must settle once, and the link then stay quiet:
+ * one recovery per retrain on each end, no retrain storm between them.
+ */
+TEST_F_TIMEOUT(event, slow_training_answers_settle, 120)
+{
+	struct npo_nl_port before[2], p[2], later[2];
+	static const int dev[2] = { 1, 2 }, port[2] = { 0, 1 };
+	int i, end;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 1, 0, self->lanes, &before[0]));
+	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 2, 1, &before[1]));
+	ASSERT_EQ(0, fault(1, "slow 0 3000"));
+	ASSERT_EQ(0, fault(2, "slow 1 3000"));
+	for (i = 0; i < 3; i++) {
+		/* From alternate ends; each retrain recovers both. */
+		ASSERT_EQ(0, retrain(self, dev[i % 2], port[i % 2]));
+		for (end = 0; end < 2; end++)
+			ASSERT_TRUE(npo_nl_wait_event(self->ev,
+						      NPO_EVENT_RECOVERED,
+						      dev[end], port[end],
+						      10000, NULL))
+				TH_LOG("retrain %d: events: %s", i,
+				       npo_nl_events_dump(self->ev));
+	}
+	usleep(300000);
+	for (end = 0; end < 2; end++)
+		ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, dev[end],
+					     port[end], &p[end]));
+	usleep(1000000);
+	for (end = 0; end < 2; end++) {
+		ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, dev[end],
+					     port[end], &later[end]));
+		EXPECT_EQ(NPO_PORT_ACTIVE, later[end].state);
+		EXPECT_EQ(self->lanes, later[end].width);
+		EXPECT_EQ(p[end].counter[CNT(RECOVERIES)],
+			  later[end].counter[CNT(RECOVERIES)])
+			TH_LOG("npo%d/%d still retraining", dev[end], port[end]);
+		EXPECT_EQ(before[end].counter[CNT(RECOVERIES)] + 3,
+			  later[end].counter[CNT(RECOVERIES)])
+			TH_LOG("npo%d/%d", dev[end], port[end]);
+		EXPECT_EQ(before[end].flaps, later[end].flaps);
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -152,7 +152,8 @@ static void port_arm(NpoPort *p, int64_t delay_ns)
     timer_mod(p->timer, now_ns() + delay_ns);
 }
 
-static void port_send_ts(NpoPort *p, uint8_t type)
+/* waiting: a TS2 that needs the peer's acknowledgement of our epoch. */
+static void port_send_ts(NpoPort *p, uint8_t type, bool waiting)
 {
     NpoState *s = p->dev;
     WireTs ts = {
@@ -163,6 +164,9 @@ static void port_send_ts(NpoPort *p, uint8_t type)
         .max_rate = FIELD_EX32(p->control, P_CONTROL, MAX_RATE),
         .max_width = FIELD_EX32(p->control, P_CONTROL, MAX_WIDTH),
         .epoch = p->epoch,
+        .ack = p->peer_epoch,
+        .flags = (waiting ? WIRE_TS_WAITING : 0) |
+                 (p->epoch_responds ? WIRE_TS_RESPONSE : 0),
     };
     unsigned int r;
 
@@ -197,7 +201,7 @@ static void port_start_polling(NpoPort *p)
     npo_phy_compute_rx_ok(p);
     port_set_state(p, PORT_POLLING,
                    (int64_t)p->dev->fw_link.polling_timeout_ms * SCALE_MS);
-    port_send_ts(p, WIRE_TS1);
+    port_send_ts(p, WIRE_TS1, false);
     port_arm(p, TS_INTERVAL_NS);
 }
 
@@ -223,14 +227,19 @@ static void port_train_failed(NpoPort *p, uint8_t reason)
     port_enter_detect(p, true);
 }
 
-static void port_enter_config(NpoPort *p)
+/*
+ * A new configuration attempt: a request of our own, or a response to the
+ * peer's (the one we last heard), which must never start another.
+ */
+static void port_enter_config(NpoPort *p, bool response)
 {
     p->epoch++;
+    p->epoch_responds = response;
     npo_phy_compute_rx_ok(p);
     /* Recovery is Configuration entered from an active link. */
     port_set_state(p, p->state == PORT_RECOVERY ? PORT_RECOVERY : PORT_CONFIG,
                    (int64_t)p->dev->fw_link.config_timeout_ms * SCALE_MS);
-    port_send_ts(p, WIRE_TS2);
+    port_send_ts(p, WIRE_TS2, true);
     port_arm(p, TS_INTERVAL_NS);
 }
 
@@ -273,13 +282,13 @@ static void port_enter_active(NpoPort *p)
 }
 
 /* Retrain without dropping the link to the driver: recovery. */
-static void port_recover(NpoPort *p)
+static void port_recover(NpoPort *p, bool response)
 {
     p->counter[NPO_STAT_RECOVERIES]++;
     port_event(p, R_P_EVENTS_RETRAIN_MASK);
     port_set_state(p, PORT_RECOVERY, 0);
     p->peer_ts2 = false;
-    port_enter_config(p);
+    port_enter_config(p, response);
 }
 
 /* Errors on an active link since the last tick, then their consequences. */
@@ -303,7 +312,7 @@ static void port_tick(NpoPort *p)
     }
     p->high_ber = t.ber_lanes;
     if (t.lane_failed || uncorrectable >= s->fw_link.replay_limit) {
-        port_recover(p);
+        port_recover(p, false);
         return;
     }
     if (now - p->last_rx > LOS_TIMEOUT_NS) {
@@ -347,7 +356,7 @@ static void port_timer(void *opaque)
         if (now >= p->state_deadline) {
             port_train_failed(p, FAIL_POLLING_TIMEOUT);
         } else {
-            port_send_ts(p, WIRE_TS1);
+            port_send_ts(p, WIRE_TS1, false);
             port_arm(p, TS_INTERVAL_NS);
         }
         break;
@@ -361,7 +370,7 @@ static void port_timer(void *opaque)
                 p->state_deadline = now +
                     (int64_t)p->dev->fw_link.config_timeout_ms * SCALE_MS;
             }
-            port_send_ts(p, WIRE_TS2);
+            port_send_ts(p, WIRE_TS2, true);
             port_arm(p, TS_INTERVAL_NS);
         }
         break;
@@ -388,9 +397,36 @@ static void port_timer(void *opaque)
 
 /* --- receiving ------------------------------------------------------------ */
 
+/*
+ * The peer's response to our current configuration arrived while we
+ * already run one: it brings what the peer receives now.  The peer
+ * negotiates on the same inputs, so follow it if the result differs,
+ * without a configuration of our own that it would answer again.
+ */
+static void port_renegotiate(NpoPort *p)
+{
+    unsigned int rate, width;
+
+    if (!port_negotiate(p, &rate, &width) && rate == p->rate &&
+        width == p->width) {
+        return;
+    }
+    if (p->state == PORT_ACTIVE) {
+        p->counter[NPO_STAT_RECOVERIES]++;
+        port_event(p, R_P_EVENTS_RETRAIN_MASK);
+    }
+    port_set_state(p, PORT_RECOVERY, 0);
+    p->peer_ts2 = true;
+    port_try_negotiate(p);
+}
+
 static void port_rx_ts(NpoPort *p, uint8_t type, const WireTs *ts)
 {
     bool ts2 = type == WIRE_TS2;
+    bool fresh = ts2 && ts->epoch != p->peer_epoch;
+    bool acks_ours = ts2 && ts->ack == p->epoch;
+    bool waiting = ts2 && (ts->flags & WIRE_TS_WAITING);
+    bool response = ts2 && (ts->flags & WIRE_TS_RESPONSE);
     unsigned int r;
 
     p->peer_known = true;
@@ -400,17 +436,7 @@ static void port_rx_ts(NpoPort *p, uint8_t type, const WireTs *ts)
     p->peer_lanes = ts->lanes;
     p->peer_max_rate = ts->max_rate;
     p->peer_max_width = ts->max_width;
-
-    /*
-     * A TS2 of the configuration we already agreed on is the peer
-     * repeating itself until it hears us: answer it, change nothing.
-     */
-    if (ts2 && (p->state == PORT_EQUALIZE || p->state == PORT_ACTIVE) &&
-        ts->epoch == p->peer_epoch) {
-        port_send_ts(p, WIRE_TS2);
-        return;
-    }
-    if (ts2) {
+    if (fresh) {
         p->peer_epoch = ts->epoch;
         for (r = 0; r < NPO_NUM_RATES; r++) {
             p->peer_rx_ok[r] = le16_to_cpu(ts->rx_ok[r]);
@@ -423,38 +449,115 @@ static void port_rx_ts(NpoPort *p, uint8_t type, const WireTs *ts)
         /* Someone is training with us: answer, even when listening. */
         port_start_polling(p);
         if (ts2) {
-            port_enter_config(p);
+            /* Our TS2 acknowledges theirs: both can negotiate. */
+            port_enter_config(p, true);
             p->peer_ts2 = true;
             port_try_negotiate(p);
         }
         break;
     case PORT_POLLING:
-        port_enter_config(p);
+        port_enter_config(p, ts2);
         p->peer_ts2 = ts2;
         port_try_negotiate(p);
         break;
     case PORT_CONFIG:
     case PORT_RECOVERY:
-        if (ts2) {
+        if (acks_ours) {
             p->peer_ts2 = true;
             port_try_negotiate(p);
+            if (waiting) {
+                port_send_ts(p, WIRE_TS2, false);
+            }
+        } else if (fresh || waiting) {
+            /*
+             * The peer has not heard our configuration (a crossing
+             * retrain, or an answer to one before): tell it, and
+             * negotiate only on what it says after hearing us.
+             */
+            port_send_ts(p, WIRE_TS2, true);
         }
         break;
     case PORT_ACTIVE:
     case PORT_EQUALIZE:
-        if (ts2) {
-            /* The peer started a new configuration: recover with it. */
-            port_recover(p);
-            p->peer_ts2 = true;
-            port_try_negotiate(p);
-        } else {
+        if (!ts2) {
             /* The peer started over from Polling: its link went down. */
             port_link_down(p, FAIL_LOSS_OF_SIGNAL);
             port_start_polling(p);
+        } else if (!fresh) {
+            /* A repeat: the peer may not have our answer yet. */
+            if (waiting) {
+                port_send_ts(p, WIRE_TS2, false);
+            }
+        } else if (response) {
+            /*
+             * A response never starts a configuration: one to our
+             * current epoch brings what the peer receives now, one to
+             * an earlier epoch is out of date.
+             */
+            if (acks_ours) {
+                port_renegotiate(p);
+            }
+            if (waiting) {
+                port_send_ts(p, WIRE_TS2, false);
+            }
+        } else {
+            /* The peer started a new configuration: recover with it. */
+            port_recover(p, true);
+            p->peer_ts2 = true;
+            port_try_negotiate(p);
         }
         break;
     default:
         break;
+    }
+}
+
+/*
+ * The slow-training fault: the port acts on training sequences ts_lag_ns
+ * after they arrive, in order, as a peer whose firmware answers late
+ * would; ones beyond the queue are lost.
+ */
+static void port_ts_lag_arm(NpoPort *p)
+{
+    if (p->ts_lag_count) {
+        timer_mod(p->ts_lag_timer, p->ts_lag_q[p->ts_lag_head].due);
+    }
+}
+
+static void port_ts_lag_timer(void *opaque)
+{
+    NpoPort *p = opaque;
+    int64_t now = now_ns();
+
+    while (p->ts_lag_count && p->ts_lag_q[p->ts_lag_head].due <= now) {
+        unsigned int i = p->ts_lag_head;
+
+        p->ts_lag_head = (i + 1) % NPO_TS_LAG_DEPTH;
+        p->ts_lag_count--;
+        if (npo_link_port_enabled(p) && !p->cut && p->state != PORT_TEST) {
+            port_rx_ts(p, p->ts_lag_q[i].type, &p->ts_lag_q[i].ts);
+        }
+    }
+    port_ts_lag_arm(p);
+}
+
+static void port_rx_ts_lagged(NpoPort *p, uint8_t type, const WireTs *ts)
+{
+    unsigned int i;
+
+    if (!p->ts_lag_ns && !p->ts_lag_count) {
+        port_rx_ts(p, type, ts);
+        return;
+    }
+    if (p->ts_lag_count == NPO_TS_LAG_DEPTH) {
+        return;
+    }
+    i = (p->ts_lag_head + p->ts_lag_count++) % NPO_TS_LAG_DEPTH;
+    p->ts_lag_q[i].due = now_ns() + p->ts_lag_ns;
+    p->ts_lag_q[i].type = type;
+    memcpy(&p->ts_lag_q[i].ts, ts, sizeof(*ts));
+    if (p->ts_lag_count == 1) {
+        port_ts_lag_arm(p);
     }
 }
 
@@ -466,7 +569,7 @@ void npo_link_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
     case WIRE_TS1:
     case WIRE_TS2:
         if (len == sizeof(WireTs) && p->state != PORT_TEST) {
-            port_rx_ts(p, type, (const WireTs *)payload);
+            port_rx_ts_lagged(p, type, (const WireTs *)payload);
         }
         break;
     case WIRE_IDLE:
@@ -575,7 +678,7 @@ void npo_link_write_control(NpoPort *p, uint32_t val)
     }
     if (val & R_P_CONTROL_RETRAIN_MASK) {
         if (p->state == PORT_ACTIVE) {
-            port_recover(p);
+            port_recover(p, false);
         } else if (p->state != PORT_TEST) {
             port_enter_detect(p, false);
         }
@@ -643,6 +746,8 @@ void npo_link_reset(NpoState *s)
             npo_port_send(p, WIRE_DOWN, NULL, 0);
         }
         timer_del(p->timer);
+        timer_del(p->ts_lag_timer);
+        p->ts_lag_count = 0;
         p->control = 0;
         p->state = PORT_DISABLED;
         p->events = 0;
@@ -666,6 +771,8 @@ void npo_link_realize(NpoState *s, Error **errp)
         p->dev = s;
         p->index = i;
         p->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, port_timer, p);
+        p->ts_lag_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                       port_ts_lag_timer, p);
         npo_phy_init_lanes(p);
         npo_port_realize(p);
     }
@@ -679,6 +786,7 @@ void npo_link_exit(NpoState *s)
     npo_route_remove(s);
     for (i = 0; i < s->num_ports; i++) {
         timer_free(s->port[i].timer);
+        timer_free(s->port[i].ts_lag_timer);
         npo_port_exit(&s->port[i]);
     }
     g_rand_free(s->rand);

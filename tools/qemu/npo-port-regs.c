@@ -184,6 +184,7 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
         for (i = 0; i < s->num_ports; i++) {
             s->port[i].cut = false;
             s->port[i].pending_burst = 0;
+            s->port[i].ts_lag_ns = 0;
             for (j = 0; j < NPO_MAX_LANES; j++) {
                 s->port[i].lane[j].fault_ber = 0;
                 s->port[i].lane[j].dead = false;
@@ -213,6 +214,12 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
         break;
     case FAULT_BURST:
         p->pending_burst += value;
+        break;
+    case FAULT_SLOW_TRAINING:
+        if (value > NPO_TS_LAG_MAX_US) {
+            return MBOX_ERR_ARG;
+        }
+        p->ts_lag_ns = (int64_t)value * SCALE_US;
         break;
     default:
         return MBOX_ERR_ARG;
@@ -255,7 +262,7 @@ uint32_t npo_link_mbox(NpoState *s, uint32_t op)
 /*
  * QMP fault injection: qom-set DEVICE fault "KIND PORT [LANE] VALUE",
  * KIND one of ber (BER, 0 clears), dead (0/1), rxdrop (dB), cut (0/1),
- * burst (codewords), or "clear".
+ * burst (codewords), slow (us), or "clear".
  */
 static void npo_set_fault(Object *obj, const char *str, Error **errp)
 {
@@ -271,13 +278,14 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
         return;
     }
     n = sscanf(str, "%15s %u %u %lf", kind, &port, &lane, &value);
-    if (!strcmp(kind, "cut") || !strcmp(kind, "burst")) {
+    if (!strcmp(kind, "cut") || !strcmp(kind, "burst") ||
+        !strcmp(kind, "slow")) {
         n = sscanf(str, "%15s %u %lf", kind, &port, &value);
         n = n == 3 ? 4 : 0;
     }
     if (n != 4 || value < 0) {
         error_setg(errp, "npo: fault: expected 'ber|dead|rxdrop PORT LANE "
-                   "VALUE', 'cut|burst PORT VALUE' or 'clear'");
+                   "VALUE', 'cut|burst|slow PORT VALUE' or 'clear'");
         return;
     }
     if (!strcmp(kind, "ber")) {
@@ -292,6 +300,9 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
         res = npo_link_fault(s, FAULT_CUT, port, 0, value != 0);
     } else if (!strcmp(kind, "burst")) {
         res = npo_link_fault(s, FAULT_BURST, port, 0, (uint32_t)value);
+    } else if (!strcmp(kind, "slow")) {
+        res = npo_link_fault(s, FAULT_SLOW_TRAINING, port, 0,
+                             (uint32_t)MIN(value, (double)UINT32_MAX));
     } else {
         error_setg(errp, "npo: fault: unknown kind '%s'", kind);
         return;

@@ -266,6 +266,7 @@ enum npo_fault_kind {
     FAULT_RX_DROP = 3,      /* value: extra loss in 1/100 dB */
     FAULT_CUT = 4,          /* value: 0 restore / 1 cut */
     FAULT_BURST = 5,        /* value: uncorrectable codewords */
+    FAULT_SLOW_TRAINING = 6, /* value: us to act on a training sequence */
 };
 
 /* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */

@@ -42,7 +42,13 @@ typedef struct QEMU_PACKED WireHdr {
 
 /*
  * TS1 and TS2: a port's training sequences.  Fields are little endian;
- * rx_ok[r] is the mask of lanes that receive well at rate r + 1.
+ * rx_ok[r] is the mask of lanes that receive well at rate r + 1.  A TS2
+ * names its sender's configuration (epoch) and the last of the peer's it
+ * heard (ack); WIRE_TS_WAITING says the sender has not negotiated yet and
+ * needs a TS2 acknowledging its epoch, WIRE_TS_RESPONSE that its epoch
+ * was started by the peer's (ack), not by the sender.  Only a waiting TS2
+ * is answered and only a TS2 that is no response starts a configuration,
+ * so neither answers nor configurations echo back and forth.
  */
 typedef struct QEMU_PACKED WireTs {
     uint32_t node_id;
@@ -52,10 +58,14 @@ typedef struct QEMU_PACKED WireTs {
     uint8_t max_rate;
     uint8_t max_width;
     uint8_t epoch;      /* TS2: which configuration attempt this is */
-    uint8_t pad[2];
+    uint8_t ack;        /* TS2: the peer's epoch the sender last heard */
+    uint8_t flags;      /* TS2: WIRE_TS_* */
     uint16_t rx_ok[NPO_NUM_RATES];
     uint16_t pad2;
 } WireTs;
+
+#define WIRE_TS_WAITING         0x01
+#define WIRE_TS_RESPONSE        0x02
 
 /* Bytes of data in one frame: a large transfer is a train of them. */
 #define WIRE_CHUNK              (32 * 1024)

@@ -27,6 +27,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
 #define NPO_CLOCK_ANCHORS       16
 #define NPO_CLOCK_DERIVED_PPB   INT32_MIN
 #define NPO_CLOCK_DERIVED_OFFSET INT64_MIN
+/* The slow-training fault: at most this late, this many in flight. */
+#define NPO_TS_LAG_MAX_US       100000
+#define NPO_TS_LAG_DEPTH        64
 
 /* A segment of the clock: device time at a true instant, and the rate. */
 typedef struct NpoClockAnchor {
@@ -109,6 +112,15 @@ typedef struct NpoPort {
     uint16_t ber_lanes;         /* lanes above the BER warning threshold */
     uint16_t fault_lanes;       /* lanes that failed the last negotiation */
     uint32_t pending_burst;
+    /* Fault: training sequences acted on this late, in arrival order. */
+    int64_t ts_lag_ns;
+    QEMUTimer *ts_lag_timer;
+    struct {
+        int64_t due;
+        uint8_t type;
+        WireTs ts;
+    } ts_lag_q[NPO_TS_LAG_DEPTH];
+    unsigned int ts_lag_head, ts_lag_count;
 
     /* negotiated */
     unsigned int rate;          /* 1..NPO_NUM_RATES, 0 none */
@@ -125,6 +137,7 @@ typedef struct NpoPort {
     uint8_t peer_max_rate;
     uint8_t peer_max_width;
     uint8_t epoch;              /* our configuration attempts, wraps */
+    bool epoch_responds;        /* it answers the peer's, not our own */
     uint8_t peer_epoch;         /* the peer's, from its last new TS2 */
     uint16_t peer_rx_ok[NPO_NUM_RATES];
 
