@@ -9,7 +9,8 @@
 # TAP-like "ok"/"not ok" lines and exits 0/1.  B's clock must also lock to
 # A's through the link, time-sync messages crossing between the processes,
 # and the host, reading both processes' true clocks through QMP, must find
-# them within CLOCK_MAX_NS of each other while the data flows.
+# them within CLOCK_P95_NS of each other (the 95th percentile of 20
+# samples, read once the servo has settled) while the data flows.
 #
 # Usage: two-vm-test.sh KERNEL
 set -u
@@ -20,7 +21,7 @@ work=$(mktemp -d)
 trap 'kill $a 2>/dev/null; rm -rf "$work"' EXIT
 sock=$work/fabric.sock
 peer=/usr/lib/npo/selftests/npo_fabric_peer
-CLOCK_MAX_NS=20
+CLOCK_P95_NS=20
 qmp_arg() { echo "--qemu-arg -qmp --qemu-arg unix:$work/$1.qmp,server=on,wait=off"; }
 
 # Wait for the link, then report its peer.
@@ -58,14 +59,16 @@ if [ -n "$blob" ]; then
 		--link 0.0=connect:"$sock" --timeout 400 -- sh -c "/sbin/modprobe npo
 		$show_peer
 		$clock_of_b
-		sleep 8	# while the host reads both clocks
+		sleep 9	# while the host reads both clocks
 		$peer join $blob" >"$work/b.log" 2>&1 &
 	b=$!
-	# Once B says it is locked, the host reads both true clocks.
+	# Once B says it is locked and the servo has settled (its first
+	# seconds still carry the frequency it learnt while locking), the
+	# host reads both true clocks.
 	if vm_wait_line "$work/b.log" "$b" '^CLOCK follower locked 1' 300; then
-		sleep 1
+		sleep 3
 		pair=$(/usr/bin/python3 "$here/clock-offsets.py" \
-			"$work/a.qmp,$work/b.qmp" 20 0.25)
+			"$work/a.qmp,$work/b.qmp" 20 0.2)
 		echo "# A and B from the host: $pair"
 	fi
 	wait "$b"
@@ -91,10 +94,10 @@ check "B sees A as its peer" grep -q '^PEER 1/0$' "$work/b.log"
 check "A sees B as its peer" grep -q '^PEER 2/0$' "$work/a.log"
 check "B's clock locks to A's across the processes" \
 	grep -q '^CLOCK follower locked 1$' "$work/b.log"
-pair_max=$(/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["max_pairwise_ns"])' "${pair:-{\}}" 2>/dev/null)
-check "the host finds A and B ${pair_max:-?} ns apart (< $CLOCK_MAX_NS)" \
+pair_p95=$(/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["p95_pairwise_ns"])' "${pair:-{\}}" 2>/dev/null)
+check "the host finds A and B ${pair_p95:-?} ns apart at p95 (< $CLOCK_P95_NS)" \
 	/usr/bin/python3 -c 'import sys; sys.exit(not (sys.argv[1] and float(sys.argv[1]) < float(sys.argv[2])))' \
-	"$pair_max" $CLOCK_MAX_NS
+	"$pair_p95" $CLOCK_P95_NS
 for side in a b; do
 	grep -E '^(# )?(not )?ok [0-9]+ |^# 8 MiB' "$work/$side.log" |
 		sed "s/^/  ${side^^}: /"
