@@ -6,6 +6,7 @@
 #   make check      set up, build, lint, host tests, in-VM selftests on both kernels
 #   make demo       boot an emulated supernode host with 8 devices, show npoctl dev
 #   make bench      run the benchmarks, write build/bench/results.json
+#   make check-debug  the selftests on a KASAN/lockdep/kmemleak 6.12 kernel
 
 VERSION := 0.1.0
 BUILD := $(CURDIR)/build
@@ -13,6 +14,10 @@ KERNELS := 6.1 6.12
 
 # Written by tools/setup/deps.sh: kernel versions and cached paths.
 -include $(BUILD)/kernels.mk
+# Written by tools/setup/debug-kernel.sh once `make check-debug` built it.
+-include $(BUILD)/kernels-debug.mk
+# Every kernel there are rules for; `make` and `make check` build KERNELS.
+RULE_KERNELS := $(KERNELS) $(if $(KVER_debug),debug)
 
 CC ?= cc
 CFLAGS_COMMON := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE \
@@ -29,14 +34,15 @@ KSELFTEST := $(KSRC_PIECES)/tools/testing/selftests
 HARNESS_CFLAGS := -Wno-unused-parameter -Wno-sign-compare
 
 .PHONY: all deps qemu modules userspace firmware runtime npoctl npo-perf examples selftests \
-	host-tests host-tests-build lint checkpatch kernel-doc sparse rst initramfs check demo bench install \
+	host-tests host-tests-build lint checkpatch kernel-doc sparse rst initramfs check check-debug \
+	demo bench install \
 	clean distclean
 
 all: modules userspace qemu
 
 # --- set-up -----------------------------------------------------------------
 deps: $(BUILD)/.deps-stamp
-$(BUILD)/.deps-stamp $(BUILD)/kernels.mk: tools/setup/deps.sh
+$(BUILD)/.deps-stamp $(BUILD)/kernels.mk: tools/setup/deps.sh tools/setup/apt.sh
 	@mkdir -p $(BUILD)
 	bash tools/setup/deps.sh $(BUILD)
 	@touch $(BUILD)/.deps-stamp
@@ -53,7 +59,8 @@ $(QEMU): $(QEMU_DEPS) $(BUILD)/.deps-stamp
 # --- kernel module, for each kernel -----------------------------------------
 KMOD_SRCS := Kbuild $(wildcard driver/*.[ch] driver/Kbuild) $(wildcard uapi/linux/*.h)
 kmod_dir = $(BUILD)/kmod/$(1)
-kdir = /usr/src/linux-headers-$(KVER_$(1))
+# Debian's headers package, or the debug kernel's own build tree.
+kdir = $(or $(KDIR_$(1)),/usr/src/linux-headers-$(KVER_$(1)))
 
 define kmod_rules
 $(call kmod_dir,$(1))/driver/npo.ko: $(KMOD_SRCS) $(BUILD)/.deps-stamp
@@ -66,7 +73,7 @@ sparse-$(1): $(call kmod_dir,$(1))/driver/npo.ko
 		2>&1 | grep -v 'Skipping BTF' | tee $(BUILD)/sparse-$(1).log
 	@! grep -q . $(BUILD)/sparse-$(1).log
 endef
-$(foreach k,$(KERNELS),$(eval $(call kmod_rules,$(k))))
+$(foreach k,$(RULE_KERNELS),$(eval $(call kmod_rules,$(k))))
 
 modules: $(foreach k,$(KERNELS),$(call kmod_dir,$(k))/driver/npo.ko)
 sparse: $(foreach k,$(KERNELS),sparse-$(k))
@@ -256,13 +263,22 @@ $(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) $(F
 	bash tools/vm/mkinitramfs.sh $(KVER_$(1)) $(KMODS_$(1)) \
 		$(INSTALL_ROOT)-$(1) $$@
 endef
-$(foreach k,$(KERNELS),$(eval $(call initramfs_rules,$(k))))
+$(foreach k,$(RULE_KERNELS),$(eval $(call initramfs_rules,$(k))))
 initramfs: $(foreach k,$(KERNELS),$(call initramfs_img,$(k)))
+debug-initramfs: $(if $(KVER_debug),$(call initramfs_img,debug))
+	@test -n "$(KVER_debug)" || { echo "no debug kernel: run make check-debug"; exit 1; }
 
 # --- the three commands of the README ----------------------------------------------
 check: deps
 	@$(MAKE) --no-print-directory all initramfs host-tests-build
 	@BUILD=$(BUILD) bash tools/vm/check.sh $(KERNELS)
+
+# The debug kernel is built once (see Documentation/testing.rst for how
+# long) and cached; the second make sees the kernels-debug.mk it wrote.
+check-debug: deps
+	@bash tools/setup/debug-kernel.sh $(BUILD)
+	@$(MAKE) --no-print-directory all debug-initramfs
+	@BUILD=$(BUILD) bash tools/vm/check.sh --vm-only debug
 
 demo: deps
 	@$(MAKE) --no-print-directory all initramfs

@@ -10,7 +10,9 @@
 #  - it skipped a test although NPO_EXPECT_DEVICES says devices are there,
 #  - the kernel logged a splat (BUG/WARNING/Oops/lockdep/KASAN...) while
 #    it ran: the kernel log is cleared before each binary, so a wrapped
-#    ring buffer cannot hide one.
+#    ring buffer cannot hide one,
+#  - on a kernel with kmemleak (make check-debug), a scan after it finds
+#    an unreferenced object: each binary is judged on a cleared list.
 # The driver must load; the splat patterns must be there.
 #
 # Usage: run_tests.sh [TEST...]    (default: every *_test beside this script)
@@ -33,6 +35,15 @@ if ! /sbin/modprobe npo; then
 	echo "Bail out! modprobe npo failed"
 	exit 1
 fi
+kmemleak=/sys/kernel/debug/kmemleak
+[ -w "$kmemleak" ] || kmemleak=
+# kmemleak reports an object only once it is this old.
+kmemleak_age=${NPO_KMEMLEAK_AGE:-6}
+# What booting left behind is not the tests': forget it.
+if [ -n "$kmemleak" ]; then
+	echo scan >"$kmemleak"
+	echo clear >"$kmemleak"
+fi
 echo "1..$#"
 n=0
 failed=0
@@ -49,6 +60,15 @@ for t in "$@"; do
 	if dmesg | grep -E -f "$patterns" >/tmp/.npo_splat; then
 		sed 's/^/# splat: /' /tmp/.npo_splat
 		why="kernel splat"
+	fi
+	if [ -n "$kmemleak" ]; then
+		sleep "$kmemleak_age"
+		echo scan >"$kmemleak"
+		if grep -q 'unreferenced object' "$kmemleak"; then
+			sed 's/^/# kmemleak: /' "$kmemleak"
+			why=${why:-kmemleak: $(grep -c 'unreferenced object' "$kmemleak") leaked}
+		fi
+		echo clear >"$kmemleak"
 	fi
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' /tmp/.npo_out | head -n 1)
 	ran=$(grep -cE '^(not )?ok [0-9]+ ' /tmp/.npo_out)

@@ -6,13 +6,22 @@
 # with "N passed, M failed" (skips are reported on the same line) and
 # fails if anything failed.
 #
-# Usage: check.sh KERNEL...
+# With --vm-only (make check-debug), only the main selftest VM runs, with
+# more memory and time for a kernel that checks every access.
+#
+# Usage: check.sh [--vm-only] KERNEL...
 set -uo pipefail
+
+vm_only=
+if [ "${1:-}" = --vm-only ]; then
+	vm_only=1
+	shift
+fi
 
 build=${BUILD:?}
 here=$(dirname "$(realpath "$0")")
 top=$(realpath "$here/../..")
-logs=$build/check
+logs=$build/check${vm_only:+-debug}
 rm -rf "$logs" && mkdir -p "$logs"
 passed=0 failed=0 skipped=0
 failures=()
@@ -58,8 +67,9 @@ count_tap() {	# count_tap NAME LOG PREFIX
 	fi
 }
 
-echo "== lint"
 cd "$top"
+if [ -z "$vm_only" ]; then
+echo "== lint"
 for target in checkpatch kernel-doc rst sparse-6.1 sparse-6.12; do
 	make --no-print-directory -s "$target" >"$logs/$target.log" 2>&1
 	rc=$?
@@ -84,12 +94,14 @@ for t in "$build"/host-tests/*_test; do
 		record "host $name: exit status $rc" 1
 	fi
 done
+fi
 
 # Selftests in a VM of 8 devices in a ring; sets rc to npo-vm's status.
 vm_selftests() {	# vm_selftests LABEL LOG DEVICE_PROPS [TEST...]
 	local label=$1 log=$2 props=$3
 	shift 3
-	"$here/npo-vm" --kernel "$k" --devices 8 --topology ring --timeout 1800 \
+	"$here/npo-vm" --kernel "$k" --devices 8 --topology ring \
+		--timeout "$vm_timeout" --mem "$vm_mem" \
 		${props:+--device-props "$props"} -- \
 		env NPO_EXPECT_DEVICES=8 NPO_EXPECT_TOPOLOGY=ring \
 		/usr/lib/npo/selftests/run_tests.sh "$@" \
@@ -121,6 +133,9 @@ vm_selftests() {	# vm_selftests LABEL LOG DEVICE_PROPS [TEST...]
 	fi
 }
 
+vm_timeout=1800 vm_mem=512
+# KASAN's shadow and kmemleak's pool need room; every access is checked.
+[ -n "$vm_only" ] && vm_timeout=5400 vm_mem=1024
 for k in "$@"; do
 	echo "== selftests in a VM, kernel $k, 8 devices in a ring"
 	vm_selftests "kernel $k" "$logs/vm-$k.log" ""
@@ -130,6 +145,7 @@ for k in "$@"; do
 	124) record "kernel $k: VM timed out" 1 ;;
 	*) record "kernel $k: VM failed (status $rc)" 1 ;;
 	esac
+	[ -n "$vm_only" ] && continue
 
 	# The fabric transport that carries data between QEMU processes,
 	# exercised by the whole remote suite between devices of one VM.
