@@ -59,6 +59,32 @@ static int inherited_fd(int index, int *fd)
 	return 0;
 }
 
+/*
+ * Descriptors and registrations are shared with the driver and the device
+ * in the layout of one UAPI major: refuse a driver of another rather than
+ * exchange garbage with it.
+ */
+static int check_uapi(const struct npo_device *dev)
+{
+	struct npo_param_query q = { .param = NPO_PARAM_UAPI_VERSION };
+	unsigned int major;
+
+	if (ioctl(dev->fd, NPO_IOCTL_GET_PARAM, &q)) {
+		npo_log(NPO_LOG_ERR, "%s: cannot read the driver's UAPI version: %s",
+			dev->name, strerror(errno));
+		return errno == ENOTTY ? EPROTONOSUPPORT : errno;
+	}
+	major = q.value >> 16;
+	if (major != NPO_UAPI_VERSION >> 16) {
+		npo_log(NPO_LOG_ERR,
+			"%s: the driver speaks NPO UAPI %u.%u, this libnpo %u.x",
+			dev->name, major, (unsigned int)(q.value & 0xffff),
+			NPO_UAPI_VERSION >> 16);
+		return EPROTONOSUPPORT;
+	}
+	return 0;
+}
+
 struct npo_device *npo_open_device(const char *name)
 {
 	struct npo_device *dev;
@@ -93,6 +119,13 @@ struct npo_device *npo_open_device(const char *name)
 	}
 	dev->fd = fd;
 	snprintf(dev->name, sizeof(dev->name), "npo%d", index);
+	err = check_uapi(dev);
+	if (err) {
+		close(fd);
+		free(dev);
+		errno = err;
+		return NULL;
+	}
 	{
 		struct npo_param_query q = { .param = NPO_PARAM_NODE_ID };
 

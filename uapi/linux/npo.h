@@ -20,8 +20,14 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/** NPO_UAPI_VERSION - version of this interface, major << 16 | minor. */
-#define NPO_UAPI_VERSION	((1 << 16) | 2)
+/**
+ * NPO_UAPI_VERSION - version of this interface, major << 16 | minor.
+ *
+ * The minor grows with what a caller of the same major may ignore; the
+ * major when a layout shared with userspace changes (2: 64-bit remote keys
+ * in descriptors and registrations, jobs).
+ */
+#define NPO_UAPI_VERSION	((2 << 16) | 0)
 
 #define NPO_IOCTL_MAGIC		0xB6
 
