@@ -5,27 +5,47 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 /*
+ * fd is the character device npoN: the same device number as the node, when
+ * there is one to compare with, and the driver says it is minor N.
+ */
+static bool is_npo_device(int fd, int index, const char *path)
+{
+	struct npo_dev_info info = { 0 };
+	struct stat st, node;
+
+	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
+		return false;
+	if (!stat(path, &node) && node.st_rdev != st.st_rdev)
+		return false;
+	return !ioctl(fd, NPO_IOCTL_GET_INFO, &info) &&
+	       info.minor == (uint32_t)index;
+}
+
+/*
  * The descriptor NPO_DEVICE_FDS gives for device index, or -1: a launcher
  * opened the device, put it in a job and passed it on.  A listed entry
  * that is not that device is an error, not a reason to open another.
+ * Entries are "npoN=FD", separated by commas and optional blanks.
  */
-static int inherited_fd(int index, int *fd)
+static int inherited_fd(int index, const char *path, int *fd)
 {
 	/* Not in a setuid program: its caller must not choose its file. */
 	const char *list = secure_getenv("NPO_DEVICE_FDS");
-	struct npo_dev_info info = { 0 };
 	char want[NPO_NAME_MAX + 1];
-	const char *p;
+	const char *p, *num;
 	char *end;
+	bool bad;
 	long v;
 
 	*fd = -1;
@@ -33,18 +53,20 @@ static int inherited_fd(int index, int *fd)
 		return 0;
 	snprintf(want, sizeof(want), "npo%d=", index);
 	for (p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		p += strspn(p, " \t");
 		if (strncmp(p, want, strlen(want)))
 			continue;
+		num = p + strlen(want);
 		errno = 0;
-		v = strtol(p + strlen(want), &end, 10);
-		if (errno || end == p + strlen(want) || (*end && *end != ',') ||
-		    v < 0 || v > INT_MAX) {
+		v = strtol(num, &end, 10);
+		bad = errno || end == num || v < 0 || v > INT_MAX;
+		end += strspn(end, " \t");
+		if (bad || (*end && *end != ',')) {
 			npo_log(NPO_LOG_ERR, "NPO_DEVICE_FDS: bad entry for npo%d",
 				index);
 			return -EINVAL;
 		}
-		if (ioctl((int)v, NPO_IOCTL_GET_INFO, &info) ||
-		    info.minor != (uint32_t)index) {
+		if (!is_npo_device((int)v, index, path)) {
 			npo_log(NPO_LOG_ERR, "NPO_DEVICE_FDS: descriptor %ld is not npo%d",
 				v, index);
 			return -EBADF;
@@ -98,7 +120,7 @@ struct npo_device *npo_open_device(const char *name)
 		return NULL;
 	}
 	snprintf(path, sizeof(path), "%s/npo%d", npo_dev_root(), index);
-	err = inherited_fd(index, &fd);
+	err = inherited_fd(index, path, &fd);
 	if (err) {
 		errno = -err;
 		return NULL;

@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,53 @@ TEST_F(fake_sysfs, open_refuses_what_speaks_no_npo_uapi)
 	EXPECT_EQ(fds, open_fds());
 	EXPECT_EQ(-EINVAL, npo_query_device(NULL, &attr));
 	EXPECT_EQ(-EINVAL, npo_query_param(NULL, NPO_PARAM_SERIAL, 0, &v));
+}
+
+/*
+ * NPO_DEVICE_FDS: a malformed entry is EINVAL, a descriptor that is not
+ * the device (a file, another character device) EBADF; blanks between
+ * entries are fine, other devices' entries are not looked at.
+ */
+TEST_F(fake_sysfs, inherited_descriptors_checked)
+{
+	static const char *const malformed[] = {
+		"npo1=", "npo1=x", "npo1=-3", "npo1=3x", "npo1= ,npo2=4",
+		"npo1=99999999999",
+	};
+	char path[128], list[64];
+	unsigned int i;
+	int file, null;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/npo1", self->root);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fclose(f);
+	for (i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
+		setenv("NPO_DEVICE_FDS", malformed[i], 1);
+		errno = 0;
+		EXPECT_EQ(NULL, npo_open_device("npo1"));
+		EXPECT_EQ(EINVAL, errno) TH_LOG("'%s'", malformed[i]);
+	}
+	file = open(path, O_RDONLY);
+	null = open("/dev/null", O_RDWR);
+	ASSERT_GE(file, 0);
+	ASSERT_GE(null, 0);
+	snprintf(list, sizeof(list), "npo0=0, npo1=%d", file);
+	setenv("NPO_DEVICE_FDS", list, 1);
+	EXPECT_EQ(NULL, npo_open_device("npo1"));
+	EXPECT_EQ(EBADF, errno);
+	snprintf(list, sizeof(list), " npo1 =2, npo1=%d ", null);
+	setenv("NPO_DEVICE_FDS", list, 1);
+	EXPECT_EQ(NULL, npo_open_device("npo1"));
+	EXPECT_EQ(EBADF, errno);
+	/* Another device's entry only: npo1 is opened from its node. */
+	setenv("NPO_DEVICE_FDS", "npo0=0", 1);
+	EXPECT_EQ(NULL, npo_open_device("npo1"));
+	EXPECT_EQ(EPROTONOSUPPORT, errno);
+	unsetenv("NPO_DEVICE_FDS");
+	close(file);
+	close(null);
 }
 
 static char last_msg[256];
