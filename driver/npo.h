@@ -568,6 +568,8 @@ u32 npo_job_default(void);
 int npo_job_set(struct npo_file *nfile, u32 job);
 int npo_pd_load_job(struct npo_dev *ndev, struct npo_file *nfile);
 int npo_job_throttle(struct npo_file *nfile);
+struct seq_file;
+void npo_job_offenders_show(struct npo_dev *ndev, struct seq_file *m);
 void npo_refusal_irq(struct npo_dev *ndev);
 void npo_refusal_flush(struct npo_dev *ndev);
 void npo_job_init(struct npo_dev *ndev);

@@ -71,6 +71,13 @@ static int npo_debugfs_ports_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(npo_debugfs_ports);
 
+static int npo_debugfs_offenders_show(struct seq_file *m, void *v)
+{
+	npo_job_offenders_show(m->private, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(npo_debugfs_offenders);
+
 /*
  * Test-only fault injection, present when the device has test registers:
  *   ber PORT LANE NLOG    pre-FEC BER 10^-(NLOG/100), 0 clears
@@ -161,6 +168,8 @@ void npo_debugfs_add(struct npo_dev *ndev)
 	if (ndev->ports)
 		debugfs_create_file("ports", 0400, ndev->debugfs, ndev,
 				    &npo_debugfs_ports_fops);
+	debugfs_create_file("offenders", 0400, ndev->debugfs, ndev,
+			    &npo_debugfs_offenders_fops);
 	if (ndev->caps & NPO_CAPS_FAULT_INJECT)
 		debugfs_create_file("fault", 0200, ndev->debugfs, ndev,
 				    &npo_debugfs_fault_fops);

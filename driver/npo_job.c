@@ -23,6 +23,7 @@
 #include <linux/module.h>
 #include <linux/ratelimit.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
@@ -49,9 +50,10 @@ MODULE_PARM_DESC(refusal_window_ms, "window refusal_limit counts in, ms");
  * @penalty_ms: what each new queue of the user waits, 0 if nothing;
  *	doubles with each further refusal_limit refusals.
  * @until: jiffies until which the user's new queues wait.
- * @total: refusals since the device was probed.
  *
- * Written by the refusal work only; @until is read with READ_ONCE.
+ * Written by the refusal work only; @until is read with READ_ONCE under
+ * the xarray's lock, which the work holds to erase an entry before it
+ * frees it.
  */
 struct npo_offender {
 	unsigned long window_start;
@@ -59,7 +61,6 @@ struct npo_offender {
 	u32 refusals;
 	u32 penalty_ms;
 	unsigned long until;
-	u64 total;
 };
 
 static siphash_key_t npo_job_key;
@@ -159,6 +160,52 @@ int npo_job_throttle(struct npo_file *nfile)
 }
 
 /*
+ * Forget users with nothing held against them: no refusal for a window
+ * and no penalty left, so the table holds only current offenders however
+ * many users (or user namespaces) ever failed.
+ */
+static void npo_offenders_prune(struct npo_dev *ndev, unsigned long now,
+				unsigned long window)
+{
+	struct npo_offender *off;
+	unsigned long uid;
+
+	xa_for_each(&ndev->offenders, uid, off) {
+		if (time_after(now, off->last + window) &&
+		    !time_before(now, READ_ONCE(off->until))) {
+			xa_erase(&ndev->offenders, uid);
+			kfree(off);
+		}
+	}
+}
+
+/**
+ * npo_job_offenders_show() - list the users whose refusals are counted
+ * @ndev: the device.
+ * @m: where to print, a line per user: its uid, refusals counted towards
+ *	the next penalty, the penalty and what is left of it, in ms.
+ *
+ * Context: any; takes the table's spinlock, which the refusal work holds
+ * to erase an entry before it frees it.
+ */
+void npo_job_offenders_show(struct npo_dev *ndev, struct seq_file *m)
+{
+	unsigned long uid, now = jiffies;
+	struct npo_offender *off;
+	long left;
+
+	xa_lock(&ndev->offenders);
+	xa_for_each(&ndev->offenders, uid, off) {
+		left = (long)(READ_ONCE(off->until) - now);
+		seq_printf(m, "uid %lu refusals %u penalty_ms %u wait_ms %u\n",
+			   uid, READ_ONCE(off->refusals),
+			   READ_ONCE(off->penalty_ms),
+			   left > 0 ? jiffies_to_msecs(left) : 0);
+	}
+	xa_unlock(&ndev->offenders);
+}
+
+/*
  * Count refusals against a user; the penalty now in force, in ms, or 0.
  * Once throttled, every refusal pushes the gate a penalty further, so
  * each guess costs at least that; a window without refusals forgives.
@@ -170,6 +217,7 @@ static u32 npo_offender_count(struct npo_dev *ndev, kuid_t uid, u32 count)
 	unsigned long now = jiffies;
 	struct npo_offender *off;
 
+	npo_offenders_prune(ndev, now, window);
 	off = xa_load(&ndev->offenders, __kuid_val(uid));
 	if (!off) {
 		off = kzalloc(sizeof(*off), GFP_KERNEL);
@@ -183,7 +231,6 @@ static u32 npo_offender_count(struct npo_dev *ndev, kuid_t uid, u32 count)
 			return 0;
 		}
 	}
-	off->total += count;
 	if (time_after(now, off->last + window)) {
 		off->penalty_ms = 0;
 		off->refusals = 0;

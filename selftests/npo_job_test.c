@@ -551,6 +551,58 @@ static unsigned int victim_works(struct __test_metadata *_metadata,
 	return rounds;
 }
 
+#define OFFENDERS	"/sys/kernel/debug/npo/npo0/offenders"
+#define WINDOW_PARAM	"/sys/module/npo/parameters/refusal_window_ms"
+
+/* The wait_ms the offenders table gives uid, or -1 if it lists none. */
+static long offender_wait_ms(uid_t uid)
+{
+	char text[4096], want[32], *line;
+	unsigned int w;
+
+	if (npo_test_read_file(OFFENDERS, text, sizeof(text)) < 0)
+		return -2;
+	snprintf(want, sizeof(want), "uid %u ", uid);
+	line = strstr(text, want);
+	if (!line || !(line = strstr(line, "wait_ms ")) ||
+	    sscanf(line, "wait_ms %u", &w) != 1)
+		return -1;
+	return w;
+}
+
+/*
+ * The table lists the throttled guesser; once its penalty and a refusal
+ * window have passed, the next refusal, of another user, forgets it.
+ */
+static void expect_offenders_pruned(struct __test_metadata *_metadata,
+				    struct guesser_args *a)
+{
+	uint8_t *buf = alloc_buf(4096);
+	char window[32];
+	struct npo_mr *mr;
+	long wait;
+
+	ASSERT_NE(NULL, buf);
+	wait = offender_wait_ms(NOBODY);
+	ASSERT_GE(wait, 0) TH_LOG("%s lists no uid %d", OFFENDERS, NOBODY);
+	ASSERT_GE(npo_test_read_file(WINDOW_PARAM, window, sizeof(window)), 0);
+	ASSERT_EQ(0, npo_test_write_file(WINDOW_PARAM, "200"));
+	usleep((wait + 400) * 1000);
+	ASSERT_EQ(0, npo_reg_mr(a->other, buf, 4096, NPO_ACCESS_ALL, &mr));
+	EXPECT_EQ(NPO_STATUS_REMOTE_ACCESS,
+		  attack_once(a->other, mr, buf, &attacks[0], &a->t[1]));
+	npo_dereg_mr(mr);
+	/* The refusal work runs after the completion: give it a moment. */
+	for (wait = 0; wait < 50 && offender_wait_ms(0) < 0; wait++)
+		usleep(20000);
+	EXPECT_GE(offender_wait_ms(0), 0) TH_LOG("root's refusal not counted");
+	EXPECT_EQ(-1, offender_wait_ms(NOBODY))
+		TH_LOG("uid %d still listed after its penalty and a window",
+		       NOBODY);
+	EXPECT_EQ(0, npo_test_write_file(WINDOW_PARAM, window));
+	munmap(buf, 4096);
+}
+
 TEST_F_TIMEOUT(job, guessing_keys_finds_nothing_and_is_throttled_and_named, 120)
 {
 	struct npo_nl_events *ev = npo_nl_events_open();
@@ -615,6 +667,7 @@ TEST_F_TIMEOUT(job, guessing_keys_finds_nothing_and_is_throttled_and_named, 120)
 		 a->r.pid, NOBODY);
 	EXPECT_NE(NULL, strstr(log, want)) TH_LOG("no log line has \"%s\"", want);
 	EXPECT_NE(NULL, strstr(log, "new queues delayed"));
+	expect_offenders_pruned(_metadata, a);
 	npo_close_device(a->other);
 	npo_close_device(a->same);
 	munmap(a, sizeof(*a));
