@@ -364,6 +364,12 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		npo_err(ndev, "no usable 64-bit DMA (%d)\n", err);
 		goto err_free;
 	}
+	/*
+	 * Regions are page lists (npo_mr.c): a mapped segment may be of any
+	 * length and cross any boundary, as an exporter's dma-buf often does.
+	 */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
+	dma_set_seg_boundary(&pdev->dev, ULONG_MAX);
 	pci_set_master(pdev);
 	ndev->cmd_buf = dmam_alloc_coherent(&pdev->dev, PAGE_SIZE,
 					    &ndev->cmd_dma, GFP_KERNEL);
