@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <npo.h>
 
@@ -181,6 +182,15 @@ static void *rank_main(void *arg)
 	return NULL;
 }
 
+/* len bytes in whole pages of their own, for free(). */
+static float *alloc_pages_for(size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t size = (len + page - 1) / page * page;
+
+	return aligned_alloc(page, size ? size : page);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -257,8 +267,13 @@ int main(int argc, char **argv)
 		struct rank *k = &ranks[r];
 		size_t scratch_len = chunk_max * (job.nranks - 1) * sizeof(float);
 
-		k->data = malloc(job.count * sizeof(float));
-		k->scratch = malloc(scratch_len);
+		/*
+		 * Registered memory in pages of its own: a device maps whole
+		 * pages, so buffers sharing one would be mapped by every rank's
+		 * device (the kernel's DMA debugging counts that as a leak).
+		 */
+		k->data = alloc_pages_for(job.count * sizeof(float));
+		k->scratch = alloc_pages_for(scratch_len);
 		if (!k->data || !k->scratch || !expect)
 			return 1;
 		for (i = 0; i < job.count; i++) {
