@@ -37,11 +37,17 @@ if ! /sbin/modprobe npo; then
 fi
 kmemleak=/sys/kernel/debug/kmemleak
 [ -w "$kmemleak" ] || kmemleak=
-# kmemleak reports an object only once it is this old.
+# kmemleak reports an object only once it is this old, and only from its
+# second scan: the first sees its contents change and gives it the
+# benefit of the doubt.
 kmemleak_age=${NPO_KMEMLEAK_AGE:-6}
+kmemleak_scan() {
+	echo scan >"$kmemleak"
+	echo scan >"$kmemleak"
+}
 # What booting left behind is not the tests': forget it.
 if [ -n "$kmemleak" ]; then
-	echo scan >"$kmemleak"
+	kmemleak_scan
 	echo clear >"$kmemleak"
 fi
 echo "1..$#"
@@ -63,7 +69,7 @@ for t in "$@"; do
 	fi
 	if [ -n "$kmemleak" ]; then
 		sleep "$kmemleak_age"
-		echo scan >"$kmemleak"
+		kmemleak_scan
 		if grep -q 'unreferenced object' "$kmemleak"; then
 			sed 's/^/# kmemleak: /' "$kmemleak"
 			why=${why:-kmemleak: $(grep -c 'unreferenced object' "$kmemleak") leaked}

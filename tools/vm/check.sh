@@ -104,6 +104,7 @@ vm_selftests() {	# vm_selftests LABEL LOG DEVICE_PROPS [TEST...]
 		--timeout "$vm_timeout" --mem "$vm_mem" \
 		${props:+--device-props "$props"} -- \
 		env NPO_EXPECT_DEVICES=8 NPO_EXPECT_TOPOLOGY=ring \
+		NPO_TEST_TIMEOUT="$test_timeout" \
 		/usr/lib/npo/selftests/run_tests.sh "$@" \
 		>"$log" 2>&1
 	rc=$?
@@ -133,9 +134,10 @@ vm_selftests() {	# vm_selftests LABEL LOG DEVICE_PROPS [TEST...]
 	fi
 }
 
-vm_timeout=1800 vm_mem=512
-# KASAN's shadow and kmemleak's pool need room; every access is checked.
-[ -n "$vm_only" ] && vm_timeout=5400 vm_mem=1024
+vm_timeout=1800 vm_mem=512 test_timeout=300
+# KASAN's shadow and kmemleak's pool need room; every access is checked,
+# so a binary may take several times as long.
+[ -n "$vm_only" ] && vm_timeout=5400 vm_mem=1024 test_timeout=1200
 for k in "$@"; do
 	echo "== selftests in a VM, kernel $k, 8 devices in a ring"
 	vm_selftests "kernel $k" "$logs/vm-$k.log" ""
