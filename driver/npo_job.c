@@ -39,6 +39,8 @@ static unsigned int refusal_window_ms = 10000;
 module_param(refusal_window_ms, uint, 0644);
 MODULE_PARM_DESC(refusal_window_ms, "window refusal_limit counts in, ms");
 
+/* Full refusal logs read per run of the work before it yields. */
+#define NPO_REFUSAL_BATCHES	8
 #define NPO_THROTTLE_MIN_MS	100
 #define NPO_THROTTLE_MAX_MS	10000
 
@@ -381,6 +383,7 @@ static void npo_refusal_work(struct work_struct *work)
 					    refusal_work);
 	static const size_t size = NPO_REFUSAL_DEPTH *
 				   sizeof(struct npo_hw_refusal);
+	unsigned int batches = NPO_REFUSAL_BATCHES;
 	struct npo_hw_refusal *log;
 	u32 args[3], rets[2];
 	unsigned int i, n;
@@ -417,8 +420,13 @@ static void npo_refusal_work(struct work_struct *work)
 
 			npo_refusal_report(ndev, &r, &ndev->refusal_rs);
 		}
-	} while (n == NPO_REFUSAL_DEPTH);
+	} while (n == NPO_REFUSAL_DEPTH && --batches);
 	kfree(log);
+	/* A flood from the fabric shares the worker: come back for the rest. */
+	if (n == NPO_REFUSAL_DEPTH) {
+		WRITE_ONCE(ndev->refusal_pending, true);
+		schedule_work(&ndev->refusal_work);
+	}
 }
 
 /**
