@@ -120,11 +120,13 @@ struct npo_port {
  * struct npo_ts_sync - a SYNC we sent
  * @seq: its sequence number.
  * @pending: it awaits its REPLY.
+ * @epoch: our clock's epoch when it left.
  * @tx: its departure stamp.
  */
 struct npo_ts_sync {
 	u32 seq;
 	bool pending;
+	u8 epoch;
 	u64 tx;
 };
 
@@ -145,9 +147,27 @@ struct npo_ts_sync {
  * @steps: the peer's links to that grandmaster.
  * @offset: the peer's clock less ours at the last exchange, ns.
  * @delay: the path delay measured then, ns.
- * @delay_avg: the path delay, filtered.
+ * @delay_avg: the path delay, filtered,
+ * @delay_avg16: and in 1/16 ns, as the filter keeps it.
  * @delay_samples: exchanges behind @delay_avg.
  * @delay_rejects: exchanges dropped in a row for a delay far from it.
+ * @peer_epoch: the peer's clock epoch in its last REPLY.
+ * @anchor_valid: @anchor_t1 and @anchor_t2 hold an exchange of this
+ *	epoch on both sides, for the rate ratio.
+ * @anchor_t1: that exchange's SYNC departure, on our clock,
+ * @anchor_t2: and arrival, on the peer's.
+ * @rate_known: @rate_ppb was measured since either clock last stepped.
+ * @rate_ppb: the peer's clock rate less ours, ppb, between the last two
+ *	exchanges (802.1AS's neighbour rate ratio, less one).
+ * @stats: what became of the exchanges on this port, since probe:
+ * @stats.syncs: SYNCs sent;
+ * @stats.send_errors: SYNC and REPLY messages the device would not send;
+ * @stats.replies: REPLY messages received;
+ * @stats.stale: REPLY messages to a SYNC no longer kept (late, or our clock stepped since);
+ * @stats.impossible: exchanges a clock step spanned (delay out of range);
+ * @stats.unrated: exchanges that only measured the rate ratio;
+ * @stats.outliers: exchanges dropped for a delay far from the learnt one;
+ * @stats.used: exchanges that measured the peer.
  */
 struct npo_ts_port {
 	u32 sync_seq;
@@ -164,8 +184,25 @@ struct npo_ts_port {
 	s64 offset;
 	s64 delay;
 	s64 delay_avg;
+	s64 delay_avg16;
 	u32 delay_samples;
 	u32 delay_rejects;
+	u8 peer_epoch;
+	bool anchor_valid;
+	u64 anchor_t1;
+	u64 anchor_t2;
+	bool rate_known;
+	s64 rate_ppb;
+	struct {
+		u64 syncs;
+		u64 send_errors;
+		u64 replies;
+		u64 stale;
+		u64 impossible;
+		u64 unrated;
+		u64 outliers;
+		u64 used;
+	} stats;
 };
 
 /**
@@ -202,6 +239,10 @@ struct npo_ts_port {
  * @last_at: and when, on this clock.
  * @good: consecutive measurements within the lock threshold.
  * @steps_taken: clock steps since probe.
+ * @epoch: counts the discontinuities of this clock (steps, a set, a
+ *	reset's lost adjustment), announced so peers measure rates afresh.
+ * @answer_delay_us: test hook (debugfs): each SYNC is answered after a
+ *	random wait of up to this long, as a busy host would; 0 normally.
  */
 struct npo_timesync {
 	struct workqueue_struct *wq;
@@ -233,6 +274,8 @@ struct npo_timesync {
 	u64 last_at;
 	int good;
 	u64 steps_taken;
+	u8 epoch;
+	u32 answer_delay_us;
 };
 
 /**
@@ -570,6 +613,7 @@ int npo_pd_load_job(struct npo_dev *ndev, struct npo_file *nfile);
 int npo_job_throttle(struct npo_file *nfile);
 struct seq_file;
 void npo_job_offenders_show(struct npo_dev *ndev, struct seq_file *m);
+void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m);
 void npo_refusal_irq(struct npo_dev *ndev);
 void npo_refusal_flush(struct npo_dev *ndev);
 void npo_job_init(struct npo_dev *ndev);

@@ -78,6 +78,13 @@ static int npo_debugfs_offenders_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(npo_debugfs_offenders);
 
+static int npo_debugfs_timesync_show(struct seq_file *m, void *v)
+{
+	npo_timesync_show(m->private, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(npo_debugfs_timesync);
+
 /*
  * Test-only fault injection, present when the device has test registers:
  *   ber PORT LANE NLOG    pre-FEC BER 10^-(NLOG/100), 0 clears
@@ -170,6 +177,13 @@ void npo_debugfs_add(struct npo_dev *ndev)
 				    &npo_debugfs_ports_fops);
 	debugfs_create_file("offenders", 0400, ndev->debugfs, ndev,
 			    &npo_debugfs_offenders_fops);
+	if (ndev->ptp) {
+		debugfs_create_file("timesync", 0400, ndev->debugfs, ndev,
+				    &npo_debugfs_timesync_fops);
+		/* Test hook: answer SYNCs late, as a busy host does. */
+		debugfs_create_u32("timesync_answer_delay_us", 0600,
+				   ndev->debugfs, &ndev->ts.answer_delay_us);
+	}
 	if (ndev->caps & NPO_CAPS_FAULT_INJECT)
 		debugfs_create_file("fault", 0200, ndev->debugfs, ndev,
 				    &npo_debugfs_fault_fops);

@@ -18,9 +18,12 @@
  * their last frequency, then elect again among what is still alive.
  * Documentation/timesync.rst describes the protocol and its bounds.
  */
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/random.h>
+#include <linux/seq_file.h>
 
 #include "npo.h"
 
@@ -35,6 +38,15 @@ MODULE_PARM_DESC(sync_interval_ms,
 #define NPO_TS_HOLDOVER_INTERVALS	15
 #define NPO_TS_STEP_NS			20000	/* step, not slew, beyond */
 #define NPO_TS_MAX_DELAY_NS		100000	/* 20 km of fibre: beyond, junk */
+/* A peer takes at most this long to answer, on its clock. */
+#define NPO_TS_MAX_TURNAROUND_NS	(10 * NSEC_PER_SEC)
+/*
+ * Two clocks within +-100 ppm, each steered up to +-500 ppm, differ by at
+ * most 1200 ppm: a rate ratio beyond 2000 ppm spans a step.  Measured
+ * over at most 10 s.
+ */
+#define NPO_TS_RATE_MAX_PPM		2000
+#define NPO_TS_RATE_BASE_MAX_NS		(10 * NSEC_PER_SEC)
 /*
  * Once the path delay is known, an exchange whose delay is further from it
  * spanned a step of one of the clocks (steps are over 20 us): drop it.
@@ -73,7 +85,8 @@ struct npo_ts_msg {
 	__le32 gm_seq;		/* the grandmaster's interval count */
 	__le32 node;		/* the sender */
 	u8 prio;		/* the sender's own priority */
-	u8 pad[3];
+	u8 epoch;		/* counts the sender's clock steps */
+	u8 pad[2];
 } __packed;
 
 static_assert(offsetof(struct npo_ts_msg, t_tx) == NPO_TIME_ONE_STEP_OFFSET);
@@ -169,7 +182,24 @@ static void npo_ts_fill(struct npo_dev *ndev, struct npo_ts_msg *msg, u8 type,
 		.gm_seq = cpu_to_le32(ts->gm_seq),
 		.node = cpu_to_le32(ndev->node_id),
 		.prio = ts->prio,
+		.epoch = ts->epoch,
 	};
+}
+
+/*
+ * Our clock jumped or changed its rate under the service: SYNCs already
+ * sent are stale, and every rate ratio must be measured again.
+ */
+static void npo_ts_new_epoch(struct npo_dev *ndev)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	unsigned int i;
+
+	ts->epoch++;
+	for (i = 0; i < ndev->num_ports; i++) {
+		ts->ports[i].anchor_valid = false;
+		ts->ports[i].rate_known = false;
+	}
 }
 
 static void npo_ts_set_state(struct npo_dev *ndev, u8 state)
@@ -215,6 +245,7 @@ static void npo_ts_step(struct npo_dev *ndev, s64 off)
 	ts->last_at -= off;
 	ts->steps_taken++;
 	ts->good = 0;
+	npo_ts_new_epoch(ndev);
 }
 
 /*
@@ -328,14 +359,56 @@ static void npo_ts_heard(struct npo_dev *ndev, unsigned int i,
 static void npo_ts_rx_sync(struct npo_dev *ndev, unsigned int i,
 			   const struct npo_ts_msg *msg, u64 rx_time)
 {
+	u32 late_us = READ_ONCE(ndev->ts.answer_delay_us);
 	struct npo_ts_msg reply;
 
+	if (late_us)
+		fsleep(get_random_u32() % late_us);
 	npo_ts_fill(ndev, &reply, NPO_TS_MSG_REPLY, le32_to_cpu(msg->seq));
 	reply.t_rx = cpu_to_le64(rx_time);
-	npo_ts_send(ndev, i, &reply, NULL);
+	if (npo_ts_send(ndev, i, &reply, NULL))
+		ndev->ts.ports[i].stats.send_errors++;
 }
 
-/* The four instants of an exchange: the peer's offset and the path delay. */
+/*
+ * The peer's rate against ours, from the departures (our clock) and
+ * arrivals (the peer's) of two SYNCs: stamps only, so free of software
+ * latency, valid while neither clock stepped in between.  False until it
+ * is known.
+ */
+static bool npo_ts_rate_update(struct npo_ts_port *tp, u8 peer_epoch,
+			       u64 t1, u64 t2)
+{
+	s64 ours = t1 - tp->anchor_t1, theirs = t2 - tp->anchor_t2;
+
+	if (peer_epoch != tp->peer_epoch) {
+		/* The peer stepped: this exchange may straddle it. */
+		tp->peer_epoch = peer_epoch;
+		tp->anchor_valid = false;
+		tp->rate_known = false;
+		return false;
+	}
+	if (tp->anchor_valid && ours > 0 && ours <= NPO_TS_RATE_BASE_MAX_NS &&
+	    abs(theirs - ours) <= div_s64(ours, 1000000 / NPO_TS_RATE_MAX_PPM)) {
+		tp->rate_ppb = div64_s64((theirs - ours) * NSEC_PER_SEC, ours);
+		tp->rate_known = true;
+	} else {
+		tp->rate_known = false;
+	}
+	tp->anchor_t1 = t1;
+	tp->anchor_t2 = t2;
+	tp->anchor_valid = true;
+	return tp->rate_known;
+}
+
+/*
+ * The four instants of an exchange give the path delay and the peer's
+ * offset.  The peer's turnaround (t3 - t2) is timed by its clock, which
+ * runs at another rate until ours follows it: measured in ours it is
+ * shorter by the rate ratio, which on a busy host answering late (tens of
+ * ms) is worth microseconds.  So the turnaround is converted first, as
+ * 802.1AS does, and the offset is taken at t1 from the forward path.
+ */
 static void npo_ts_rx_reply(struct npo_dev *ndev, unsigned int i,
 			    const struct npo_ts_msg *msg, u64 t4)
 {
@@ -344,32 +417,51 @@ static void npo_ts_rx_reply(struct npo_dev *ndev, unsigned int i,
 	u32 seq = le32_to_cpu(msg->seq);
 	struct npo_ts_sync *sync = &tp->sync[seq % NPO_TS_SYNCS_KEPT];
 	s64 t1 = sync->tx, t2 = le64_to_cpu(msg->t_rx);
-	s64 t3 = le64_to_cpu(msg->t_tx), fwd, back, offset, delay;
+	s64 t3 = le64_to_cpu(msg->t_tx), turn, offset, delay;
 
-	if (!sync->pending || sync->seq != seq)
+	tp->stats.replies++;
+	if (!sync->pending || sync->seq != seq || sync->epoch != ts->epoch) {
+		tp->stats.stale++;
 		return;
+	}
 	sync->pending = false;
-	fwd = t2 - t1;
-	back = (s64)t4 - t3;
-	offset = (fwd - back) / 2;
-	delay = (fwd + back) / 2;
-	if (delay < 0 || delay > NPO_TS_MAX_DELAY_NS)
-		return;		/* a clock stepped during the exchange */
+	turn = t3 - t2;
+	if (turn < 0 || turn > NPO_TS_MAX_TURNAROUND_NS) {
+		/* the peer's clock stepped during the exchange */
+		tp->stats.impossible++;
+		return;
+	}
+	if (!npo_ts_rate_update(tp, msg->epoch, t1, t2)) {
+		tp->stats.unrated++;
+		return;
+	}
+	turn -= div_s64(turn * tp->rate_ppb, NSEC_PER_SEC);
+	delay = ((s64)t4 - t1 - turn) / 2;
+	offset = t2 - t1 - delay;
+	if (delay < 0 || delay > NPO_TS_MAX_DELAY_NS) {
+		tp->stats.impossible++;
+		return;
+	}
 	if (tp->delay_samples >= NPO_TS_DELAY_LEARN &&
 	    abs(delay - tp->delay_avg) > NPO_TS_DELAY_TOLERANCE_NS) {
+		tp->stats.outliers++;
 		if (++tp->delay_rejects < NPO_TS_DELAY_RELEARN)
 			return;
 		tp->delay_samples = 0;
 	}
 	tp->delay_rejects = 0;
+	tp->stats.used++;
 	tp->offset = offset;
 	tp->delay = delay;
-	tp->delay_avg = tp->delay_samples++ ?
-			tp->delay_avg + (delay - tp->delay_avg) / 16 : delay;
+	/* In 1/16 ns, so that the average settles on the last nanosecond. */
+	tp->delay_avg16 = tp->delay_samples++ ?
+			  tp->delay_avg16 - tp->delay_avg16 / 16 + delay :
+			  delay * 16;
+	tp->delay_avg = div_s64(tp->delay_avg16, 16);
 	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER && ts->parent == i &&
 	    ts->state != NPO_CLOCK_HOLDOVER) {
 		ts->delay = tp->delay_avg;
-		npo_ts_servo(ndev, -tp->offset, t4);
+		npo_ts_servo(ndev, -tp->offset, t1);
 	}
 }
 
@@ -577,6 +669,7 @@ static void npo_ts_work(struct work_struct *work)
 		/* A reset cleared the adjustment: give it back, re-measure. */
 		ts->hw_lost = false;
 		npo_ts_apply_freq(ndev, ts->freq_ppb16);
+		npo_ts_new_epoch(ndev);
 		ts->samples = 0;
 		if (ts->role == NPO_CLOCK_ROLE_FOLLOWER)
 			npo_ts_set_state(ndev, NPO_CLOCK_UNLOCKED);
@@ -596,7 +689,11 @@ static void npo_ts_work(struct work_struct *work)
 		sync = &tp->sync[tp->sync_seq % NPO_TS_SYNCS_KEPT];
 		npo_ts_fill(ndev, &msg, NPO_TS_MSG_SYNC, tp->sync_seq);
 		sync->seq = tp->sync_seq;
+		sync->epoch = ts->epoch;
 		sync->pending = !npo_ts_send(ndev, i, &msg, &sync->tx);
+		tp->stats.syncs++;
+		if (!sync->pending)
+			tp->stats.send_errors++;
 	}
 	changed = ts->changed;
 	ts->changed = false;
@@ -624,6 +721,7 @@ void npo_timesync_user_changed(struct npo_dev *ndev)
 		return;
 	mutex_lock(&ts->lock);
 	ts->freq_ppb16 = (s64)(s32)npo_rd32(ndev, NPO_REG_CLK_ADJ_FINE) * 1000;
+	npo_ts_new_epoch(ndev);
 	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER) {
 		ts->samples = 0;
 		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
@@ -676,6 +774,46 @@ int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info)
 	};
 	mutex_unlock(&ts->lock);
 	return 0;
+}
+
+/**
+ * npo_timesync_show() - the service's state and per-port counters
+ * @ndev: the device.
+ * @m: where to print: a line for the servo, then a line per port that
+ *	ever exchanged a message.
+ *
+ * Context: process context; takes the service's lock.
+ */
+void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	unsigned int i;
+
+	if (!ts->wq)
+		return;
+	mutex_lock(&ts->lock);
+	seq_printf(m, "role %s state %s parent %d gm %u steps %u offset %lld delay %lld freq_ppb16 %lld samples %d good %d steps_taken %llu\n",
+		   ts->role == NPO_CLOCK_ROLE_GRANDMASTER ? "grandmaster" :
+		   "follower", npo_clock_state_name(ts->state), ts->parent,
+		   ts->gm_node, ts->steps, ts->offset, ts->delay,
+		   ts->freq_ppb16, ts->samples, ts->good, ts->steps_taken);
+	for (i = 0; i < ndev->num_ports; i++) {
+		struct npo_ts_port *tp = &ts->ports[i];
+
+		if (!tp->heard_at)
+			continue;	/* nothing heard, nothing to say */
+		seq_printf(m, "port %u: peer %u %s heard %u ms ago; syncs %llu send-errors %llu replies %llu stale %llu impossible %llu unrated %llu outliers %llu used %llu; rate %lld ppb delay %lld avg %lld offset %lld\n",
+			   i, tp->node, npo_clock_state_name(tp->peer_state),
+			   jiffies_to_msecs(jiffies - tp->heard_at),
+			   tp->stats.syncs, tp->stats.send_errors,
+			   tp->stats.replies, tp->stats.stale,
+			   tp->stats.impossible, tp->stats.unrated,
+			   tp->stats.outliers, tp->stats.used,
+			   tp->rate_known ? tp->rate_ppb : 0, tp->delay,
+			   tp->delay_avg,
+			   tp->offset);
+	}
+	mutex_unlock(&ts->lock);
 }
 
 /**
