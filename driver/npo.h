@@ -151,7 +151,8 @@ struct npo_ts_sync {
  * @delay_avg16: and in 1/16 ns, as the filter keeps it.
  * @delay_samples: exchanges behind @delay_avg.
  * @delay_rejects: exchanges dropped in a row for a delay far from it.
- * @peer_epoch: the peer's clock epoch in its last REPLY.
+ * @peer_epoch: the peer's clock epoch in its last REPLY that was not
+ *	stale.
  * @anchor_valid: @anchor_t1 and @anchor_t2 hold an exchange of this
  *	epoch on both sides, for the rate ratio.
  * @anchor_t1: that exchange's SYNC departure, on our clock,
@@ -164,7 +165,8 @@ struct npo_ts_sync {
  * @stats.send_errors: SYNC and REPLY messages the device would not send;
  * @stats.replies: REPLY messages received;
  * @stats.stale: REPLY messages to a SYNC no longer kept (late, or our clock stepped since);
- * @stats.impossible: exchanges a clock step spanned (delay out of range);
+ * @stats.impossible: exchanges a clock step spanned (turnaround or delay
+ *	out of range);
  * @stats.unrated: exchanges that only measured the rate ratio;
  * @stats.outliers: exchanges dropped for a delay far from the learnt one;
  * @stats.used: exchanges that measured the peer.
@@ -239,10 +241,12 @@ struct npo_ts_port {
  * @last_at: and when, on this clock.
  * @good: consecutive measurements within the lock threshold.
  * @steps_taken: clock steps since probe.
- * @epoch: counts the discontinuities of this clock (steps, a set, a
- *	reset's lost adjustment), announced so peers measure rates afresh.
- * @answer_delay_us: test hook (debugfs): each SYNC is answered after a
- *	random wait of up to this long, as a busy host would; 0 normally.
+ * @epoch: counts the discontinuities of this clock (steps, sets, a
+ *	reset's lost frequency adjustment), announced so peers measure
+ *	rates afresh; a new frequency is no discontinuity.
+ * @answer_delay_us: test hook (debugfs, test devices): each SYNC is
+ *	answered after a random wait of up to this long (at most 200 ms),
+ *	as a busy host would; 0 normally.
  */
 struct npo_timesync {
 	struct workqueue_struct *wq;
@@ -557,7 +561,7 @@ void npo_clock_event(struct npo_dev *ndev);
 int npo_timesync_start(struct npo_dev *ndev);
 void npo_timesync_stop(struct npo_dev *ndev);
 void npo_timesync_irq(struct npo_dev *ndev);
-void npo_timesync_user_changed(struct npo_dev *ndev);
+void npo_timesync_user_changed(struct npo_dev *ndev, bool jumped);
 void npo_timesync_set_priority(struct npo_dev *ndev, u8 prio);
 int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info);
 const char *npo_clock_state_name(unsigned int state);

@@ -82,7 +82,7 @@ static int npo_ptp_adjfine(struct ptp_clock_info *info, long scaled_ppm)
 	if (err)
 		return err;
 	npo_clock_set_freq(ndev, scaled_ppm);
-	npo_timesync_user_changed(ndev);
+	npo_timesync_user_changed(ndev, false);
 	return 0;
 }
 
@@ -94,7 +94,7 @@ static int npo_ptp_adjtime(struct ptp_clock_info *info, s64 delta)
 	if (err)
 		return err;
 	npo_clock_step(ndev, delta);
-	npo_timesync_user_changed(ndev);
+	npo_timesync_user_changed(ndev, true);
 	return 0;
 }
 
@@ -107,7 +107,7 @@ static int npo_ptp_settime(struct ptp_clock_info *info,
 	if (err)
 		return err;
 	npo_clock_cmd(ndev, NPO_CLK_CMD_SET, timespec64_to_ns(ts));
-	npo_timesync_user_changed(ndev);
+	npo_timesync_user_changed(ndev, true);
 	return 0;
 }
 

@@ -181,8 +181,10 @@ void npo_debugfs_add(struct npo_dev *ndev)
 		debugfs_create_file("timesync", 0400, ndev->debugfs, ndev,
 				    &npo_debugfs_timesync_fops);
 		/* Test hook: answer SYNCs late, as a busy host does. */
-		debugfs_create_u32("timesync_answer_delay_us", 0600,
-				   ndev->debugfs, &ndev->ts.answer_delay_us);
+		if (ndev->caps & NPO_CAPS_FAULT_INJECT)
+			debugfs_create_u32("timesync_answer_delay_us", 0600,
+					   ndev->debugfs,
+					   &ndev->ts.answer_delay_us);
 	}
 	if (ndev->caps & NPO_CAPS_FAULT_INJECT)
 		debugfs_create_file("fault", 0200, ndev->debugfs, ndev,

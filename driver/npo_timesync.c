@@ -38,6 +38,8 @@ MODULE_PARM_DESC(sync_interval_ms,
 #define NPO_TS_HOLDOVER_INTERVALS	15
 #define NPO_TS_STEP_NS			20000	/* step, not slew, beyond */
 #define NPO_TS_MAX_DELAY_NS		100000	/* 20 km of fibre: beyond, junk */
+/* The answer_delay_us test hook's limit: two intervals at 100 ms. */
+#define NPO_TS_ANSWER_DELAY_MAX_US	200000
 /* A peer takes at most this long to answer, on its clock. */
 #define NPO_TS_MAX_TURNAROUND_NS	(10 * NSEC_PER_SEC)
 /*
@@ -85,7 +87,7 @@ struct npo_ts_msg {
 	__le32 gm_seq;		/* the grandmaster's interval count */
 	__le32 node;		/* the sender */
 	u8 prio;		/* the sender's own priority */
-	u8 epoch;		/* counts the sender's clock steps */
+	u8 epoch;		/* counts the sender's clock jumps */
 	u8 pad[2];
 } __packed;
 
@@ -359,7 +361,8 @@ static void npo_ts_heard(struct npo_dev *ndev, unsigned int i,
 static void npo_ts_rx_sync(struct npo_dev *ndev, unsigned int i,
 			   const struct npo_ts_msg *msg, u64 rx_time)
 {
-	u32 late_us = READ_ONCE(ndev->ts.answer_delay_us);
+	u32 late_us = min(READ_ONCE(ndev->ts.answer_delay_us),
+			  NPO_TS_ANSWER_DELAY_MAX_US);
 	struct npo_ts_msg reply;
 
 	if (late_us)
@@ -404,9 +407,9 @@ static bool npo_ts_rate_update(struct npo_ts_port *tp, u8 peer_epoch,
 /*
  * The four instants of an exchange give the path delay and the peer's
  * offset.  The peer's turnaround (t3 - t2) is timed by its clock, which
- * runs at another rate until ours follows it: measured in ours it is
- * shorter by the rate ratio, which on a busy host answering late (tens of
- * ms) is worth microseconds.  So the turnaround is converted first, as
+ * runs at another rate until ours follows it: measured in ours it differs
+ * by the rate ratio, which on a busy host answering late (tens of ms) is
+ * worth microseconds.  So the turnaround is converted first, as
  * 802.1AS does, and the offset is taken at t1 from the forward path.
  */
 static void npo_ts_rx_reply(struct npo_dev *ndev, unsigned int i,
@@ -709,11 +712,15 @@ out:
 /**
  * npo_timesync_user_changed() - user space stepped, set or tuned the clock
  * @ndev: the device.
+ * @jumped: the time jumped (a step or a set), rather than its rate changed.
  *
  * A follower measures its clock afresh; a grandmaster's change is the
- * fabric's new time, which the followers take up.
+ * fabric's new time, which the followers take up.  Only a jump starts a
+ * new epoch: a grandmaster steered by phc2sys tunes its rate every
+ * second, and its followers must not measure their rate ratios afresh
+ * each time.
  */
-void npo_timesync_user_changed(struct npo_dev *ndev)
+void npo_timesync_user_changed(struct npo_dev *ndev, bool jumped)
 {
 	struct npo_timesync *ts = &ndev->ts;
 
@@ -721,7 +728,8 @@ void npo_timesync_user_changed(struct npo_dev *ndev)
 		return;
 	mutex_lock(&ts->lock);
 	ts->freq_ppb16 = (s64)(s32)npo_rd32(ndev, NPO_REG_CLK_ADJ_FINE) * 1000;
-	npo_ts_new_epoch(ndev);
+	if (jumped)
+		npo_ts_new_epoch(ndev);
 	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER) {
 		ts->samples = 0;
 		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
