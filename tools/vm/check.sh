@@ -182,7 +182,7 @@ for k in "$@"; do
 	grep -vE '^(not )?ok - ' "$logs/clock-sync-$k.log" | sed 's/^/  /'
 	record_script "kernel $k: clock" "$logs/clock-sync-$k.log" $rc2
 
-	echo "== link asymmetry and oscillator wander, kernel $k"
+	echo "== link asymmetry, oscillator wander, late answers, kernel $k"
 	"$here/clock-path-test.sh" "$k" >"$logs/clock-path-$k.log" 2>&1
 	rc2=$?
 	grep -vE '^(not )?ok - ' "$logs/clock-path-$k.log" | sed 's/^/  /'
