@@ -147,9 +147,9 @@ struct npo_ts_sync {
  * @steps: the peer's links to that grandmaster.
  * @offset: the peer's clock less ours at the last exchange, ns.
  * @delay: the path delay measured then, ns.
- * @delay_avg: the path delay, filtered,
- * @delay_avg16: and in 1/16 ns, as the filter keeps it.
- * @delay_samples: exchanges behind @delay_avg.
+ * @delay_avg16: the path delay, filtered, in 1/16 ns so that the
+ *	average settles on the last nanosecond.
+ * @delay_samples: exchanges behind @delay_avg16.
  * @delay_rejects: exchanges dropped in a row for a delay far from it.
  * @peer_epoch: the peer's clock epoch in its last REPLY that was not
  *	stale.
@@ -185,7 +185,6 @@ struct npo_ts_port {
 	u8 steps;
 	s64 offset;
 	s64 delay;
-	s64 delay_avg;
 	s64 delay_avg16;
 	u32 delay_samples;
 	u32 delay_rejects;

@@ -404,6 +404,12 @@ static bool npo_ts_rate_update(struct npo_ts_port *tp, u8 peer_epoch,
 	return tp->rate_known;
 }
 
+/* The filtered path delay, ns. */
+static s64 npo_ts_delay_avg(const struct npo_ts_port *tp)
+{
+	return div_s64(tp->delay_avg16, 16);
+}
+
 /*
  * The four instants of an exchange give the path delay and the peer's
  * offset.  The peer's turnaround (t3 - t2) is timed by its clock, which
@@ -446,7 +452,7 @@ static void npo_ts_rx_reply(struct npo_dev *ndev, unsigned int i,
 		return;
 	}
 	if (tp->delay_samples >= NPO_TS_DELAY_LEARN &&
-	    abs(delay - tp->delay_avg) > NPO_TS_DELAY_TOLERANCE_NS) {
+	    abs(delay - npo_ts_delay_avg(tp)) > NPO_TS_DELAY_TOLERANCE_NS) {
 		tp->stats.outliers++;
 		if (++tp->delay_rejects < NPO_TS_DELAY_RELEARN)
 			return;
@@ -460,10 +466,9 @@ static void npo_ts_rx_reply(struct npo_dev *ndev, unsigned int i,
 	tp->delay_avg16 = tp->delay_samples++ ?
 			  tp->delay_avg16 - tp->delay_avg16 / 16 + delay :
 			  delay * 16;
-	tp->delay_avg = div_s64(tp->delay_avg16, 16);
 	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER && ts->parent == i &&
 	    ts->state != NPO_CLOCK_HOLDOVER) {
-		ts->delay = tp->delay_avg;
+		ts->delay = npo_ts_delay_avg(tp);
 		npo_ts_servo(ndev, -tp->offset, t1);
 	}
 }
@@ -818,7 +823,7 @@ void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m)
 			   tp->stats.impossible, tp->stats.unrated,
 			   tp->stats.outliers, tp->stats.used,
 			   tp->rate_known ? tp->rate_ppb : 0, tp->delay,
-			   tp->delay_avg,
+			   npo_ts_delay_avg(tp),
 			   tp->offset);
 	}
 	mutex_unlock(&ts->lock);
