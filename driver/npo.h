@@ -454,13 +454,18 @@ struct npo_queue_owner {
  * @job: the job its queues and regions belong to (<linux/npo.h>); set
  *	under @lock while it has none.
  * @uid: the user that opened it.
- * @lock: protects @queues, @mrs, @detached and @job.
+ * @lock: protects @queues, @queue_serial, @mrs, @detached, @job and the
+ *	revoked pages; the page faults of the file's mappings take it.
  * @queues: queues the file created, by queue number.
+ * @queue_serial: how many queues it created, to tell apart two queues
+ *	that had the same number.
  * @mrs: regions the file registered, by memory table index.
  * @node: entry in &npo_dev.files.
  * @detached: the device went away and took the file's resources with it.
  * @owner: the process that opened the file, for administrators.
  * @comm: its command name then.
+ * @revoked_ring: what revoked ring mappings show, or NULL until needed.
+ * @revoked_db: where writes to revoked doorbell mappings go, or NULL.
  */
 struct npo_file {
 	struct npo_dev *ndev;
@@ -468,13 +473,16 @@ struct npo_file {
 	u32 pd;
 	u32 job;
 	kuid_t uid;
-	struct mutex lock; /* queues, mrs, detached, job */
+	struct mutex lock; /* queues, mrs, detached, job, revoked pages */
 	struct xarray queues;
+	unsigned long queue_serial;
 	struct xarray mrs;
 	struct list_head node;
 	bool detached;
 	struct pid *owner;
 	char comm[TASK_COMM_LEN];
+	struct page *revoked_ring;
+	struct page *revoked_db;
 };
 
 static inline u32 npo_rd32(struct npo_dev *ndev, u32 reg)
@@ -582,6 +590,7 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc);
 int npo_queue_destroy(struct npo_file *nfile, u32 qid);
 void npo_queue_release_all(struct npo_file *nfile, bool hw_alive);
 int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma);
+void npo_file_free_revoked(struct npo_file *nfile);
 int npo_queue_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		   struct npo_file *nfile, unsigned long *index);
 

@@ -446,6 +446,7 @@ static int npo_release(struct inode *inode, struct file *filp)
 	mutex_unlock(&ndev->files_lock);
 	ida_free(&ndev->pd_ida, nfile->pd);
 	put_pid(nfile->owner);
+	npo_file_free_revoked(nfile);
 	xa_destroy(&nfile->queues);
 	xa_destroy(&nfile->mrs);
 	mutex_destroy(&nfile->lock);

@@ -6,12 +6,19 @@
  * A queue costs its rings and nothing per operation: descriptors go from
  * the process to the device without the kernel.  Destroying a queue stops
  * it in the device first, then revokes every mapping of it, then frees it.
+ *
+ * Mappings are filled lazily, one page per fault, under the file's lock:
+ * ->mmap() itself maps nothing.  A page table entry can then only exist in
+ * a VMA already linked into the file's mapping, so the unmap_mapping_range()
+ * of a destroy, under the same lock, reaches every one of them; a mapping
+ * whose queue is gone faults in the file's revoked page instead.
  */
 #include <linux/dma-mapping.h>
 #include <linux/eventfd.h>
 #include <linux/interrupt.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <uapi/linux/npo_netlink.h>
@@ -69,7 +76,10 @@ static void npo_ring_layout(struct npo_ring_layout *l, u32 sq_entries,
  * @ring: ring memory: header, then the submission, completion and
  *	receive rings, as @layout says.
  * @ring_dma: its bus address.
+ * @ring_pages: its pages, which faults map into the process.
  * @layout: where the rings lie in it, and its size.
+ * @serial: this file's count of queues when it was created: a mapping
+ *	made of an earlier queue with the same @id never reaches this one.
  * @eventfd: signalled by the queue's completion interrupt, or NULL.
  * @irq: Linux interrupt of the queue's vector when @eventfd is set.
  * @irq_name: its name in /proc/interrupts.
@@ -82,7 +92,9 @@ struct npo_queue {
 	u32 rq_entries;
 	void *ring;
 	dma_addr_t ring_dma;
+	struct sg_table ring_pages;
 	struct npo_ring_layout layout;
+	unsigned long serial;
 	struct eventfd_ctx *eventfd;
 	int irq;
 	char irq_name[32];
@@ -153,6 +165,7 @@ static void npo_queue_free(struct npo_dev *ndev, struct npo_queue *q)
 		free_irq(q->irq, q);
 		eventfd_ctx_put(q->eventfd);
 	}
+	sg_free_table(&q->ring_pages);
 	dma_free_coherent(&ndev->pdev->dev, q->layout.size, q->ring,
 			  q->ring_dma);
 	ida_free(&ndev->queue_ida, q->id);
@@ -208,6 +221,17 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 		kfree(q);
 		return -ENOMEM;
 	}
+	/* Where the coherent memory's pages are, for npo_queue_fault(). */
+	err = dma_get_sgtable(&ndev->pdev->dev, &q->ring_pages, q->ring,
+			      q->ring_dma, q->layout.size);
+	if (err) {
+		dma_free_coherent(&ndev->pdev->dev, q->layout.size, q->ring,
+				  q->ring_dma);
+		ida_free(&ndev->queue_ida, id);
+		kfree(q);
+		return err;
+	}
+	q->serial = ++nfile->queue_serial;
 	if (qc->flags & NPO_QUEUE_CREATE_EVENTFD) {
 		err = npo_queue_irq_setup(ndev, q, qc->eventfd);
 		if (err)
@@ -318,11 +342,125 @@ void npo_queue_release_all(struct npo_file *nfile, bool hw_alive)
 	}
 }
 
+/* The page at @pgoff of a queue's ring memory. */
+static struct page *npo_ring_page(const struct npo_queue *q, pgoff_t pgoff)
+{
+	struct scatterlist *sg;
+	unsigned int i;
+
+	for_each_sgtable_sg(&q->ring_pages, sg, i) {
+		pgoff_t n = sg->length >> PAGE_SHIFT;
+
+		if (pgoff < n)
+			return nth_page(sg_page(sg), pgoff);
+		pgoff -= n;
+	}
+	return NULL;
+}
+
 /*
- * A revoked mapping has no pages; with no .fault, touching it raises
- * SIGBUS instead of mapping anonymous memory.
+ * What a revoked mapping shows: for rings, a header whose status says the
+ * queue is in error and gone (libnpo's polls then end) and empty rings;
+ * for doorbells, a page that absorbs the writes.  One of each per file,
+ * made on first need: the process sees only its own writes to them.
  */
-static const struct vm_operations_struct npo_vm_ops = {};
+static struct page *npo_revoked_page(struct npo_file *nfile, bool ring)
+{
+	struct page **page = ring ? &nfile->revoked_ring : &nfile->revoked_db;
+	__le32 *status;
+
+	if (*page)
+		return *page;
+	*page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (*page && ring) {
+		status = page_address(*page) + NPO_RING_STATUS;
+		*status = cpu_to_le32(NPO_QSTAT_ERROR | NPO_QSTAT_REVOKED);
+	}
+	return *page;
+}
+
+/**
+ * npo_file_free_revoked() - free a file's revoked pages
+ * @nfile: the file, being released: no mapping of it is left.
+ */
+void npo_file_free_revoked(struct npo_file *nfile)
+{
+	if (nfile->revoked_ring)
+		__free_page(nfile->revoked_ring);
+	if (nfile->revoked_db)
+		__free_page(nfile->revoked_db);
+}
+
+static void npo_mmap_decode(const struct vm_area_struct *vma,
+			    unsigned long *kind, unsigned long *qid)
+{
+	*kind = vma->vm_pgoff >> NPO_MMAP_KIND_SHIFT;
+	*qid = (vma->vm_pgoff >> NPO_MMAP_QUEUE_SHIFT) &
+	       (BIT(NPO_MMAP_KIND_SHIFT - NPO_MMAP_QUEUE_SHIFT) - 1);
+}
+
+/*
+ * One page of a mapping: the queue's own if the queue the mapping was made
+ * of still lives, else the revoked page.  Under the file's lock, which
+ * destroy holds while it revokes and frees.
+ */
+static vm_fault_t npo_queue_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct npo_file *nfile = vma->vm_file->private_data;
+	pgoff_t pgoff = vmf->pgoff - vma->vm_pgoff;
+	pgprot_t prot = vma->vm_page_prot;
+	unsigned long kind, qid, pfn;
+	struct npo_queue *q = NULL;
+	struct page *page;
+	vm_fault_t ret;
+
+	npo_mmap_decode(vma, &kind, &qid);
+	mutex_lock(&nfile->lock);
+	if (!nfile->detached)
+		q = xa_load(&nfile->queues, qid);
+	if (q && q->serial != (unsigned long)vma->vm_private_data)
+		q = NULL;
+	if (!q) {
+		page = npo_revoked_page(nfile, kind == NPO_MMAP_RING);
+		if (!page) {
+			ret = VM_FAULT_OOM;
+			goto out;
+		}
+		pfn = page_to_pfn(page);
+	} else if (kind == NPO_MMAP_RING) {
+		page = npo_ring_page(q, pgoff);
+		if (!page) {
+			ret = VM_FAULT_SIGBUS;
+			goto out;
+		}
+		pfn = page_to_pfn(page);
+	} else {
+		pfn = PHYS_PFN(pci_resource_start(nfile->ndev->pdev,
+						  NPO_BAR_DOORBELL) +
+			       (phys_addr_t)qid * nfile->ndev->db_stride);
+		prot = pgprot_noncached(prot);
+	}
+	ret = vmf_insert_pfn_prot(vma, vmf->address, pfn, prot);
+out:
+	mutex_unlock(&nfile->lock);
+	return ret;
+}
+
+static const struct vm_operations_struct npo_vm_ops = {
+	.fault = npo_queue_fault,
+};
+
+/* vm_flags_set() came in 6.3 and is the only way to change them since. */
+static void npo_vma_set_flags(struct vm_area_struct *vma, vm_flags_t set,
+			      vm_flags_t clear)
+{
+#ifdef NPO_HAVE_VM_FLAGS_MOD
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
 
 /**
  * npo_queue_mmap() - map a queue's rings or doorbell page
@@ -330,51 +468,47 @@ static const struct vm_operations_struct npo_vm_ops = {};
  * @vma: the mapping; its offset names the queue and what to map.
  *
  * Only the owner of a queue can map it, only shared, and only whole: a
- * process never reaches another queue's doorbell.
+ * process never reaches another queue's doorbell.  Nothing is mapped yet:
+ * npo_queue_fault() fills the pages when they are touched.
  *
- * Context: under @nfile->lock and the device's remove_lock (read).
+ * Context: under @nfile->lock.
  * Return: 0 or a negative errno.
  */
 int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma)
 {
-	struct npo_dev *ndev = nfile->ndev;
-	unsigned long kind = vma->vm_pgoff >> NPO_MMAP_KIND_SHIFT;
-	unsigned long qid = (vma->vm_pgoff >> NPO_MMAP_QUEUE_SHIFT) &
-			    (BIT(NPO_MMAP_KIND_SHIFT - NPO_MMAP_QUEUE_SHIFT) - 1);
 	unsigned long size = vma->vm_end - vma->vm_start;
-	struct npo_queue *q = xa_load(&nfile->queues, qid);
-	unsigned long pgoff;
-	phys_addr_t db;
-	int err;
+	unsigned long kind, qid;
+	struct npo_queue *q;
 
+	npo_mmap_decode(vma, &kind, &qid);
+	q = xa_load(&nfile->queues, qid);
 	if (!q)
 		return -ENOENT;
 	if (vma->vm_pgoff & (BIT(NPO_MMAP_QUEUE_SHIFT) - 1))
 		return -EINVAL;
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
-	vma->vm_ops = &npo_vm_ops;
 	switch (kind) {
 	case NPO_MMAP_RING:
 		if (size != q->layout.size)
 			return -EINVAL;
-		/* dma_mmap_coherent() reads vm_pgoff as an offset in the ring. */
-		pgoff = vma->vm_pgoff;
-		vma->vm_pgoff = 0;
-		err = dma_mmap_coherent(&ndev->pdev->dev, vma, q->ring,
-					q->ring_dma, size);
-		vma->vm_pgoff = pgoff;
-		return err;
+		break;
 	case NPO_MMAP_DOORBELL:
-		if (size != PAGE_SIZE || ndev->db_stride != PAGE_SIZE)
+		if (size != PAGE_SIZE || nfile->ndev->db_stride != PAGE_SIZE)
 			return -EINVAL;
-		db = pci_resource_start(ndev->pdev, NPO_BAR_DOORBELL) +
-		     (phys_addr_t)qid * ndev->db_stride;
-		vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
-		return io_remap_pfn_range(vma, vma->vm_start, PHYS_PFN(db),
-					  PAGE_SIZE, vma->vm_page_prot);
+		break;
+	default:
+		return -EINVAL;
 	}
-	return -EINVAL;
+	/*
+	 * Pages without struct page refcounting (PFNMAP), never copied into a
+	 * core dump, never grown by mremap(), never made executable.
+	 */
+	npo_vma_set_flags(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP,
+			  VM_MAYEXEC);
+	vma->vm_private_data = (void *)q->serial;
+	vma->vm_ops = &npo_vm_ops;
+	return 0;
 }
 
 /* The ring header tells how far the device and the process have come. */

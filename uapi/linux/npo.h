@@ -27,7 +27,7 @@
  * major when a layout shared with userspace changes (2: 64-bit remote keys
  * in descriptors and registrations, jobs).
  */
-#define NPO_UAPI_VERSION	((2 << 16) | 0)
+#define NPO_UAPI_VERSION	((2 << 16) | 1)
 
 #define NPO_IOCTL_MAGIC		0xB6
 
@@ -210,7 +210,9 @@ struct npo_queue_create {
  * @flags: In. Must be 0.
  *
  * The device stops the queue before the ioctl returns; mappings of its
- * rings and doorbell are revoked (a later access raises SIGBUS).
+ * rings and doorbell are revoked: from then on they show a stand-in page,
+ * whose ring status reads NPO_QSTAT_ERROR | NPO_QSTAT_REVOKED, and writes
+ * to them reach nothing.
  */
 struct npo_queue_destroy {
 	__u32 queue_id;

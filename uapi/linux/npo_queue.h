@@ -193,6 +193,11 @@ struct npo_rqe {
 /* NPO_RING_STATUS bits */
 #define NPO_QSTAT_ERROR		_BITUL(0)	/* in error: the rest is flushed */
 #define NPO_QSTAT_CQ_FULL	_BITUL(1)	/* waiting for CQ room; ring again */
+/*
+ * Set by the driver, never the device: the queue was destroyed, reset or
+ * its device removed, and this mapping shows a stand-in page (interface 2.1).
+ */
+#define NPO_QSTAT_REVOKED	_BITUL(31)
 
 /* Doorbell page of a queue: offsets of its 32-bit registers. */
 #define NPO_DB_SQ_TAIL		0x0	/* SQEs posted */
