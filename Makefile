@@ -170,7 +170,7 @@ userspace: runtime npoctl npo-perf examples firmware selftests $(NPO_BENCH)
 
 # --- host tests under ASan/UBSan ------------------------------------------------
 HOST_TEST_SRCS := $(wildcard runtime/tests/*_test.c tools/npoctl/tests/*_test.c \
-	firmware/tests/*_test.c tools/qemu/tests/*_test.c)
+	firmware/tests/*_test.c tools/qemu/tests/*_test.c uapi/tests/*_test.c)
 HOST_TESTS := $(patsubst %.c,$(BUILD)/host-tests/%,$(notdir $(HOST_TEST_SRCS)))
 $(BUILD)/host-tests/runtime_%_test: runtime/tests/runtime_%_test.c $(RUNTIME_SRCS) \
 		$(RUNTIME_HDRS) $(BUILD)/.deps-stamp
@@ -187,6 +187,16 @@ $(BUILD)/host-tests/npoctl_%_test: tools/npoctl/tests/npoctl_%_test.c \
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(JSON_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Itools/npoctl -o $@ $< tools/npoctl/print.c $(JSON_LIBS)
+
+# Every struct the UAPI headers define, for the layout test to build.
+UAPI_HDRS := $(wildcard uapi/linux/*.h)
+$(BUILD)/host-tests/uapi-structs.h: $(UAPI_HDRS)
+	@mkdir -p $(@D)
+	sed -n 's/^struct \([a-z0-9_]*\) {$$/NPO_UAPI_STRUCT(\1)/p' $^ >$@
+$(BUILD)/host-tests/uapi_%_test: uapi/tests/uapi_%_test.c \
+		$(BUILD)/host-tests/uapi-structs.h $(BUILD)/.deps-stamp
+	$(CC) $(CFLAGS_COMMON) $(SAN) $(HARNESS_CFLAGS) -I$(KSELFTEST) \
+		-I$(BUILD)/host-tests -o $@ $<
 
 # The driver's register map and the model's, compiled together: QEMU's
 # headers need its configured build tree, and QEMU's dialect (gnu11).

@@ -32,6 +32,8 @@
  * @dma: bus address of each page.
  * @mm: the address space whose RLIMIT_MEMLOCK the pages count against.
  * @writable: pinned for write, so dirtied on release.
+ * @dir: how the device may use the pages: it only reads a region with no
+ *	write right.
  * @attach: for a dma-buf region, the attachment that keeps the buffer's
  *	memory in place (and @pages and @mm are unused).
  * @sgt: its mapping for the device.
@@ -47,6 +49,7 @@ struct npo_mr {
 	dma_addr_t *dma;
 	struct mm_struct *mm;
 	bool writable;
+	enum dma_data_direction dir;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
 };
@@ -70,7 +73,7 @@ static void npo_mr_unpin(struct npo_dev *ndev, struct npo_mr *mr,
 
 	for (i = 0; i < mapped; i++)
 		dma_unmap_page(&ndev->pdev->dev, mr->dma[i], PAGE_SIZE,
-			       DMA_BIDIRECTIONAL);
+			       mr->dir);
 	unpin_user_pages_dirty_lock(mr->pages, pinned, mr->writable);
 }
 
@@ -110,7 +113,7 @@ static int npo_mr_pin(struct npo_dev *ndev, struct npo_mr *mr)
 	for (mapped = 0; !err && mapped < pinned; mapped++) {
 		mr->dma[mapped] = dma_map_page(&ndev->pdev->dev,
 					       mr->pages[mapped], 0, PAGE_SIZE,
-					       DMA_BIDIRECTIONAL);
+					       mr->dir);
 		if (dma_mapping_error(&ndev->pdev->dev, mr->dma[mapped]))
 			err = -ENOMEM;
 	}
@@ -222,9 +225,16 @@ static void npo_mr_put_memory(struct npo_dev *ndev, struct npo_mr *mr)
 		return;
 	}
 	dmabuf = mr->attach->dmabuf;
-	dma_buf_unmap_attachment_unlocked(mr->attach, mr->sgt, DMA_BIDIRECTIONAL);
+	dma_buf_unmap_attachment_unlocked(mr->attach, mr->sgt, mr->dir);
 	dma_buf_detach(dmabuf, mr->attach);
 	dma_buf_put(dmabuf);
+}
+
+/* Any right that lets the device write the region's memory. */
+static bool npo_access_writes(u32 access)
+{
+	return access & (NPO_ACCESS_LOCAL_WRITE | NPO_ACCESS_REMOTE_WRITE |
+			 NPO_ACCESS_REMOTE_ATOMIC);
 }
 
 /**
@@ -262,20 +272,23 @@ int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg)
 	mr->addr = reg->addr;
 	mr->length = reg->length;
 	mr->npages = (end >> PAGE_SHIFT) - (reg->addr >> PAGE_SHIFT) + 1;
-	mr->writable = reg->access & (NPO_ACCESS_LOCAL_WRITE |
-				      NPO_ACCESS_REMOTE_WRITE |
-				      NPO_ACCESS_REMOTE_ATOMIC);
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
-	mr->dma = kvmalloc_array(mr->npages, sizeof(*mr->dma), GFP_KERNEL);
-	if (!mr->pages || !mr->dma) {
-		err = -ENOMEM;
-		goto err_free;
-	}
+	mr->writable = npo_access_writes(reg->access);
+	mr->dir = mr->writable ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
+	/* The limit first: over it, not even the page lists are allocated. */
 	err = npo_mr_account(current->mm, mr->npages);
 	if (err)
 		goto err_free;
 	mr->mm = current->mm;
 	mmgrab(mr->mm);
+	/* Up to 128 MiB each, charged to the caller's memory cgroup. */
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
+				   GFP_KERNEL_ACCOUNT);
+	mr->dma = kvmalloc_array(mr->npages, sizeof(*mr->dma),
+				 GFP_KERNEL_ACCOUNT);
+	if (!mr->pages || !mr->dma) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 
 	err = npo_mr_pin(ndev, mr);
 	if (err)
@@ -368,6 +381,12 @@ int npo_mr_register_dmabuf(struct npo_file *nfile, struct npo_dmabuf_reg *reg)
 		err = -EINVAL;
 		goto err_put;
 	}
+	/* A buffer its exporter handed out read-only stays read-only. */
+	if (npo_access_writes(reg->access) &&
+	    !(dmabuf->file->f_mode & FMODE_WRITE)) {
+		err = -EACCES;
+		goto err_put;
+	}
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr) {
 		err = -ENOMEM;
@@ -377,7 +396,10 @@ int npo_mr_register_dmabuf(struct npo_file *nfile, struct npo_dmabuf_reg *reg)
 	mr->addr = reg->iova;
 	mr->length = reg->length;
 	mr->npages = DIV_ROUND_UP(reg->length, PAGE_SIZE);
-	mr->dma = kvmalloc_array(mr->npages, sizeof(*mr->dma), GFP_KERNEL);
+	mr->dir = npo_access_writes(reg->access) ? DMA_BIDIRECTIONAL :
+						   DMA_TO_DEVICE;
+	mr->dma = kvmalloc_array(mr->npages, sizeof(*mr->dma),
+				 GFP_KERNEL_ACCOUNT);
 	if (!mr->dma) {
 		err = -ENOMEM;
 		goto err_free;
@@ -388,7 +410,7 @@ int npo_mr_register_dmabuf(struct npo_file *nfile, struct npo_dmabuf_reg *reg)
 		mr->attach = NULL;
 		goto err_free;
 	}
-	mr->sgt = dma_buf_map_attachment_unlocked(mr->attach, DMA_BIDIRECTIONAL);
+	mr->sgt = dma_buf_map_attachment_unlocked(mr->attach, mr->dir);
 	if (IS_ERR(mr->sgt)) {
 		err = PTR_ERR(mr->sgt);
 		goto err_detach;
@@ -403,7 +425,7 @@ int npo_mr_register_dmabuf(struct npo_file *nfile, struct npo_dmabuf_reg *reg)
 	return 0;
 
 err_unmap:
-	dma_buf_unmap_attachment_unlocked(mr->attach, mr->sgt, DMA_BIDIRECTIONAL);
+	dma_buf_unmap_attachment_unlocked(mr->attach, mr->sgt, mr->dir);
 err_detach:
 	dma_buf_detach(dmabuf, mr->attach);
 	mr->attach = NULL;

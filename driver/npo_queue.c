@@ -187,7 +187,7 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	u32 args[4];
 	int id, err;
 
-	if ((qc->flags & ~NPO_QUEUE_CREATE_EVENTFD) ||
+	if ((qc->flags & ~NPO_QUEUE_CREATE_EVENTFD) || qc->rsvd ||
 	    (!(qc->flags & NPO_QUEUE_CREATE_EVENTFD) && qc->eventfd) ||
 	    (qc->rq_entries && !is_power_of_2(qc->rq_entries)) ||
 	    qc->rq_entries > NPO_MAX_RING_ENTRIES ||
@@ -214,8 +214,15 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	q->rq_entries = qc->rq_entries ? qc->rq_entries : 1;
 	npo_ring_layout(&q->layout, q->sq_entries, q->cq_entries,
 			q->rq_entries);
+	/* The device wants one contiguous ring memory: the page allocator's most. */
+	if (q->layout.size > NPO_MAX_RING_BYTES) {
+		ida_free(&ndev->queue_ida, id);
+		kfree(q);
+		return -EINVAL;
+	}
+	/* Contiguous memory can run out: that is -ENOMEM, not a warning. */
 	q->ring = dma_alloc_coherent(&ndev->pdev->dev, q->layout.size,
-				     &q->ring_dma, GFP_KERNEL);
+				     &q->ring_dma, GFP_KERNEL | __GFP_NOWARN);
 	if (!q->ring) {
 		ida_free(&ndev->queue_ida, id);
 		kfree(q);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include <linux/npo.h>
+#include <linux/npo_queue.h>
 
 #include "kselftest_harness.h"
 #include "npo_test_lib.h"
@@ -245,6 +247,50 @@ TEST_F(ioctl, not_seekable)
 	NPO_TEST_SETUP_DONE();
 	EXPECT_EQ(-1, lseek(self->fd, 0, SEEK_SET));
 	EXPECT_EQ(ESPIPE, errno);
+}
+
+/*
+ * A file opened read-only can look but not create or remove: no queue, no
+ * region, no job, even when the node's mode lets anyone read it.
+ */
+TEST_F(ioctl, read_only_file_changes_nothing)
+{
+	struct npo_queue_create qc = { .sq_entries = 4, .cq_entries = 4 };
+	struct npo_queue_destroy qd = { 0 };
+	struct npo_mr_dereg md = { .lkey = 1 };
+	struct npo_dev_info info = { 0 };
+	struct npo_job job = { .job = NPO_JOB_MIN };
+	char path[64], buf[4096];
+	struct npo_mr_reg reg = {
+		.access = NPO_ACCESS_LOCAL_WRITE,
+		.addr = (uintptr_t)buf,
+		.length = sizeof(buf),
+	};
+	int ro;
+
+	NPO_TEST_SETUP_DONE();
+	snprintf(path, sizeof(path), "/dev/%s", self->name);
+	ro = open(path, O_RDONLY);
+	ASSERT_GE(ro, 0);
+	EXPECT_EQ(0, ioctl(ro, NPO_IOCTL_GET_INFO, &info));
+	job.job = 0;
+	EXPECT_EQ(0, ioctl(ro, NPO_IOCTL_GET_JOB, &job));
+	EXPECT_NE(0, job.job);
+	EXPECT_EQ(-1, ioctl(ro, NPO_IOCTL_CREATE_QUEUE, &qc));
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(-1, ioctl(ro, NPO_IOCTL_DESTROY_QUEUE, &qd));
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(-1, ioctl(ro, NPO_IOCTL_REG_MR, &reg));
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(-1, ioctl(ro, NPO_IOCTL_DEREG_MR, &md));
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(-1, ioctl(ro, NPO_IOCTL_SET_JOB, &job));
+	EXPECT_EQ(EBADF, errno);
+	close(ro);
+	/* The same requests on a read-write file get past that check. */
+	EXPECT_EQ(0, ioctl(self->fd, NPO_IOCTL_CREATE_QUEUE, &qc));
+	qd.queue_id = qc.queue_id;
+	EXPECT_EQ(0, ioctl(self->fd, NPO_IOCTL_DESTROY_QUEUE, &qd));
 }
 
 TEST_HARNESS_MAIN

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -652,6 +654,91 @@ static int pin_within_memlock(void *arg)
 	return 0;
 }
 
+/* A cgroup v2 hierarchy to work in: the system's, or one mounted here. */
+static const char *cgroup2_root(void)
+{
+	static const char mnt[] = "/tmp/npo-cgroup2";
+
+	if (!access("/sys/fs/cgroup/cgroup.controllers", F_OK))
+		return "/sys/fs/cgroup";
+	if (!access("/tmp/npo-cgroup2/cgroup.controllers", F_OK))
+		return mnt;
+	mkdir(mnt, 0755);
+	return mount("none", mnt, "cgroup2", 0, NULL) ? NULL : mnt;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * The kernel memory a registration takes (a page pointer and a bus address
+ * per page, up to 256 MiB for the largest region) is charged to the
+ * caller's memory cgroup: a 4 GiB registration of memory that cannot be
+ * pinned allocates 16 MiB of lists before it fails, and the cgroup's peak
+ * shows them.
+ */
+TEST_F(queue, region_page_lists_are_charged_to_the_caller)
+{
+	const size_t len = 4ull << 30;
+	char cg[128], path[192], peak[32] = "";
+	const char *root;
+	int status, fd;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root for a memory cgroup");
+	root = cgroup2_root();
+	ASSERT_NE(NULL, root) TH_LOG("no cgroup v2: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	write_file(path, "+memory");
+	snprintf(cg, sizeof(cg), "%s/npo-test-%d", root, getpid());
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct npo_mr_reg reg = { .access = NPO_ACCESS_LOCAL_WRITE };
+		char me[16];
+		void *p;
+
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+		snprintf(me, sizeof(me), "%d", getpid());
+		if (write_file(path, me))
+			_exit(1);
+		p = mmap(NULL, len, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			_exit(2);
+		reg.addr = (uintptr_t)p;
+		reg.length = len;
+		if (!ioctl(npo_device_fd(self->dev), NPO_IOCTL_REG_MR, &reg))
+			_exit(3);
+		_exit(errno == EFAULT ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("child step %d", WEXITSTATUS(status));
+	snprintf(path, sizeof(path), "%s/memory.peak", cg);
+	fd = open(path, O_RDONLY);
+	EXPECT_GE(fd, 0);
+	if (fd >= 0) {
+		EXPECT_LT(0, read(fd, peak, sizeof(peak) - 1));
+		close(fd);
+	}
+	EXPECT_LE(16ull << 20, strtoull(peak, NULL, 10))
+		TH_LOG("the cgroup's peak was %s bytes", peak);
+	EXPECT_EQ(0, rmdir(cg));
+}
+
 /* Pinned memory counts against RLIMIT_MEMLOCK for an unprivileged user. */
 TEST_F(queue, memlock_limit_is_enforced)
 {
@@ -697,6 +784,28 @@ TEST_F(queue, queue_ioctls_reject_bad_arguments)
 	qc.flags = 1;
 	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
 	EXPECT_EQ(EINVAL, errno);
+	qc.flags = 0;
+	qc.rsvd = 1;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("reserved field not checked");
+	qc.rsvd = 0;
+	/*
+	 * Every ring at its most is 4 MiB and a page of ring memory: more than
+	 * one contiguous allocation, refused before trying (6.12 warned).
+	 */
+	qc.sq_entries = qc.cq_entries = qc.rq_entries = NPO_MAX_RING_ENTRIES;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
+	EXPECT_EQ(EINVAL, errno);
+	/* An i386 caller built before the reserved field passed 68 bytes. */
+	memset(&qc, 0, sizeof(qc));
+	qc.sq_entries = qc.cq_entries = 4;
+	ASSERT_EQ(0, ioctl(fd, _IOC(_IOC_READ | _IOC_WRITE, NPO_IOCTL_MAGIC,
+				    _IOC_NR(NPO_IOCTL_CREATE_QUEUE),
+				    offsetof(struct npo_queue_create, rsvd)),
+			   &qc));
+	qd.queue_id = qc.queue_id;
+	EXPECT_EQ(0, ioctl(fd, NPO_IOCTL_DESTROY_QUEUE, &qd));
+	qd.queue_id = 500;
 
 	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_DESTROY_QUEUE, &qd));
 	EXPECT_EQ(ENOENT, errno);
@@ -1154,7 +1263,8 @@ TEST_F(queue, interrupt_mode_sleeps_and_wakes)
 }
 
 /* A dumb buffer of vgem, the exporter without hardware, as a dma-buf. */
-static int vgem_dmabuf(size_t size, int *card)
+/* A vgem buffer exported as a dma-buf, writable or read-only. */
+static int vgem_dmabuf(size_t size, int *card, bool writable)
 {
 	struct drm_mode_create_dumb cd = { .width = 1024, .bpp = 32 };
 	char path[64];
@@ -1178,7 +1288,8 @@ static int vgem_dmabuf(size_t size, int *card)
 		return -1;
 	cd.height = size / 4096;
 	if (drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &cd) ||
-	    drmPrimeHandleToFD(fd, cd.handle, DRM_CLOEXEC | DRM_RDWR, &buf)) {
+	    drmPrimeHandleToFD(fd, cd.handle,
+			       DRM_CLOEXEC | (writable ? DRM_RDWR : 0), &buf)) {
 		close(fd);
 		return -1;
 	}
@@ -1192,7 +1303,9 @@ TEST_F(queue, dmabuf_from_vgem_is_reachable)
 	const size_t size = 1 << 20;
 	const uint64_t iova = 0x100000000ULL;
 	int buf, card, fd = npo_device_fd(self->dev);
+	struct npo_queue_attr attr = { .sq_entries = 4 };
 	struct npo_dmabuf_reg reg;
+	struct npo_queue *q;
 	struct npo_mr *mr;
 	struct npo_cqe c;
 	uint8_t *map;
@@ -1201,7 +1314,7 @@ TEST_F(queue, dmabuf_from_vgem_is_reachable)
 	if (!npo_test_is_root())
 		SKIP(return, "needs root to load vgem");
 	npo_test_run(NULL, 0, "/sbin/modprobe vgem 2>/dev/null");
-	buf = vgem_dmabuf(size, &card);
+	buf = vgem_dmabuf(size, &card, true);
 	if (buf < 0)
 		SKIP(return, "no vgem device");
 	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
@@ -1252,6 +1365,31 @@ TEST_F(queue, dmabuf_from_vgem_is_reachable)
 	reg.offset = 0;
 	ASSERT_EQ(0, ioctl(fd, NPO_IOCTL_REG_DMABUF, &reg));
 	munmap(map, size);
+	close(buf);
+	close(card);
+
+	/* A buffer its exporter handed out read-only registers for reading only. */
+	buf = vgem_dmabuf(size, &card, false);
+	ASSERT_GE(buf, 0);
+	memset(&reg, 0, sizeof(reg));
+	reg.fd = buf;
+	reg.length = size;
+	reg.iova = iova;
+	reg.access = NPO_ACCESS_REMOTE_WRITE;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_DMABUF, &reg));
+	EXPECT_EQ(EACCES, errno);
+	reg.access = NPO_ACCESS_LOCAL_WRITE;
+	EXPECT_EQ(-1, ioctl(fd, NPO_IOCTL_REG_DMABUF, &reg));
+	EXPECT_EQ(EACCES, errno);
+	reg.access = NPO_ACCESS_REMOTE_READ;
+	ASSERT_EQ(0, ioctl(fd, NPO_IOCTL_REG_DMABUF, &reg));
+	/* And the device can read it (on a new queue: the last one is in error). */
+	ASSERT_EQ(0, npo_create_queue(self->dev, &attr, &q));
+	npo_prep_read(npo_get_sqe(q), 4, npo_mr_lkey(self->dst_mr),
+		      self->dst, 4096, self->node, reg.rkey, iova);
+	ASSERT_EQ(0, run_one(q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	npo_destroy_queue(q);
 	close(buf);
 	close(card);
 }

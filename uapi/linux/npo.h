@@ -155,8 +155,14 @@ struct npo_param_query {
 	__u64 value;
 };
 
-/* Ring sizes: powers of two, at most NPO_MAX_RING_ENTRIES entries. */
+/*
+ * Ring sizes: powers of two, at most NPO_MAX_RING_ENTRIES entries each, and
+ * the ring memory (a 4 KiB header, then 64 bytes per SQ entry, 32 per CQ
+ * entry and 32 per RQ entry, rounded up to pages) at most NPO_MAX_RING_BYTES,
+ * the largest contiguous allocation Linux makes.
+ */
 #define NPO_MAX_RING_ENTRIES	32768
+#define NPO_MAX_RING_BYTES	(4u << 20)
 
 /**
  * struct npo_queue_create - NPO_IOCTL_CREATE_QUEUE argument
@@ -179,6 +185,8 @@ struct npo_param_query {
  * @rq_entries: In. Receive ring entries for SEND, a power of two; 0 for a
  *	queue that receives no SENDs (it gets one entry).
  * @rq_offset: Out. Offset of the receive ring in the ring memory.
+ * @rsvd: In. Must be 0 (interface 2.1; before, implicit padding that made
+ *	the struct 68 bytes on i386 and 72 on x86-64).
  *
  * The ring header layout, the entry formats and the doorbell registers are
  * in <linux/npo_queue.h>.  The queue belongs to the open file's protection
@@ -199,6 +207,7 @@ struct npo_queue_create {
 	__s32 eventfd;
 	__u32 rq_entries;
 	__u32 rq_offset;
+	__u32 rsvd;
 };
 
 /* npo_queue_create.flags */
