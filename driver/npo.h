@@ -522,8 +522,12 @@ int npo_hw_start(struct npo_dev *ndev);
 extern const struct pci_error_handlers npo_err_handlers;
 void npo_health_port_event(struct npo_port *port, u32 event);
 void npo_health_fatal(struct npo_dev *ndev);
+void npo_health_quarantine(struct npo_dev *ndev);
 
 /* npo_mbox.c */
+void npo_mbox_release(struct npo_dev *ndev, u8 opcode, const u32 *args,
+		      unsigned int nargs);
+void npo_mbox_settle(struct npo_dev *ndev, u8 opcode, int err);
 int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		  unsigned int nargs, u32 *ret, unsigned int nret);
 void npo_mbox_irq(struct npo_dev *ndev);

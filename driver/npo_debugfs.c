@@ -93,6 +93,7 @@ DEFINE_SHOW_ATTRIBUTE(npo_debugfs_timesync);
  *   cut PORT 0|1          cut or restore the fibre
  *   burst PORT N          N uncorrectable codewords at once
  *   slow PORT US          the port acts on training sequences US late
+ *   mboxfail OPCODE N     the next N mailbox commands OPCODE (hex) fail
  *   clear                 remove every fault
  */
 static ssize_t npo_debugfs_fault_write(struct file *file,
@@ -107,10 +108,11 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_CUT] = "cut",
 		[NPO_HW_FAULT_BURST] = "burst",
 		[NPO_HW_FAULT_SLOW_TRAINING] = "slow",
+		[NPO_HW_FAULT_MBOX_FAIL] = "mboxfail",
 	};
 	struct npo_dev *ndev = file->private_data;
 	unsigned int kind, port = 0, lane = 0, value = 0;
-	char buf[64], word[8];
+	char buf[64], word[9];
 	u32 args[2];
 	int err;
 
@@ -119,7 +121,7 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	if (sscanf(buf, "%7s", word) != 1)
+	if (sscanf(buf, "%8s", word) != 1)
 		return -EINVAL;
 	for (kind = 0; kind < ARRAY_SIZE(kinds); kind++)
 		if (!strcmp(word, kinds[kind]))
@@ -138,6 +140,13 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	case NPO_HW_FAULT_SLOW_TRAINING:
 		if (sscanf(buf, "%*s %u %u", &port, &value) != 2)
 			return -EINVAL;
+		break;
+	case NPO_HW_FAULT_MBOX_FAIL:
+		if (sscanf(buf, "%*s %x %u", &value, &port) != 2 ||
+		    value > U8_MAX || port > U8_MAX)
+			return -EINVAL;
+		value |= port << 8;
+		port = 0;
 		break;
 	default:
 		return -EINVAL;

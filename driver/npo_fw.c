@@ -92,6 +92,7 @@ int npo_fw_load(struct npo_dev *ndev)
 	args[2] = fw->size;
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FW_LOAD, args, ARRAY_SIZE(args),
 			    &ret, 1);
+	npo_mbox_settle(ndev, NPO_MBOX_OP_FW_LOAD, err);
 	dma_free_coherent(dev, fw->size, buf, dma);
 	if (err == -ETIMEDOUT || err == -EBUSY) {
 		npo_fw_fail(ndev, err, "device did not answer");

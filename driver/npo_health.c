@@ -105,6 +105,28 @@ void npo_health_port_event(struct npo_port *port, u32 event)
 void npo_health_fatal(struct npo_dev *ndev)
 {
 	npo_err(ndev, "device reported a fatal error\n");
+	npo_health_quarantine(ndev);
+}
+
+/**
+ * npo_health_quarantine() - stop a device that may still reach memory
+ * @ndev: the device.
+ *
+ * When the device failed, or did not confirm that it let go of memory it
+ * was given (a destroy it refused, a command that timed out), nothing it
+ * was given may be freed until it can no longer reach memory: its bus
+ * mastering goes off, it is reset and held dead.  Only a new probe or a
+ * PCIe error recovery brings it back.  Afterwards every file's queues and
+ * regions can be freed without telling it.
+ *
+ * Context: any, including hard interrupt; the caller logged why.
+ */
+void npo_health_quarantine(struct npo_dev *ndev)
+{
+	pci_clear_master(ndev->pdev);
+	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
+	if (npo_state(ndev) != NPO_DEV_STATE_DEAD)
+		npo_err(ndev, "device stopped: bus mastering off, reset, held dead until reprobed\n");
 	npo_set_state(ndev, NPO_DEV_STATE_DEAD);
 }
 
@@ -152,10 +174,14 @@ static void npo_resume(struct pci_dev *pdev)
 	struct npo_dev *ndev = pci_get_drvdata(pdev);
 
 	/*
-	 * The reset took the device's queues and memory table with it: end
-	 * the files' copies, then start the firmware again.
+	 * A non-fatal error resets nothing, and even after a reset the device
+	 * must not reach memory while it is freed: stop it, end the files'
+	 * queues and regions, then start it again from its firmware.
 	 */
+	pci_clear_master(pdev);
+	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 	npo_files_release_dma(ndev, false);
+	pci_set_master(pdev);
 	if (!npo_hw_start(ndev))
 		npo_info(ndev, "recovered from PCIe error, %s\n",
 			 npo_state_name(npo_state(ndev)));

@@ -278,6 +278,7 @@ struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port)
 	args[3] = len;
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_PORT_STATS, args,
 			    ARRAY_SIZE(args), NULL, 0);
+	npo_mbox_settle(ndev, NPO_MBOX_OP_PORT_STATS, err);
 	copy = err ? ERR_PTR(err) : kmemdup(st, len, GFP_KERNEL);
 	dma_free_coherent(dev, len, st, dma);
 	if (!copy)

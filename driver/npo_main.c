@@ -261,6 +261,8 @@ static void npo_hw_stop(struct npo_dev *ndev)
 	npo_wr32(ndev, NPO_REG_IRQ_MASK, 0);
 	npo_link_stop(ndev);
 	cancel_work_sync(&ndev->refusal_work);
+	/* No DMA either, before any memory it was given is freed. */
+	pci_clear_master(ndev->pdev);
 	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 }
 
@@ -484,8 +486,16 @@ static void npo_shutdown(struct pci_dev *pdev)
 {
 	struct npo_dev *ndev = pci_get_drvdata(pdev);
 
-	if (ndev)
-		npo_hw_stop(ndev);
+	if (!ndev)
+		return;
+	/*
+	 * Time sync first: with interrupts masked each of its commands would
+	 * wait out the mailbox timeout.
+	 */
+	down_write(&ndev->remove_lock);
+	npo_timesync_stop(ndev);
+	npo_hw_stop(ndev);
+	up_write(&ndev->remove_lock);
 }
 
 static const struct pci_device_id npo_pci_ids[] = {

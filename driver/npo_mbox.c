@@ -152,3 +152,49 @@ out:
 	mutex_unlock(&ndev->mbox_lock);
 	return err;
 }
+
+/**
+ * npo_mbox_release() - tell the device to let go of memory, or stop it
+ * @ndev: the device.
+ * @opcode: a destroy command (QUEUE_DESTROY, MR_DESTROY).
+ * @args: its arguments.
+ * @nargs: how many.
+ *
+ * The caller frees the memory next, whatever happens here: when the
+ * device does not confirm (any result but success or "no such object",
+ * which a device that lost its tables in a reset gives), it is stopped so
+ * that it cannot reach that memory any more.
+ *
+ * Context: process context.
+ */
+void npo_mbox_release(struct npo_dev *ndev, u8 opcode, const u32 *args,
+		      unsigned int nargs)
+{
+	int err = npo_mbox_exec(ndev, opcode, args, nargs, NULL, 0);
+
+	if (err && err != -ENOENT) {
+		npo_err(ndev, "command 0x%02x did not release memory (%pe)\n",
+			opcode, ERR_PTR(err));
+		npo_health_quarantine(ndev);
+	}
+}
+
+/**
+ * npo_mbox_settle() - make sure a command is done with its memory
+ * @ndev: the device.
+ * @opcode: the command.
+ * @err: what npo_mbox_exec() returned for it.
+ *
+ * A command that timed out may still be running and reach the buffer it
+ * was given; the device is then stopped.  After this the caller can free
+ * the buffer, whatever @err was.
+ *
+ * Context: process context.
+ */
+void npo_mbox_settle(struct npo_dev *ndev, u8 opcode, int err)
+{
+	if (err != -ETIMEDOUT)
+		return;
+	npo_err(ndev, "command 0x%02x may still use its buffer\n", opcode);
+	npo_health_quarantine(ndev);
+}

@@ -124,10 +124,13 @@ static int npo_mr_pin(struct npo_dev *ndev, struct npo_mr *mr)
 	return 0;
 }
 
-/* Take a region out of the device's memory table: no DMA reaches it after. */
-static int npo_mr_hw_destroy(struct npo_dev *ndev, u32 key)
+/*
+ * Take a region out of the device's memory table: no DMA reaches it after,
+ * or the whole device is stopped.
+ */
+static void npo_mr_hw_destroy(struct npo_dev *ndev, u32 key)
 {
-	return npo_mbox_exec(ndev, NPO_MBOX_OP_MR_DESTROY, &key, 1, NULL, 0);
+	npo_mbox_release(ndev, NPO_MBOX_OP_MR_DESTROY, &key, 1);
 }
 
 /* Enter the region in the device's memory table, in the file's job. */
@@ -451,7 +454,7 @@ int npo_mr_deregister(struct npo_file *nfile, u32 key)
 	if (!mr || mr->key != key)
 		return -ENOENT;
 	xa_erase(&nfile->mrs, FIELD_GET(NPO_MR_KEY_INDEX, key));
-	npo_mr_release(nfile, mr, true);
+	npo_mr_release(nfile, mr, npo_state(nfile->ndev) == NPO_DEV_STATE_READY);
 	return 0;
 }
 

@@ -153,10 +153,13 @@ static u32 npo_ring_header_read(const struct npo_queue *q, unsigned int off)
 	return le32_to_cpu(READ_ONCE(*p));
 }
 
-/* Stop a queue in the device: it never touches the rings again after. */
-static int npo_queue_hw_destroy(struct npo_dev *ndev, u32 id)
+/*
+ * Stop a queue in the device: it never touches the rings again after, or
+ * the whole device is stopped.
+ */
+static void npo_queue_hw_destroy(struct npo_dev *ndev, u32 id)
 {
-	return npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_DESTROY, &id, 1, NULL, 0);
+	npo_mbox_release(ndev, NPO_MBOX_OP_QUEUE_DESTROY, &id, 1);
 }
 
 static void npo_queue_free(struct npo_dev *ndev, struct npo_queue *q)
@@ -327,7 +330,9 @@ int npo_queue_destroy(struct npo_file *nfile, u32 qid)
 
 	if (!q)
 		return -ENOENT;
-	npo_queue_release(nfile, q, true);
+	/* A stopped device holds nothing to tell it about. */
+	npo_queue_release(nfile, q,
+			  npo_state(nfile->ndev) == NPO_DEV_STATE_READY);
 	return 0;
 }
 

@@ -307,6 +307,7 @@ enum npo_hw_fault_kind {
 	NPO_HW_FAULT_CUT = 4,		/* 0 restore, 1 cut */
 	NPO_HW_FAULT_BURST = 5,		/* uncorrectable codewords */
 	NPO_HW_FAULT_SLOW_TRAINING = 6,	/* us to act on a training sequence */
+	NPO_HW_FAULT_MBOX_FAIL = 7,	/* opcode | count << 8 (interface 1.7) */
 	NPO_HW_NUM_FAULTS
 };
 

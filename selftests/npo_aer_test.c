@@ -21,7 +21,6 @@
 
 #define PCI_ERR_UNC_COMP_TIME	0x00004000	/* non-fatal by default */
 #define PCI_ERR_UNC_MALF_TLP	0x00040000	/* fatal by default */
-#define RESET_COUNT_REG		0x050		/* hardware.rst, interface 1.6 */
 
 /* The record /dev/aer_inject takes (drivers/pci/pcie/aer_inject.c). */
 struct aer_error_inj {
@@ -82,32 +81,6 @@ static int inject(FIXTURE_DATA(aer) *self, unsigned int uncor)
 	return n == sizeof(e) ? 0 : -errno;
 }
 
-/*
- * The device's own count of resets (RESET_COUNT, interface 1.6), read
- * from BAR0 through sysfs: the device's view, not the driver's.  -1 if it
- * cannot be read.
- */
-static long long reset_count(const char *name)
-{
-	char path[256];
-	volatile uint32_t *regs;
-	long long v;
-	int fd;
-
-	snprintf(path, sizeof(path), NPO_SYSFS_CLASS "/%s/device/resource0",
-		 name);
-	fd = open(path, O_RDONLY | O_SYNC);
-	if (fd < 0)
-		return -1;
-	regs = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (regs == MAP_FAILED)
-		return -1;
-	v = regs[RESET_COUNT_REG / 4];
-	munmap((void *)regs, 4096);
-	return v;
-}
-
 /* Resets of the device under test and of another, before an injection. */
 struct resets {
 	long long self, other;
@@ -116,10 +89,10 @@ struct resets {
 
 static void resets_before(FIXTURE_DATA(aer) *self, struct resets *r)
 {
-	r->self = reset_count(self->name);
+	r->self = npo_test_reset_count(self->name);
 	r->other = -1;
 	if (!npo_test_device_name(1, r->other_name, sizeof(r->other_name)))
-		r->other = reset_count(r->other_name);
+		r->other = npo_test_reset_count(r->other_name);
 }
 
 /*
@@ -130,7 +103,7 @@ static void expect_resets(struct __test_metadata *_metadata,
 			  FIXTURE_DATA(aer) *self, const struct resets *r,
 			  bool must_reset)
 {
-	long long now = reset_count(self->name);
+	long long now = npo_test_reset_count(self->name);
 
 	/* A kernel with strict iomem checks hides a claimed BAR from sysfs. */
 	if (r->self < 0 && npo_test_expected_devices() < 0)
@@ -139,7 +112,7 @@ static void expect_resets(struct __test_metadata *_metadata,
 	if (must_reset)
 		EXPECT_GT(now, r->self) TH_LOG("%s was not reset", self->name);
 	if (r->other >= 0)
-		EXPECT_EQ(r->other, reset_count(r->other_name))
+		EXPECT_EQ(r->other, npo_test_reset_count(r->other_name))
 			TH_LOG("%s was reset too", r->other_name);
 }
 

@@ -667,18 +667,6 @@ static const char *cgroup2_root(void)
 	return mount("none", mnt, "cgroup2", 0, NULL) ? NULL : mnt;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
-}
-
 /*
  * The kernel memory a registration takes (a page pointer and a bus address
  * per page, up to 256 MiB for the largest region) is charged to the
@@ -700,7 +688,7 @@ TEST_F(queue, region_page_lists_are_charged_to_the_caller)
 	root = cgroup2_root();
 	ASSERT_NE(NULL, root) TH_LOG("no cgroup v2: %s", strerror(errno));
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	write_file(path, "+memory");
+	npo_test_write_file(path, "+memory");
 	snprintf(cg, sizeof(cg), "%s/npo-test-%d", root, getpid());
 	ASSERT_EQ(0, mkdir(cg, 0755));
 	pid = fork();
@@ -712,7 +700,7 @@ TEST_F(queue, region_page_lists_are_charged_to_the_caller)
 
 		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
 		snprintf(me, sizeof(me), "%d", getpid());
-		if (write_file(path, me))
+		if (npo_test_write_file(path, me))
 			_exit(1);
 		p = mmap(NULL, len, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -263,4 +264,41 @@ int npo_test_as_nobody(int (*fn)(void *arg), void *arg)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+#define RESET_COUNT_REG		0x050	/* hardware.rst, interface 1.6 */
+
+long long npo_test_reset_count(const char *name)
+{
+	char path[256];
+	volatile uint32_t *regs;
+	long long v;
+	int fd;
+
+	snprintf(path, sizeof(path), NPO_SYSFS_CLASS "/%s/device/resource0",
+		 name);
+	fd = open(path, O_RDONLY | O_SYNC);
+	if (fd < 0)
+		return -1;
+	regs = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (regs == MAP_FAILED)
+		return -1;
+	v = regs[RESET_COUNT_REG / 4];
+	munmap((void *)regs, 4096);
+	return v;
+}
+
+int npo_test_pci_addr(const char *name, char *buf, size_t len)
+{
+	char link[256], target[256];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), NPO_SYSFS_CLASS "/%s/device", name);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return -1;
+	target[n] = '\0';
+	snprintf(buf, len, "%s", strrchr(target, '/') + 1);
+	return 0;
 }

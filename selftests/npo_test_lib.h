@@ -54,6 +54,13 @@ int npo_test_dmesg_since(size_t mark, char *buf, size_t len);
 int npo_test_expected_devices(void);
 
 bool npo_test_is_root(void);
+/*
+ * The device's own count of resets (RESET_COUNT), read from its BAR0
+ * through sysfs: the device's view, not the driver's.  -1 if unreadable.
+ */
+long long npo_test_reset_count(const char *name);
+/* The device's PCI address ("0000:01:00.0") into buf; 0 or -1. */
+int npo_test_pci_addr(const char *name, char *buf, size_t len);
 
 /*
  * Run fn(arg) in a child process that has given up root for nobody (uid

@@ -180,7 +180,14 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
     NpoLane *l;
     unsigned int i, j;
 
+    if (kind == FAULT_MBOX_FAIL) {
+        /* Not a port's: the firmware's, until reset or cleared. */
+        s->mbox_fail_op = value & 0xff;
+        s->mbox_fail_count = (value >> 8) & 0xff;
+        return MBOX_OK;
+    }
     if (kind == FAULT_CLEAR_ALL) {
+        s->mbox_fail_count = 0;
         for (i = 0; i < s->num_ports; i++) {
             s->port[i].cut = false;
             s->port[i].pending_burst = 0;

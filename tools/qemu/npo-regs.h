@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            6
+#define NPO_IF_MINOR            7
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -267,6 +267,7 @@ enum npo_fault_kind {
     FAULT_CUT = 4,          /* value: 0 restore / 1 cut */
     FAULT_BURST = 5,        /* value: uncorrectable codewords */
     FAULT_SLOW_TRAINING = 6, /* value: us to act on a training sequence */
+    FAULT_MBOX_FAIL = 7,    /* value: opcode | count << 8 (1.7) */
 };
 
 /* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */

@@ -87,6 +87,7 @@ static void npo_reset_state(NpoState *s)
     s->mbox_status = 0;
     memset(s->mbox_arg, 0, sizeof(s->mbox_arg));
     memset(s->mbox_ret, 0, sizeof(s->mbox_ret));
+    s->mbox_fail_count = 0;
     s->irq_status = 0;
     s->irq_mask = 0;
     memset(&s->fw_link, 0, sizeof(s->fw_link));
@@ -181,6 +182,14 @@ static void npo_mbox_complete(void *opaque)
     NpoState *s = opaque;
     uint32_t result;
 
+    /* A fault: the firmware cannot do this now, and does nothing. */
+    if (s->mbox_fail_count && s->mbox_cmd == s->mbox_fail_op) {
+        s->mbox_fail_count--;
+        s->mbox_status = FIELD_DP32(0, MBOX_STATUS, RESULT, MBOX_ERR_BUSY);
+        trace_npo_mbox_done(s->node_id, s->mbox_cmd, MBOX_ERR_BUSY);
+        npo_irq_update(s, R_IRQ_STATUS_MBOX_DONE_MASK);
+        return;
+    }
     switch (s->mbox_cmd) {
     case MBOX_OP_NOP:
         s->mbox_ret[0] = s->mbox_arg[0];

@@ -239,6 +239,8 @@ struct NpoState {
     uint32_t reset_count;       /* resets since power-on */
     uint32_t mbox_cmd;
     uint32_t mbox_status;
+    uint8_t mbox_fail_op;       /* fault: commands with this opcode fail */
+    uint8_t mbox_fail_count;    /* this many more times */
     uint32_t mbox_arg[4];
     uint32_t mbox_ret[2];
     uint32_t irq_status;

@@ -158,6 +158,7 @@ enum {
 	X(fault_cut, NPO_HW_FAULT_CUT, FAULT_CUT)			\
 	X(fault_burst, NPO_HW_FAULT_BURST, FAULT_BURST)			\
 	X(fault_slow_training, NPO_HW_FAULT_SLOW_TRAINING, FAULT_SLOW_TRAINING) \
+	X(fault_mbox_fail, NPO_HW_FAULT_MBOX_FAIL, FAULT_MBOX_FAIL)	\
 	X(qc_queue, NPO_QC_QUEUE, R_QC_ARG0_QUEUE_MASK)			\
 	X(qc_sq_log2, NPO_QC_SQ_LOG2, R_QC_ARG0_SQ_LOG2_MASK)		\
 	X(qc_cq_log2, NPO_QC_CQ_LOG2, R_QC_ARG0_CQ_LOG2_MASK)		\
