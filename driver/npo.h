@@ -29,6 +29,14 @@
 
 #define NPO_DRIVER_NAME		"npo"
 #define NPO_MAX_DEVICES		256
+/*
+ * Ports the driver handles: one word of pending link events, and well
+ * inside the register BAR's port space ((NPO_REGS_SIZE - NPO_PORT_BASE) /
+ * NPO_PORT_STRIDE = 192).
+ */
+#define NPO_DRIVER_MAX_PORTS	BITS_PER_LONG
+static_assert(NPO_DRIVER_MAX_PORTS <=
+	      (NPO_REGS_SIZE - NPO_PORT_BASE) / NPO_PORT_STRIDE);
 
 /* Debug areas, selected by the dbg_mask module parameter. */
 #define NPO_DBG_PROBE		BIT(0)

@@ -526,15 +526,9 @@ static const struct file_operations npo_fops = {
  */
 int npo_cdev_add(struct npo_dev *ndev)
 {
-	int err;
-
 	ndev->dev.class = &npo_class;
 	ndev->dev.groups = npo_dev_groups;
 	ndev->dev.devt = MKDEV(MAJOR(npo_devt), ndev->minor);
-	err = dev_set_name(&ndev->dev, "npo%d", ndev->minor);
-	if (err)
-		return err;
-
 	cdev_init(&ndev->cdev, &npo_fops);
 	ndev->cdev.owner = THIS_MODULE;
 	return cdev_device_add(&ndev->cdev, &ndev->dev);

@@ -187,7 +187,8 @@ int npo_clock_register(struct npo_dev *ndev)
 		return 0;
 	*info = (struct ptp_clock_info) {
 		.owner = THIS_MODULE,
-		.max_adj = npo_rd32(ndev, NPO_REG_CLK_MAX_ADJ),
+		/* Checked at probe; a device that changed it since is clamped. */
+		.max_adj = min_t(u32, npo_rd32(ndev, NPO_REG_CLK_MAX_ADJ), S32_MAX),
 		.adjfine = npo_ptp_adjfine,
 		.adjtime = npo_ptp_adjtime,
 		.gettimex64 = npo_ptp_gettimex,

@@ -107,6 +107,14 @@ static struct npo_dev *npo_dev_alloc(struct pci_dev *pdev)
 	mutex_init(&ndev->cmd_lock);
 	npo_job_init(ndev);
 	npo_link_early_init(ndev);
+	/*
+	 * Named before anything starts: a link event during probe names the
+	 * device in its netlink message, and the clock and workqueue too.
+	 */
+	if (dev_set_name(&ndev->dev, "npo%d", index)) {
+		put_device(&ndev->dev);
+		return ERR_PTR(-ENOMEM);
+	}
 	return ndev;
 }
 
@@ -266,10 +274,40 @@ static void npo_hw_stop(struct npo_dev *ndev)
 	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 }
 
+/*
+ * What the device says it has sizes arrays, indexes registers and bounds
+ * what processes may map: a device that lies (a broken or hostile one) is
+ * refused rather than believed.
+ */
+static int npo_check_geometry(struct npo_dev *ndev, u32 stride_shift)
+{
+	const char *why = NULL;
+
+	if (ndev->num_ports > NPO_DRIVER_MAX_PORTS)
+		why = "more ports than the driver handles";
+	else if (ndev->num_ports && (!ndev->lanes_per_port ||
+				     ndev->lanes_per_port > NPO_MAX_LANES))
+		why = "lanes per port out of range";
+	else if ((ndev->caps & NPO_CAPS_QUEUES) && !ndev->num_queues)
+		why = "DMA queues, but none of them";
+	else if (stride_shift < 2 || stride_shift > 31)
+		why = "doorbell stride out of range";
+	else if ((ndev->caps & NPO_CAPS_CLOCK) &&
+		 npo_rd32(ndev, NPO_REG_CLK_MAX_ADJ) > S32_MAX)
+		why = "clock adjustment range out of range";
+	if (!why)
+		return 0;
+	npo_err(ndev, "refusing the device: %s (%u ports x %u lanes, %u queues, doorbell stride 2^%u)\n",
+		why, ndev->num_ports, ndev->lanes_per_port, ndev->num_queues,
+		stride_shift);
+	return -ENODEV;
+}
+
 static int npo_read_identity(struct npo_dev *ndev)
 {
 	u32 magic = npo_rd32(ndev, NPO_REG_MAGIC);
-	u32 geometry, major, minor;
+	u32 geometry, major, minor, stride_shift;
+	int err;
 
 	if (magic != NPO_MAGIC) {
 		npo_err(ndev, "unexpected magic 0x%08x, not an NPO device\n",
@@ -290,9 +328,13 @@ static int npo_read_identity(struct npo_dev *ndev)
 	ndev->lanes_per_port = FIELD_GET(NPO_GEOMETRY_LANES, geometry);
 	ndev->num_queues = FIELD_GET(NPO_QUEUES_COUNT,
 				     npo_rd32(ndev, NPO_REG_QUEUES));
-	ndev->db_stride = 1U << FIELD_GET(NPO_DB_LAYOUT_STRIDE_SHIFT,
-					  npo_rd32(ndev, NPO_REG_DB_LAYOUT));
+	stride_shift = FIELD_GET(NPO_DB_LAYOUT_STRIDE_SHIFT,
+				 npo_rd32(ndev, NPO_REG_DB_LAYOUT));
 	ndev->node_id = npo_rd32(ndev, NPO_REG_NODE_ID);
+	err = npo_check_geometry(ndev, stride_shift);
+	if (err)
+		return err;
+	ndev->db_stride = 1U << stride_shift;
 	/*
 	 * Queues came in 1.3, which sizes the memory table; libnpo resumes a
 	 * queue paused for completion room with the doorbell 1.5 added, and

@@ -148,7 +148,8 @@ bool npo_clock_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
 {
     switch (addr) {
     case A_CLK_MAX_ADJ:
-        *val = NPO_CLOCK_MAX_ADJ_PPB;
+        *val = s->hostile == NPO_HOSTILE_MAX_ADJ ? 0x80000000u :
+               NPO_CLOCK_MAX_ADJ_PPB;
         break;
     case A_CLK_TIME_LO: {
         uint64_t now = clock_now(s);

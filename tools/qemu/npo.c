@@ -269,14 +269,18 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
               (s->test_mode ? R_CAPS_FAULT_INJECT_MASK : 0);
         break;
     case A_GEOMETRY:
-        val = FIELD_DP32(FIELD_DP32(0, GEOMETRY, PORTS, s->num_ports),
-                         GEOMETRY, LANES, s->lanes_per_port);
+        val = FIELD_DP32(FIELD_DP32(0, GEOMETRY, PORTS,
+                                    s->hostile == NPO_HOSTILE_PORTS ? 200 :
+                                    s->num_ports),
+                         GEOMETRY, LANES,
+                         s->hostile == NPO_HOSTILE_LANES ? 40 :
+                         s->lanes_per_port);
         break;
     case A_QUEUES:
-        val = s->num_queues;
+        val = s->hostile == NPO_HOSTILE_NO_QUEUES ? 0 : s->num_queues;
         break;
     case A_DB_LAYOUT:
-        val = NPO_DB_STRIDE_SHIFT;
+        val = s->hostile == NPO_HOSTILE_STRIDE ? 40 : NPO_DB_STRIDE_SHIFT;
         break;
     case A_NODE_ID:
         val = s->node_id;
@@ -459,6 +463,10 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "npo: rates is a mask of rates 1..3 (0x1..0x7)");
         return;
     }
+    if (s->hostile >= NPO_HOSTILE_MAX) {
+        error_setg(errp, "npo: hostile must be 0..%d", NPO_HOSTILE_MAX - 1);
+        return;
+    }
     for (unsigned int i = s->num_ports; i < NPO_MAX_PORTS; i++) {
         if (qemu_chr_fe_backend_connected(&s->port[i].chr)) {
             error_setg(errp, "npo: port%u given but the device has %u ports",
@@ -561,6 +569,7 @@ static Property npo_properties[] = {
     DEFINE_PROP_UINT8("rates", NpoState, rates, 0x7),
     DEFINE_PROP_UINT32("link_loss_cdb", NpoState, link_loss_cdb, 250),
     DEFINE_PROP_BOOL("test_mode", NpoState, test_mode, false),
+    DEFINE_PROP_UINT8("hostile", NpoState, hostile, NPO_HOSTILE_NONE),
     DEFINE_PROP_BOOL("symbol_errors", NpoState, count_symbol_errors, true),
     DEFINE_PROP_BOOL("wire_data", NpoState, wire_data, false),
     DEFINE_PROP_INT32("clock_ppb", NpoState, clock_ppb, NPO_CLOCK_DERIVED_PPB),

@@ -27,6 +27,20 @@ OBJECT_DECLARE_SIMPLE_TYPE(NpoState, NPO)
 #define NPO_CLOCK_ANCHORS       16
 #define NPO_CLOCK_DERIVED_PPB   INT32_MIN
 #define NPO_CLOCK_DERIVED_OFFSET INT64_MIN
+/*
+ * A device that lies about its geometry, for the driver's probe to refuse
+ * (property ``hostile``); the model itself keeps its real geometry.
+ */
+enum npo_hostile {
+    NPO_HOSTILE_NONE = 0,
+    NPO_HOSTILE_PORTS = 1,          /* 200 ports: beyond any BAR */
+    NPO_HOSTILE_LANES = 2,          /* 40 lanes per port */
+    NPO_HOSTILE_NO_QUEUES = 3,      /* DMA queues, but 0 of them */
+    NPO_HOSTILE_STRIDE = 4,         /* doorbell stride 2^40 */
+    NPO_HOSTILE_MAX_ADJ = 5,        /* clock max_adj 2^31 ppb */
+    NPO_HOSTILE_MAX
+};
+
 /* The slow-training fault: at most this late, this many in flight. */
 #define NPO_TS_LAG_MAX_US       100000
 #define NPO_TS_LAG_DEPTH        64
@@ -220,6 +234,7 @@ struct NpoState {
     uint16_t num_queues;
     uint8_t rates;              /* supported lane rates, bit n = rate n+1 */
     bool test_mode;             /* fault injection registers present */
+    uint8_t hostile;            /* NPO_HOSTILE_*: a geometry register lies */
     bool count_symbol_errors;   /* the symbol error counter exists */
     bool wire_data;             /* data to local peers goes over the wire too */
     int32_t clock_ppb;          /* the clock's rate error */

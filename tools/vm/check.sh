@@ -170,6 +170,25 @@ for k in "$@"; do
 	record "kernel $k: an uncounted counter shows as unsupported, not 0" \
 		$((rc2 | rc3))
 
+	echo "== devices that lie about their geometry are refused, kernel $k"
+	"$here/npo-vm" --kernel "$k" --devices 6 --device-prop 1=hostile=1 \
+		--device-prop 2=hostile=2 --device-prop 3=hostile=3 \
+		--device-prop 4=hostile=4 --device-prop 5=hostile=5 -- \
+		sh -c '/sbin/modprobe npo; ls /dev | sed -n "s/^\(npo[0-9]*\)$/DEVICE \1/p"' \
+		>"$logs/hostile-$k.log" 2>&1
+	rc2=$?
+	rc3=0
+	[ "$(grep -c '^DEVICE ' "$logs/hostile-$k.log")" = 1 ] &&
+		grep -q '^DEVICE npo0$' "$logs/hostile-$k.log" || rc3=1
+	for why in 'more ports than the driver handles' 'lanes per port out of range' \
+		'DMA queues, but none of them' 'doorbell stride out of range' \
+		'clock adjustment range out of range'; do
+		grep -q "refusing the device: $why" "$logs/hostile-$k.log" || rc3=1
+	done
+	[ $rc2 = 0 ] && [ $rc3 = 0 ] || grep -v '^\[  ' "$logs/hostile-$k.log" | sed 's/^/  /'
+	record "kernel $k: five devices lying about their geometry refused, one good bound" \
+		$((rc2 | rc3))
+
 	echo "== fault injection from the host through QMP, kernel $k"
 	"$here/qmp-fault-test.sh" "$k" >"$logs/qmp-fault-$k.log" 2>&1
 	rc2=$?
