@@ -380,6 +380,18 @@ struct npo_timesync_info {
  * @ptp: the PHC, NULL if the device has no clock; withdrawn by removal
  *	under @remove_lock.
  * @ts: fabric time sync.
+ *
+ * Lock order (lockdep checks it on the debug kernel, make check-debug):
+ *
+ *   remove_lock -> files_lock -> npo_file.lock -> cmd_lock -> mbox_lock
+ *   remove_lock -> mmap_lock (pinning a region's pages)
+ *   mmap_lock or a VMA lock -> npo_file.lock (mmap(), page faults)
+ *   npo_file.lock -> i_mmap_rwsem (revoking mappings)
+ *   state_lock -> link_lock -> mbox_lock
+ *   npo_timesync.lock -> cmd_lock -> mbox_lock
+ *
+ * clk_lock is a spinlock taken alone.  Nothing under npo_file.lock touches
+ * user memory, so a fault on one of its own mappings cannot deadlock.
  */
 struct npo_dev {
 	struct pci_dev *pdev;

@@ -113,9 +113,15 @@ const char *npo_clock_state_name(unsigned int state)
 	       npo_clock_state_names[state] : "?";
 }
 
+/* The interval in use: the parameter, within what the servo is tuned for. */
+static unsigned int npo_ts_interval_ms(void)
+{
+	return clamp(sync_interval_ms, 10u, 1000u);
+}
+
 static unsigned long npo_ts_interval(void)
 {
-	return msecs_to_jiffies(clamp(sync_interval_ms, 10u, 1000u));
+	return msecs_to_jiffies(npo_ts_interval_ms());
 }
 
 static bool npo_ts_recent(unsigned long at, unsigned int intervals)
@@ -271,7 +277,8 @@ static void npo_ts_gains(const struct npo_timesync *ts, int *kp, int *ki)
 static void npo_ts_servo(struct npo_dev *ndev, s64 off, u64 at)
 {
 	struct npo_timesync *ts = &ndev->ts;
-	s64 dt = at - ts->last_at, nominal = sync_interval_ms * NSEC_PER_MSEC;
+	s64 dt = at - ts->last_at;
+	s64 nominal = (s64)npo_ts_interval_ms() * NSEC_PER_MSEC;
 	int kp, ki;
 
 	ts->offset = off;
