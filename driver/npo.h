@@ -7,6 +7,7 @@
 
 #include <linux/bitfield.h>
 #include <linux/cdev.h>
+#include <linux/cgroup_rdma.h>
 #include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/io.h>
@@ -71,6 +72,13 @@ struct sk_buff;
 #define NPO_BACKOFF_MAX_MS	10000
 #define NPO_BACKOFF_WARN_MS	1600	/* warn after about 3 s of failures */
 
+/*
+ * Port statistics cost a mailbox command and a DMA buffer: readers without
+ * CAP_NET_ADMIN share one reading this long, so that a flood of them
+ * cannot starve queue setup and time sync of the mailbox.
+ */
+#define NPO_STATS_SHARED_MS	200
+
 /**
  * struct npo_port - the driver's view of one link port
  * @ndev: the device.
@@ -94,8 +102,13 @@ struct sk_buff;
  * @max_width: administrator's width limit, 0 for none.
  * @retrain_work: retrain after @backoff_ms.
  * @prbs_done: completed when a PRBS test ends.
+ * @stats_lock: protects @stats and @stats_at.
+ * @stats: the last statistics block read, or NULL; unprivileged readers
+ *	share it for NPO_STATS_SHARED_MS.
+ * @stats_at: when it was read, in jiffies.
  *
- * All fields but @retrain_work and @prbs_done are protected by
+ * All fields but @retrain_work, @prbs_done and the statistics are
+ * protected by
  * &npo_dev.link_lock.  Fabric time sync (npo_timesync.c) also reads
  * @status without it, with READ_ONCE, for the port's state alone.
  */
@@ -120,6 +133,9 @@ struct npo_port {
 	u8 max_width;
 	struct delayed_work retrain_work;
 	struct completion prbs_done;
+	struct mutex stats_lock; /* stats, stats_at */
+	struct npo_hw_port_stats *stats;
+	unsigned long stats_at;
 };
 
 #define NPO_TS_SYNCS_KEPT	4
@@ -363,8 +379,10 @@ struct npo_timesync_info {
  * @pd_ida: protection domain numbers, one per open file.
  * @queue_ida: queue numbers in use.
  * @mr_ida: memory table indexes in use.
- * @files_lock: protects @files.
- * @files: open files, for revoking their queues and regions on removal.
+ * @files_lock: protects @files and @files_opened.
+ * @files: open files, for revoking their queues and regions on removal,
+ *	in the order they were opened.
+ * @files_opened: files opened so far, to number each.
  * @refusal_work: reads the device's refusal log (npo_job.c).
  * @refusal_pending: the log may hold records @refusal_work has not read.
  * @refusal_rs: limits how often refusals are reported.
@@ -380,6 +398,8 @@ struct npo_timesync_info {
  * @ptp: the PHC, NULL if the device has no clock; withdrawn by removal
  *	under @remove_lock.
  * @ts: fabric time sync.
+ * @cg_dev: the device as the rdma cgroup controller knows it (npo_quota.c).
+ * @cg_name: its name there, "npoN".
  *
  * Lock order (lockdep checks it on the debug kernel, make check-debug):
  *
@@ -433,7 +453,8 @@ struct npo_dev {
 	struct ida pd_ida;
 	struct ida queue_ida;
 	struct ida mr_ida;
-	struct mutex files_lock; /* files */
+	struct mutex files_lock; /* files, files_opened */
+	unsigned long files_opened;
 	struct list_head files;
 	struct work_struct refusal_work;
 	bool refusal_pending;
@@ -447,6 +468,10 @@ struct npo_dev {
 	struct ptp_clock_info ptp_info;
 	struct ptp_clock *ptp;
 	struct npo_timesync ts;
+#ifdef CONFIG_CGROUP_RDMA
+	struct rdmacg_device cg_dev;
+	char cg_name[16];
+#endif
 };
 
 /**
@@ -480,12 +505,15 @@ struct npo_queue_owner {
  * @queue_serial: how many queues it created, to tell apart two queues
  *	that had the same number.
  * @mrs: regions the file registered, by memory table index.
- * @node: entry in &npo_dev.files.
+ * @node: entry in &npo_dev.files, which is in opening order.
+ * @serial: &npo_dev.files_opened when it was opened: no other file of the
+ *	device has this number.
  * @detached: the device went away and took the file's resources with it.
  * @owner: the process that opened the file, for administrators.
  * @comm: its command name then.
  * @revoked_ring: what revoked ring mappings show, or NULL until needed.
  * @revoked_db: where writes to revoked doorbell mappings go, or NULL.
+ * @cg: the rdma cgroup its handle is charged to (npo_quota.c).
  */
 struct npo_file {
 	struct npo_dev *ndev;
@@ -498,11 +526,13 @@ struct npo_file {
 	unsigned long queue_serial;
 	struct xarray mrs;
 	struct list_head node;
+	unsigned long serial;
 	bool detached;
 	struct pid *owner;
 	char comm[TASK_COMM_LEN];
 	struct page *revoked_ring;
 	struct page *revoked_db;
+	struct rdma_cgroup *cg;
 };
 
 static inline u32 npo_rd32(struct npo_dev *ndev, u32 reg)
@@ -565,7 +595,8 @@ void npo_port_apply(struct npo_port *port, bool retrain);
 void npo_port_lock_fresh(struct npo_port *port);
 void npo_port_unlock(struct npo_port *port);
 int npo_port_get_param(struct npo_port *port, u32 param, u64 *value);
-struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port);
+struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port,
+					      bool shared);
 int npo_port_clear_counters(struct npo_port *port);
 void npo_port_configure(struct npo_port *port, int admin_up, int rate,
 			int width);
@@ -641,6 +672,31 @@ void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 struct sk_buff *npo_genl_event_new(u32 event, void **hdr);
 void npo_genl_event_send(struct sk_buff *msg, void *hdr, int err);
 void npo_genl_port_event(struct npo_port *port, u32 event);
+
+/* npo_quota.c */
+#ifdef CONFIG_CGROUP_RDMA
+void npo_quota_init(struct npo_dev *ndev);
+void npo_quota_fini(struct npo_dev *ndev);
+int npo_quota_charge(struct npo_dev *ndev, struct rdma_cgroup **cg,
+		     enum rdmacg_resource_type what);
+void npo_quota_uncharge(struct npo_dev *ndev, struct rdma_cgroup *cg,
+			enum rdmacg_resource_type what);
+#else
+struct rdma_cgroup;
+static inline void npo_quota_init(struct npo_dev *ndev) {}
+static inline void npo_quota_fini(struct npo_dev *ndev) {}
+static inline int npo_quota_charge(struct npo_dev *ndev,
+				   struct rdma_cgroup **cg,
+				   enum rdmacg_resource_type what)
+{
+	*cg = NULL;
+	return 0;
+}
+
+static inline void npo_quota_uncharge(struct npo_dev *ndev,
+				      struct rdma_cgroup *cg,
+				      enum rdmacg_resource_type what) {}
+#endif
 
 /* npo_job.c */
 u32 npo_job_default(void);

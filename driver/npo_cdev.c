@@ -406,13 +406,20 @@ static int npo_open(struct inode *inode, struct file *filp)
 {
 	struct npo_dev *ndev = container_of(inode->i_cdev, struct npo_dev, cdev);
 	struct npo_file *nfile;
-	int pd;
+	int pd, err;
 
 	nfile = kzalloc(sizeof(*nfile), GFP_KERNEL);
 	if (!nfile)
 		return -ENOMEM;
+	/* An open file is a protection domain: a handle of the job's quota. */
+	err = npo_quota_charge(ndev, &nfile->cg, RDMACG_RESOURCE_HCA_HANDLE);
+	if (err) {
+		kfree(nfile);
+		return err;
+	}
 	pd = ida_alloc_range(&ndev->pd_ida, 1, FIELD_MAX(NPO_QC_PD), GFP_KERNEL);
 	if (pd < 0) {
+		npo_quota_uncharge(ndev, nfile->cg, RDMACG_RESOURCE_HCA_HANDLE);
 		kfree(nfile);
 		return pd;
 	}
@@ -428,7 +435,9 @@ static int npo_open(struct inode *inode, struct file *filp)
 	xa_init(&nfile->queues);
 	xa_init(&nfile->mrs);
 	mutex_lock(&ndev->files_lock);
-	list_add(&nfile->node, &ndev->files);
+	/* In opening order, which netlink dumps resume by. */
+	nfile->serial = ++ndev->files_opened;
+	list_add_tail(&nfile->node, &ndev->files);
 	mutex_unlock(&ndev->files_lock);
 	filp->private_data = nfile;
 	return nonseekable_open(inode, filp);
@@ -472,6 +481,7 @@ static int npo_release(struct inode *inode, struct file *filp)
 	list_del(&nfile->node);
 	mutex_unlock(&ndev->files_lock);
 	ida_free(&ndev->pd_ida, nfile->pd);
+	npo_quota_uncharge(ndev, nfile->cg, RDMACG_RESOURCE_HCA_HANDLE);
 	put_pid(nfile->owner);
 	npo_file_free_revoked(nfile);
 	xa_destroy(&nfile->queues);

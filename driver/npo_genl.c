@@ -230,13 +230,14 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
  * holds the device's remove_lock for reading.
  */
 static int npo_fill_port(struct sk_buff *msg, struct npo_port *port, u8 cmd,
-			 u32 portid, u32 seq, int flags, bool lanes)
+			 u32 portid, u32 seq, int flags, bool lanes,
+			 bool shared)
 {
 	struct npo_hw_port_stats *st;
 	void *hdr;
 	int err;
 
-	st = npo_port_read_stats(port);
+	st = npo_port_read_stats(port, shared);
 	if (IS_ERR(st))
 		return PTR_ERR(st);
 	hdr = npo_genl_put(msg, portid, seq, flags, cmd);
@@ -295,7 +296,7 @@ static void npo_put_target(struct npo_port *port)
 }
 
 static int npo_reply_port(struct npo_port *port, struct genl_info *info,
-			  u8 cmd, bool lanes)
+			  u8 cmd, bool lanes, bool shared)
 {
 	struct sk_buff *msg;
 	int err;
@@ -304,7 +305,7 @@ static int npo_reply_port(struct npo_port *port, struct genl_info *info,
 	if (!msg)
 		return -ENOMEM;
 	err = npo_fill_port(msg, port, cmd, info->snd_portid, info->snd_seq,
-			    0, lanes);
+			    0, lanes, shared);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -312,27 +313,32 @@ static int npo_reply_port(struct npo_port *port, struct genl_info *info,
 	return genlmsg_reply(msg, info);
 }
 
-/* Reply with the port the request names, with its lanes if asked. */
-static int npo_nl_reply_target(struct genl_info *info, u8 cmd, bool lanes)
+/*
+ * Reply with the port the request names, with its lanes if asked; a
+ * requester without CAP_NET_ADMIN shares a recent reading.
+ */
+static int npo_nl_reply_target(struct sk_buff *skb, struct genl_info *info,
+			       u8 cmd, bool lanes)
 {
 	struct npo_port *port = npo_get_target(info);
 	int err;
 
 	if (IS_ERR(port))
 		return PTR_ERR(port);
-	err = npo_reply_port(port, info, cmd, lanes);
+	err = npo_reply_port(port, info, cmd, lanes,
+			     !netlink_capable(skb, CAP_NET_ADMIN));
 	npo_put_target(port);
 	return err;
 }
 
 static int npo_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return npo_nl_reply_target(info, NPO_CMD_PORT_GET, false);
+	return npo_nl_reply_target(skb, info, NPO_CMD_PORT_GET, false);
 }
 
 static int npo_nl_lane_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return npo_nl_reply_target(info, NPO_CMD_LANE_GET, true);
+	return npo_nl_reply_target(skb, info, NPO_CMD_LANE_GET, true);
 }
 
 /* A full skb ends this round; the dump continues where it stopped. */
@@ -406,7 +412,8 @@ static int npo_nl_port_dump_dev(struct sk_buff *skb,
 	while (ndev->pdev && ndev->ports && cb->args[1] < ndev->num_ports) {
 		err = npo_fill_port(skb, &ndev->ports[cb->args[1]],
 				    NPO_CMD_PORT_GET, NETLINK_CB(cb->skb).portid,
-				    cb->nlh->nlmsg_seq, NLM_F_MULTI, false);
+				    cb->nlh->nlmsg_seq, NLM_F_MULTI, false,
+				    !netlink_capable(cb->skb, CAP_NET_ADMIN));
 		if (err)
 			break;
 		cb->args[1]++;
@@ -511,7 +518,7 @@ static int npo_nl_port_test_doit(struct sk_buff *skb, struct genl_info *info)
 				 nla_get_u32(info->attrs[NPO_ATTR_TEST_DURATION_MS]));
 	switch (err) {
 	case 0:
-		err = npo_reply_port(port, info, NPO_CMD_PORT_TEST, true);
+		err = npo_reply_port(port, info, NPO_CMD_PORT_TEST, true, false);
 		break;
 	case -ENETDOWN:
 		NL_SET_ERR_MSG(extack, "port is administratively down");
@@ -564,8 +571,11 @@ void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 }
 
 /*
- * Every open file's queues or regions on one device.
- * cb->args[1]: files of it done, [2]: object index within the next file.
+ * Every open file's queues or regions on one device.  The files are in
+ * the order they were opened, each with a number no other file of the
+ * device had: cb->args[1] is the number of the file to go on in (files
+ * with lower ones are done), [2] the object index within it.  A file
+ * opened or closed between two rounds neither repeats nor skips another.
  */
 static int npo_nl_owned_dump_dev(struct sk_buff *skb,
 				 struct netlink_callback *cb,
@@ -576,23 +586,27 @@ static int npo_nl_owned_dump_dev(struct sk_buff *skb,
 					     unsigned long *index))
 {
 	struct npo_file *nfile;
-	unsigned long n = 0;
+	unsigned long obj;
 	int err = 0;
 
 	down_read(&ndev->remove_lock);
 	mutex_lock(&ndev->files_lock);
 	list_for_each_entry(nfile, &ndev->files, node) {
-		unsigned long obj = cb->args[2];
-
-		if (n++ < cb->args[1])
+		if (nfile->serial < cb->args[1])
 			continue;
+		/* The file the last round stopped in may have closed. */
+		if (nfile->serial != cb->args[1]) {
+			cb->args[1] = nfile->serial;
+			cb->args[2] = 0;
+		}
+		obj = cb->args[2];
 		mutex_lock(&nfile->lock);
 		err = dump(skb, cb, nfile, &obj);
 		mutex_unlock(&nfile->lock);
 		cb->args[2] = obj;
 		if (err)
 			break;
-		cb->args[1]++;
+		cb->args[1] = nfile->serial + 1;
 		cb->args[2] = 0;
 	}
 	mutex_unlock(&ndev->files_lock);

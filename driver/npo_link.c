@@ -248,17 +248,8 @@ void npo_port_unlock(struct npo_port *port)
 	mutex_unlock(&port->ndev->link_lock);
 }
 
-/**
- * npo_port_read_stats() - read a port's counters and lane diagnostics
- * @port: the port.
- *
- * The device writes the statistics block by DMA (PORT_STATS); the caller
- * gets a copy.
- *
- * Context: process context, with the device present.
- * Return: the block, to be freed with kfree(), or an ERR_PTR().
- */
-struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port)
+/* The device writes the statistics block by DMA (PORT_STATS). */
+static struct npo_hw_port_stats *npo_port_fetch_stats(struct npo_port *port)
 {
 	struct npo_dev *ndev = port->ndev;
 	struct device *dev = &ndev->pdev->dev;
@@ -295,6 +286,49 @@ struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port)
 }
 
 /**
+ * npo_port_read_stats() - read a port's counters and lane diagnostics
+ * @port: the port.
+ * @shared: a reading up to NPO_STATS_SHARED_MS old will do (unprivileged
+ *	readers); else the device is asked now.
+ *
+ * Context: process context, with the device present.
+ * Return: a copy of the block, to be freed with kfree(), or an ERR_PTR().
+ */
+struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port,
+					      bool shared)
+{
+	size_t len = struct_size_t(struct npo_hw_port_stats, lane,
+				   port->ndev->lanes_per_port);
+	struct npo_hw_port_stats *st;
+
+	mutex_lock(&port->stats_lock);
+	if (shared && port->stats &&
+	    time_before(jiffies, port->stats_at +
+				 msecs_to_jiffies(NPO_STATS_SHARED_MS))) {
+		st = kmemdup(port->stats, len, GFP_KERNEL);
+		mutex_unlock(&port->stats_lock);
+		return st ?: ERR_PTR(-ENOMEM);
+	}
+	st = npo_port_fetch_stats(port);
+	if (!IS_ERR(st)) {
+		kfree(port->stats);
+		port->stats = kmemdup(st, len, GFP_KERNEL);
+		port->stats_at = jiffies;
+	}
+	mutex_unlock(&port->stats_lock);
+	return st;
+}
+
+/* Counters read before a clear are not the port's any more. */
+static void npo_port_forget_stats(struct npo_port *port)
+{
+	mutex_lock(&port->stats_lock);
+	kfree(port->stats);
+	port->stats = NULL;
+	mutex_unlock(&port->stats_lock);
+}
+
+/**
  * npo_port_clear_counters() - zero a port's counters, in the device and ours
  * @port: the port.
  *
@@ -310,6 +344,7 @@ int npo_port_clear_counters(struct npo_port *port)
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_CLEAR_COUNTERS, &arg, 1, NULL, 0);
 	if (err)
 		return err;
+	npo_port_forget_stats(port);
 	mutex_lock(&ndev->link_lock);
 	port->flaps = 0;
 	port->recoveries_seen = 0;
@@ -552,6 +587,7 @@ int npo_link_init(struct npo_dev *ndev)
 		port->admin_up = true;
 		port->state_since = ktime_get();
 		init_completion(&port->prbs_done);
+		mutex_init(&port->stats_lock);
 		INIT_DELAYED_WORK(&port->retrain_work, npo_port_retrain_work);
 	}
 	return 0;
@@ -608,7 +644,11 @@ void npo_link_stop(struct npo_dev *ndev)
 void npo_link_fini(struct npo_dev *ndev)
 {
 	/* An interrupt that raced with npo_link_stop() may have queued it. */
+	unsigned int i;
+
 	cancel_work_sync(&ndev->link_work);
+	for (i = 0; ndev->ports && i < ndev->num_ports; i++)
+		kfree(ndev->ports[i].stats);
 	kfree(ndev->ports);
 	ndev->ports = NULL;
 }

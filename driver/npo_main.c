@@ -63,6 +63,7 @@ static void npo_dev_release(struct device *dev)
 {
 	struct npo_dev *ndev = container_of(dev, struct npo_dev, dev);
 
+	npo_quota_fini(ndev);
 	ida_free(&npo_index_ida, ndev->minor);
 	ida_destroy(&ndev->pd_ida);
 	ida_destroy(&ndev->queue_ida);
@@ -107,6 +108,7 @@ static struct npo_dev *npo_dev_alloc(struct pci_dev *pdev)
 	mutex_init(&ndev->cmd_lock);
 	npo_job_init(ndev);
 	npo_link_early_init(ndev);
+	npo_quota_init(ndev);
 	/*
 	 * Named before anything starts: a link event during probe names the
 	 * device in its netlink message, and the clock and workqueue too.

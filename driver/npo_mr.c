@@ -37,6 +37,7 @@
  * @attach: for a dma-buf region, the attachment that keeps the buffer's
  *	memory in place (and @pages and @mm are unused).
  * @sgt: its mapping for the device.
+ * @cg: the rdma cgroup it is charged to, as one object (npo_quota.c).
  */
 struct npo_mr {
 	u32 key;
@@ -52,6 +53,7 @@ struct npo_mr {
 	enum dma_data_direction dir;
 	struct dma_buf_attachment *attach;
 	struct sg_table *sgt;
+	struct rdma_cgroup *cg;
 };
 
 static int npo_mr_account(struct mm_struct *mm, unsigned long npages)
@@ -77,8 +79,9 @@ static void npo_mr_unpin(struct npo_dev *ndev, struct npo_mr *mr,
 	unpin_user_pages_dirty_lock(mr->pages, pinned, mr->writable);
 }
 
-static void npo_mr_free(struct npo_mr *mr)
+static void npo_mr_free(struct npo_dev *ndev, struct npo_mr *mr)
 {
+	npo_quota_uncharge(ndev, mr->cg, RDMACG_RESOURCE_HCA_OBJECT);
 	if (mr->mm) {
 		atomic64_sub(mr->npages, &mr->mm->pinned_vm);
 		mmdrop(mr->mm);
@@ -271,6 +274,9 @@ int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return -ENOMEM;
+	err = npo_quota_charge(ndev, &mr->cg, RDMACG_RESOURCE_HCA_OBJECT);
+	if (err)
+		goto err_free;
 	mr->access = reg->access;
 	mr->addr = reg->addr;
 	mr->length = reg->length;
@@ -306,7 +312,7 @@ int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg)
 	return 0;
 
 err_free:
-	npo_mr_free(mr);
+	npo_mr_free(ndev, mr);
 	return err;
 }
 
@@ -320,7 +326,7 @@ static void npo_mr_release(struct npo_file *nfile, struct npo_mr *mr,
 		npo_mr_hw_destroy(ndev, mr->key);
 	ida_free(&ndev->mr_ida, FIELD_GET(NPO_MR_KEY_INDEX, mr->key));
 	npo_mr_put_memory(ndev, mr);
-	npo_mr_free(mr);
+	npo_mr_free(ndev, mr);
 }
 
 /* The bus address of every page of [offset, offset + length) of sgt. */
@@ -395,6 +401,9 @@ int npo_mr_register_dmabuf(struct npo_file *nfile, struct npo_dmabuf_reg *reg)
 		err = -ENOMEM;
 		goto err_put;
 	}
+	err = npo_quota_charge(ndev, &mr->cg, RDMACG_RESOURCE_HCA_OBJECT);
+	if (err)
+		goto err_free;
 	mr->access = reg->access;
 	mr->addr = reg->iova;
 	mr->length = reg->length;
@@ -433,7 +442,7 @@ err_detach:
 	dma_buf_detach(dmabuf, mr->attach);
 	mr->attach = NULL;
 err_free:
-	npo_mr_free(mr);
+	npo_mr_free(ndev, mr);
 err_put:
 	dma_buf_put(dmabuf);
 	return err;

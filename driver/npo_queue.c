@@ -84,6 +84,7 @@ static void npo_ring_layout(struct npo_ring_layout *l, u32 sq_entries,
  * @irq: Linux interrupt of the queue's vector when @eventfd is set.
  * @irq_name: its name in /proc/interrupts.
  * @owner: who created it.
+ * @cg: the rdma cgroup it is charged to, as one object (npo_quota.c).
  */
 struct npo_queue {
 	u32 id;
@@ -99,6 +100,7 @@ struct npo_queue {
 	int irq;
 	char irq_name[32];
 	struct npo_queue_owner owner;
+	struct rdma_cgroup *cg;
 };
 
 static irqreturn_t npo_queue_irq(int irq, void *data)
@@ -172,6 +174,7 @@ static void npo_queue_free(struct npo_dev *ndev, struct npo_queue *q)
 	dma_free_coherent(&ndev->pdev->dev, q->layout.size, q->ring,
 			  q->ring_dma);
 	ida_free(&ndev->queue_ida, q->id);
+	npo_quota_uncharge(ndev, q->cg, RDMACG_RESOURCE_HCA_OBJECT);
 	kfree(q);
 }
 
@@ -206,8 +209,14 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
 		return -ENOMEM;
+	err = npo_quota_charge(ndev, &q->cg, RDMACG_RESOURCE_HCA_OBJECT);
+	if (err) {
+		kfree(q);
+		return err;
+	}
 	id = ida_alloc_max(&ndev->queue_ida, ndev->num_queues - 1, GFP_KERNEL);
 	if (id < 0) {
+		npo_quota_uncharge(ndev, q->cg, RDMACG_RESOURCE_HCA_OBJECT);
 		kfree(q);
 		return id == -ENOSPC ? -EBUSY : id;
 	}
@@ -219,17 +228,15 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 			q->rq_entries);
 	/* The device wants one contiguous ring memory: the page allocator's most. */
 	if (q->layout.size > NPO_MAX_RING_BYTES) {
-		ida_free(&ndev->queue_ida, id);
-		kfree(q);
-		return -EINVAL;
+		err = -EINVAL;
+		goto err_id;
 	}
 	/* Contiguous memory can run out: that is -ENOMEM, not a warning. */
 	q->ring = dma_alloc_coherent(&ndev->pdev->dev, q->layout.size,
 				     &q->ring_dma, GFP_KERNEL | __GFP_NOWARN);
 	if (!q->ring) {
-		ida_free(&ndev->queue_ida, id);
-		kfree(q);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto err_id;
 	}
 	/* Where the coherent memory's pages are, for npo_queue_fault(). */
 	err = dma_get_sgtable(&ndev->pdev->dev, &q->ring_pages, q->ring,
@@ -237,9 +244,7 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	if (err) {
 		dma_free_coherent(&ndev->pdev->dev, q->layout.size, q->ring,
 				  q->ring_dma);
-		ida_free(&ndev->queue_ida, id);
-		kfree(q);
-		return err;
+		goto err_id;
 	}
 	q->serial = ++nfile->queue_serial;
 	if (qc->flags & NPO_QUEUE_CREATE_EVENTFD) {
@@ -293,6 +298,11 @@ err_owner:
 	xa_erase(&ndev->queue_owners, id);
 err_free:
 	npo_queue_free(ndev, q);
+	return err;
+err_id:
+	ida_free(&ndev->queue_ida, id);
+	npo_quota_uncharge(ndev, q->cg, RDMACG_RESOURCE_HCA_OBJECT);
+	kfree(q);
 	return err;
 }
 

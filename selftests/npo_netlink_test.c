@@ -10,10 +10,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
+
+#include <netlink/genl/genl.h>
+#include <npo.h>
 
 #include "kselftest_harness.h"
 #include "npo_nl_lib.h"
@@ -455,6 +461,204 @@ TEST_F(netlink, clear_zeroes_counters)
 	/* Counters restart from zero: a few ms of FEC traffic at most. */
 	EXPECT_LT(jint(c, "fec_corrected"), 1000000);
 	json_object_put(doc);
+}
+
+/* FEC_CORRECTED of npo7/0 as PORT_GET reports it, or -1. */
+static int64_t fec_corrected(struct nl_sock *sk, int family)
+{
+	struct nlattr *tb[NPO_ATTR_MAX + 1], *cnt[NPO_ATTR_MAX + 1];
+	static char buf[8192];
+	struct nl_msg *msg;
+	int len;
+
+	msg = npo_nl_port_request(family, NPO_CMD_PORT_GET, 7, 0);
+	if (!msg || nl_send_auto(sk, msg) < 0) {
+		nlmsg_free(msg);
+		return -1;
+	}
+	nlmsg_free(msg);
+	len = recv(nl_socket_get_fd(sk), buf, sizeof(buf), 0);
+	if (len <= 0 || !nlmsg_ok((struct nlmsghdr *)buf, len) ||
+	    ((struct nlmsghdr *)buf)->nlmsg_type == NLMSG_ERROR ||
+	    genlmsg_parse((struct nlmsghdr *)buf, 0, tb, NPO_ATTR_MAX, NULL) ||
+	    !tb[NPO_ATTR_PORT_COUNTERS] ||
+	    nla_parse_nested(cnt, NPO_ATTR_MAX, tb[NPO_ATTR_PORT_COUNTERS], NULL) ||
+	    !cnt[NPO_ATTR_CNT_FEC_CORRECTED])
+		return -1;
+	return nla_get_u64(cnt[NPO_ATTR_CNT_FEC_CORRECTED]);
+}
+
+/* How often the counter changed while read back to back for 600 ms. */
+struct readings {
+	int changes;
+	int reads;
+	long ms;
+};
+
+static int count_changes(void *arg)
+{
+	struct readings *r = arg;
+	struct nl_sock *sk = npo_nl_connect();
+	struct timespec t0, t;
+	int64_t v, prev = -1;
+	int family;
+
+	if (!sk)
+		return 1;
+	family = npo_nl_family(sk);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		v = fec_corrected(sk, family);
+		if (v < 0)
+			return 2;
+		if (v != prev)
+			r->changes++;
+		prev = v;
+		r->reads++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		r->ms = (t.tv_sec - t0.tv_sec) * 1000 +
+			(t.tv_nsec - t0.tv_nsec) / 1000000;
+	} while (r->ms < 600);
+	nl_socket_free(sk);
+	return 0;
+}
+
+/*
+ * Port statistics cost the device a mailbox command each: readers without
+ * CAP_NET_ADMIN share one reading for 200 ms (NPO_STATS_SHARED_MS), so a
+ * flood of them cannot starve the mailbox, while an administrator always
+ * gets fresh counters.  With errors on a lane the FEC counter moves every
+ * 10 ms: read back to back for 600 ms, the administrator sees it move
+ * many times, an unprivileged reader at most once per 200 ms.
+ */
+TEST_F_TIMEOUT(netlink, unprivileged_readers_share_one_reading, 60)
+{
+	struct readings *r = mmap(NULL, 2 * sizeof(*r), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct json_object *doc;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root to drop privileges");
+	ASSERT_NE(MAP_FAILED, r);
+	memset(r, 0, 2 * sizeof(*r));
+	doc = wait_active(self, "npo7/0", 0);
+	ASSERT_NE(NULL, doc);
+	json_object_put(doc);
+	ASSERT_EQ(0, npo_test_write_file("/sys/kernel/debug/npo/npo7/fault",
+					 "ber 0 3 400"));
+	usleep(100000);
+	EXPECT_EQ(0, count_changes(&r[0]));
+	EXPECT_EQ(0, npo_test_as_nobody(count_changes, &r[1]));
+	ASSERT_EQ(0, npo_test_write_file("/sys/kernel/debug/npo/npo7/fault",
+					 "ber 0 3 0"));
+	TH_LOG("administrator: %d changes in %d reads, %ld ms; unprivileged: %d in %d, %ld ms",
+	       r[0].changes, r[0].reads, r[0].ms, r[1].changes, r[1].reads,
+	       r[1].ms);
+	/* The counter moves, or this proved nothing. */
+	EXPECT_LE(10, r[0].changes);
+	EXPECT_LE(10, r[1].reads);
+	EXPECT_GE(r[1].ms / 200 + 2, r[1].changes);
+	munmap(r, 2 * sizeof(*r));
+}
+
+/*
+ * A dump of the regions resumes where it stopped even when a file is
+ * opened between two of its rounds: every region of the files open at
+ * the start comes exactly once, and none twice.  (It used to resume by
+ * list position, and a new file shifted every position by one.)
+ */
+#define DUMP_FILES	5
+#define DUMP_REGIONS	30
+
+static void count_keys(struct __test_metadata *_metadata, void *buf, int len,
+		       uint32_t *keys, unsigned int *seen, unsigned int nkeys,
+		       unsigned int *dups, bool *done)
+{
+	struct nlmsghdr *nlh;
+
+	for (nlh = buf; nlmsg_ok(nlh, len); nlh = nlmsg_next(nlh, &len)) {
+		struct nlattr *tb[NPO_ATTR_MAX + 1];
+		unsigned int i;
+		uint32_t key;
+
+		if (nlh->nlmsg_type == NLMSG_DONE) {
+			*done = true;
+			return;
+		}
+		ASSERT_NE(NLMSG_ERROR, nlh->nlmsg_type);
+		ASSERT_EQ(0, genlmsg_parse(nlh, 0, tb, NPO_ATTR_MAX, NULL));
+		ASSERT_NE(NULL, tb[NPO_ATTR_MR_KEY]);
+		key = nla_get_u32(tb[NPO_ATTR_MR_KEY]);
+		for (i = 0; i < nkeys; i++)
+			if (keys[i] == key && seen[i]++)
+				(*dups)++;
+	}
+}
+
+TEST_F(netlink, region_dump_resumes_past_a_file_opened_meanwhile)
+{
+	const size_t page = 4096, n = (DUMP_FILES + 1) * DUMP_REGIONS;
+	uint32_t keys[(DUMP_FILES + 1) * DUMP_REGIONS];
+	unsigned int seen[(DUMP_FILES + 1) * DUMP_REGIONS] = { 0 };
+	struct npo_device *files[DUMP_FILES + 1];
+	unsigned int i, j, rounds = 0, dups = 0;
+	static char buf[1 << 15];
+	struct nl_msg *msg;
+	bool done = false;
+	uint8_t *mem;
+	int len;
+
+	NPO_TEST_SETUP_DONE();
+	mem = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, mem);
+	for (i = 0; i < DUMP_FILES + 1; i++) {
+		files[i] = npo_open_device("npo0");
+		ASSERT_NE(NULL, files[i]);
+	}
+	/* The last file's regions come only after the dump started. */
+	for (i = 0; i < DUMP_FILES; i++) {
+		for (j = 0; j < DUMP_REGIONS; j++) {
+			struct npo_mr *mr;
+			size_t k = i * DUMP_REGIONS + j;
+
+			ASSERT_EQ(0, npo_reg_mr(files[i], mem + k * page, page,
+						NPO_ACCESS_LOCAL_WRITE, &mr));
+			keys[k] = npo_mr_lkey(mr);
+		}
+	}
+
+	msg = npo_nl_request(self->family, NPO_CMD_MR_GET, NLM_F_DUMP);
+	ASSERT_NE(NULL, msg);
+	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
+	ASSERT_LE(0, nl_send_auto(self->sk, msg));
+	nlmsg_free(msg);
+	while (!done) {
+		len = recv(nl_socket_get_fd(self->sk), buf, sizeof(buf), 0);
+		ASSERT_LT(0, len);
+		count_keys(_metadata, buf, len, keys, seen, DUMP_FILES * DUMP_REGIONS,
+			   &dups, &done);
+		if (rounds++)
+			continue;
+		/* Between the first round and the next: a new file, new regions. */
+		for (j = 0; j < DUMP_REGIONS; j++) {
+			struct npo_mr *mr;
+			size_t k = DUMP_FILES * DUMP_REGIONS + j;
+
+			ASSERT_EQ(0, npo_reg_mr(files[DUMP_FILES], mem + k * page,
+						page, NPO_ACCESS_LOCAL_WRITE, &mr));
+		}
+	}
+	/* Several rounds, or this proved nothing. */
+	EXPECT_LT(2, rounds);
+	EXPECT_EQ(0, dups);
+	for (i = 0; i < DUMP_FILES * DUMP_REGIONS; i++)
+		EXPECT_EQ(1, seen[i]) TH_LOG("region %u (key 0x%08x) seen %u times",
+					     i, keys[i], seen[i]);
+	for (i = 0; i < DUMP_FILES + 1; i++)
+		npo_close_device(files[i]);
+	munmap(mem, n * page);
 }
 
 TEST_HARNESS_MAIN

@@ -727,6 +727,84 @@ TEST_F(queue, region_page_lists_are_charged_to_the_caller)
 	EXPECT_EQ(0, rmdir(cg));
 }
 
+/* A step of the quota child: its number as the exit code if it fails. */
+#define QUOTA_STEP(n, cond) do { if (!(cond)) _exit(n); } while (0)
+
+/*
+ * The rdma cgroup controller bounds what one job holds on a device, as for
+ * InfiniBand: with "npo0 hca_handle=2 hca_object=3" in its rdma.max, a
+ * process opens two files and makes three queues or regions, the next
+ * get EAGAIN, and what it gives back it can take again.  The cgroup's own
+ * rdma.current, not the driver, says what was charged.
+ */
+TEST_F(queue, rdma_cgroup_bounds_files_queues_and_regions)
+{
+	char cg[128], path[192], current[256] = "";
+	const char *root;
+	int status, fd;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root for an rdma cgroup");
+	root = cgroup2_root();
+	ASSERT_NE(NULL, root);
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	npo_test_write_file(path, "+rdma");
+	snprintf(cg, sizeof(cg), "%s/npo-quota-%d", root, getpid());
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	snprintf(path, sizeof(path), "%s/rdma.max", cg);
+	ASSERT_EQ(0, npo_test_write_file(path, "npo0 hca_handle=2 hca_object=3"))
+		TH_LOG("the rdma controller does not know npo0");
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct npo_queue_create qc = { .sq_entries = 4, .cq_entries = 4 };
+		struct npo_queue_destroy qd = { 0 };
+		static char mem[3][4096] __attribute__((aligned(4096)));
+		struct npo_mr_reg reg = { .access = NPO_ACCESS_LOCAL_WRITE,
+					  .length = 4096 };
+		char me[16];
+		int a, b;
+
+		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+		snprintf(me, sizeof(me), "%d", getpid());
+		QUOTA_STEP(1, !npo_test_write_file(path, me));
+		a = open("/dev/npo0", O_RDWR);
+		b = open("/dev/npo0", O_RDWR);
+		QUOTA_STEP(2, a >= 0 && b >= 0);
+		QUOTA_STEP(3, open("/dev/npo0", O_RDWR) < 0 && errno == EAGAIN);
+		QUOTA_STEP(4, !ioctl(a, NPO_IOCTL_CREATE_QUEUE, &qc));
+		reg.addr = (uintptr_t)mem[0];
+		QUOTA_STEP(5, !ioctl(a, NPO_IOCTL_REG_MR, &reg));
+		reg.addr = (uintptr_t)mem[1];
+		QUOTA_STEP(6, !ioctl(b, NPO_IOCTL_REG_MR, &reg));
+		/* Three objects: the next queue and region are refused. */
+		QUOTA_STEP(7, ioctl(b, NPO_IOCTL_CREATE_QUEUE, &qc) && errno == EAGAIN);
+		reg.addr = (uintptr_t)mem[2];
+		QUOTA_STEP(8, ioctl(a, NPO_IOCTL_REG_MR, &reg) && errno == EAGAIN);
+		/* The cgroup agrees, then a destroyed queue makes room. */
+		snprintf(path, sizeof(path), "%s/rdma.current", cg);
+		QUOTA_STEP(9, !npo_test_read_file(path, current, sizeof(current)) &&
+			   strstr(current, "npo0 hca_handle=2 hca_object=3"));
+		qd.queue_id = qc.queue_id;
+		QUOTA_STEP(10, !ioctl(a, NPO_IOCTL_DESTROY_QUEUE, &qd));
+		QUOTA_STEP(11, !ioctl(a, NPO_IOCTL_REG_MR, &reg));
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("quota child failed at step %d", WEXITSTATUS(status));
+	/* The child's exit gave everything back. */
+	snprintf(path, sizeof(path), "%s/rdma.current", cg);
+	fd = npo_test_read_file(path, current, sizeof(current));
+	EXPECT_EQ(0, fd);
+	EXPECT_TRUE(!strstr(current, "npo0") ||
+		    strstr(current, "npo0 hca_handle=0 hca_object=0"))
+		TH_LOG("rdma.current: %s", current);
+	EXPECT_EQ(0, rmdir(cg));
+}
+
 /* Pinned memory counts against RLIMIT_MEMLOCK for an unprivileged user. */
 TEST_F(queue, memlock_limit_is_enforced)
 {
