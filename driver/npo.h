@@ -102,6 +102,7 @@ struct sk_buff;
  * @max_width: administrator's width limit, 0 for none.
  * @retrain_work: retrain after @backoff_ms.
  * @prbs_done: completed when a PRBS test ends.
+ * @prbs_running: a PRBS test was started and its requester waits.
  * @stats_lock: protects @stats and @stats_at.
  * @stats: the last statistics block read, or NULL; unprivileged readers
  *	share it for NPO_STATS_SHARED_MS.
@@ -133,6 +134,7 @@ struct npo_port {
 	u8 max_width;
 	struct delayed_work retrain_work;
 	struct completion prbs_done;
+	bool prbs_running;
 	struct mutex stats_lock; /* stats, stats_at */
 	struct npo_hw_port_stats *stats;
 	unsigned long stats_at;
@@ -372,8 +374,11 @@ struct npo_timesync_info {
  * @debugfs: this device's debugfs directory.
  * @ports: link ports, NULL if the device has no link capability.
  * @port_rates: lane rates the ports support, bit n = rate n + 1.
- * @link_lock: protects @ports' fields, @link_running and port registers.
+ * @link_lock: protects @ports' fields, @link_running, @link_gone and port
+ *	registers.
  * @link_running: ports are enabled and supervised.
+ * @link_gone: the device is being removed: no PRBS test starts, and those
+ *	running end at once.
  * @link_work: handles port events in process context.
  * @num_mrs: memory table entries; keys index 1..@num_mrs - 1.
  * @pd_ida: protection domain numbers, one per open file.
@@ -398,18 +403,21 @@ struct npo_timesync_info {
  * @ptp: the PHC, NULL if the device has no clock; withdrawn by removal
  *	under @remove_lock.
  * @ts: fabric time sync.
+ * @dead_work: revokes every file's queues and regions once the device was
+ *	stopped (npo_health_quarantine()).
  * @cg_dev: the device as the rdma cgroup controller knows it (npo_quota.c).
  * @cg_name: its name there, "npoN".
  *
  * Lock order (lockdep checks it on the debug kernel, make check-debug):
  *
  *   remove_lock -> files_lock -> npo_file.lock -> cmd_lock -> mbox_lock
- *   remove_lock -> mmap_lock (pinning a region's pages)
  *   mmap_lock or a VMA lock -> npo_file.lock (mmap(), page faults)
  *   npo_file.lock -> i_mmap_rwsem (revoking mappings)
  *   state_lock -> link_lock -> mbox_lock
  *   npo_timesync.lock -> cmd_lock -> mbox_lock
  *
+ * Pinning a region's pages (mmap_lock) and waiting for a PRBS test take
+ * neither remove_lock nor a file's lock: removal never waits on them.
  * clk_lock is a spinlock taken alone.  Nothing under npo_file.lock touches
  * user memory, so a fault on one of its own mappings cannot deadlock.
  */
@@ -447,6 +455,7 @@ struct npo_dev {
 	u8 port_rates;
 	struct mutex link_lock; /* ports, link_running, port registers */
 	bool link_running;
+	bool link_gone;
 	struct work_struct link_work;
 
 	u32 num_mrs;
@@ -457,6 +466,7 @@ struct npo_dev {
 	unsigned long files_opened;
 	struct list_head files;
 	struct work_struct refusal_work;
+	struct work_struct dead_work;
 	bool refusal_pending;
 	struct ratelimit_state refusal_rs;
 	struct xarray queue_owners;
@@ -573,6 +583,7 @@ extern const struct pci_error_handlers npo_err_handlers;
 void npo_health_port_event(struct npo_port *port, u32 event);
 void npo_health_fatal(struct npo_dev *ndev);
 void npo_health_quarantine(struct npo_dev *ndev);
+void npo_health_init(struct npo_dev *ndev);
 
 /* npo_mbox.c */
 void npo_mbox_release(struct npo_dev *ndev, u8 opcode, const u32 *args,
@@ -598,6 +609,7 @@ int npo_port_get_param(struct npo_port *port, u32 param, u64 *value);
 struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port,
 					      bool shared);
 int npo_port_clear_counters(struct npo_port *port);
+void npo_link_abort_tests(struct npo_dev *ndev);
 void npo_port_configure(struct npo_port *port, int admin_up, int rate,
 			int width);
 int npo_port_retrain(struct npo_port *port);

@@ -196,9 +196,7 @@ static int npo_ioctl_destroy_queue(struct npo_file *nfile, void *data)
 
 static int npo_ioctl_reg_mr(struct npo_file *nfile, void *data)
 {
-	int err = npo_dma_ready(nfile->ndev);
-
-	return err ? err : npo_mr_register(nfile, data);
+	return npo_mr_register(nfile, data);
 }
 
 static int npo_ioctl_reg_dmabuf(struct npo_file *nfile, void *data)
@@ -259,12 +257,16 @@ static_assert(sizeof(struct npo_job) == 8);
  * @fn: the handler; gets a kernel copy of the argument.
  * @changes: it creates or removes something, so the file must have been
  *	opened for writing; the others only read.
+ * @pins: it pins user memory, which can wait without bound (a FUSE-backed
+ *	range): it runs without the remove_lock and takes it itself once the
+ *	pages are pinned, so that removal never waits on a pin.
  */
 struct npo_ioctl_desc {
 	unsigned int cmd;
 	unsigned int min_size;
 	int (*fn)(struct npo_file *nfile, void *data);
 	bool changes;
+	bool pins;
 };
 
 static const struct npo_ioctl_desc npo_ioctls[] = {
@@ -296,6 +298,7 @@ static const struct npo_ioctl_desc npo_ioctls[] = {
 		.min_size = sizeof(struct npo_mr_reg),
 		.fn = npo_ioctl_reg_mr,
 		.changes = true,
+		.pins = true,
 	},
 	[_IOC_NR(NPO_IOCTL_DEREG_MR)] = {
 		.cmd = NPO_IOCTL_DEREG_MR,
@@ -372,24 +375,24 @@ static long npo_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 			return err;
 	}
 
-	down_read(&ndev->remove_lock);
-	if (!ndev->pdev) {
-		err = -ENODEV;
-		goto out;
+	if (desc->pins) {
+		err = desc->fn(nfile, &karg);
+	} else {
+		down_read(&ndev->remove_lock);
+		err = ndev->pdev ? desc->fn(nfile, &karg) : -ENODEV;
+		if (ndev->pdev)
+			npo_dbg(ndev, IOCTL, "ioctl 0x%02x: %d\n", nr, err);
+		up_read(&ndev->remove_lock);
 	}
-	err = desc->fn(nfile, &karg);
-	npo_dbg(ndev, IOCTL, "ioctl 0x%02x: %d\n", nr, err);
 	if (!err && (_IOC_DIR(cmd) & _IOC_READ) &&
 	    copy_to_user(uarg, &karg, min(usize, ksize)))
 		err = -EFAULT;
-out:
-	up_read(&ndev->remove_lock);
 	return err;
 }
 
 /*
- * Without the remove_lock: mmap() runs under the mmap lock, which pinning
- * memory takes under the remove_lock.  Removal detaches the file first.
+ * Without the remove_lock: removal detaches the file first, under the
+ * file's lock, and faults look at that.
  */
 static int npo_mmap(struct file *filp, struct vm_area_struct *vma)
 {
@@ -499,10 +502,11 @@ static int npo_release(struct inode *inode, struct file *filp)
  * @detach: the device is being removed; the files stay open but can no
  *	longer map anything.
  *
- * Mappings of the rings and doorbells are revoked; a process touching them
- * gets SIGBUS, and its ioctls report the device's state.
+ * Mappings of the rings and doorbells are revoked: a process touching them
+ * finds the stand-in page, and its ioctls report the device's state.
  *
- * Context: under &npo_dev.remove_lock (write) or during error recovery.
+ * Context: under &npo_dev.remove_lock (write), during error recovery, or
+ * under the remove_lock (read) once the device was stopped.
  */
 void npo_files_release_dma(struct npo_dev *ndev, bool detach)
 {

@@ -691,8 +691,15 @@ static const struct genl_small_ops npo_nl_ops[] = {
 	},
 };
 
+/*
+ * parallel_ops: each request takes the locks of what it touches (the
+ * device's remove_lock, link_lock, the mailbox), not the global genl
+ * mutex, so a minute-long PRBS test blocks neither this family's other
+ * requests nor any other family's.
+ */
 static struct genl_family npo_genl_family __ro_after_init = {
 	.name = NPO_GENL_NAME,
+	.parallel_ops = true,
 	.version = NPO_GENL_VERSION,
 	.maxattr = NPO_ATTR_MAX,
 	.policy = npo_nl_policy,

@@ -128,6 +128,36 @@ void npo_health_quarantine(struct npo_dev *ndev)
 	if (npo_state(ndev) != NPO_DEV_STATE_DEAD)
 		npo_err(ndev, "device stopped: bus mastering off, reset, held dead until reprobed\n");
 	npo_set_state(ndev, NPO_DEV_STATE_DEAD);
+	/* The caller may hold a file's lock: revoke every file's from a work. */
+	get_device(&ndev->dev);
+	if (!schedule_work(&ndev->dead_work))
+		put_device(&ndev->dev);
+}
+
+/*
+ * A stopped device does no DMA and answers no command: end every open
+ * file's queues and regions without telling it, so that processes see
+ * their queues revoked (NPO_QSTAT_REVOKED) rather than wait on them.
+ */
+static void npo_health_dead_work(struct work_struct *work)
+{
+	struct npo_dev *ndev = container_of(work, struct npo_dev, dead_work);
+
+	down_read(&ndev->remove_lock);
+	/* Removed meanwhile: removal released everything already. */
+	if (ndev->pdev && npo_state(ndev) == NPO_DEV_STATE_DEAD)
+		npo_files_release_dma(ndev, false);
+	up_read(&ndev->remove_lock);
+	put_device(&ndev->dev);
+}
+
+/**
+ * npo_health_init() - prepare the device's health state
+ * @ndev: the device, being allocated.
+ */
+void npo_health_init(struct npo_dev *ndev)
+{
+	INIT_WORK(&ndev->dead_work, npo_health_dead_work);
 }
 
 static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,

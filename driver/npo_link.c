@@ -454,6 +454,10 @@ int npo_port_prbs_test(struct npo_port *port, u32 ms)
 	long left;
 
 	mutex_lock(&ndev->link_lock);
+	if (ndev->link_gone) {
+		mutex_unlock(&ndev->link_lock);
+		return -ENODEV;
+	}
 	if (!port->admin_up || !ndev->link_running) {
 		mutex_unlock(&ndev->link_lock);
 		return -ENETDOWN;
@@ -463,6 +467,12 @@ int npo_port_prbs_test(struct npo_port *port, u32 ms)
 		mutex_unlock(&ndev->link_lock);
 		return -ENOLINK;
 	}
+	/* Requests run in parallel: one test per port at a time. */
+	if (port->prbs_running) {
+		mutex_unlock(&ndev->link_lock);
+		return -EBUSY;
+	}
+	port->prbs_running = true;
 	reinit_completion(&port->prbs_done);
 	npo_port_wr(port, NPO_P_PRBS,
 		    NPO_PRBS_START | FIELD_PREP(NPO_PRBS_DURATION_MS, ms));
@@ -471,9 +481,32 @@ int npo_port_prbs_test(struct npo_port *port, u32 ms)
 	left = wait_for_completion_interruptible_timeout(&port->prbs_done,
 							 msecs_to_jiffies(ms) +
 							 NPO_PRBS_GRACE);
+	mutex_lock(&ndev->link_lock);
+	port->prbs_running = false;
+	mutex_unlock(&ndev->link_lock);
+	if (READ_ONCE(ndev->link_gone))
+		return -ENODEV;
 	if (left < 0)
 		return left;
 	return left ? 0 : -ETIMEDOUT;
+}
+
+/**
+ * npo_link_abort_tests() - end every PRBS test before a removal
+ * @ndev: the device, about to be removed.
+ *
+ * A test can run for a minute while its caller holds the remove_lock for
+ * reading; removal wakes it rather than wait.  No test starts after.
+ */
+void npo_link_abort_tests(struct npo_dev *ndev)
+{
+	unsigned int i;
+
+	mutex_lock(&ndev->link_lock);
+	WRITE_ONCE(ndev->link_gone, true);
+	for (i = 0; ndev->ports && i < ndev->num_ports; i++)
+		complete_all(&ndev->ports[i].prbs_done);
+	mutex_unlock(&ndev->link_lock);
 }
 
 static void npo_port_handle(struct npo_port *port, u32 ev)

@@ -108,6 +108,7 @@ static struct npo_dev *npo_dev_alloc(struct pci_dev *pdev)
 	mutex_init(&ndev->cmd_lock);
 	npo_job_init(ndev);
 	npo_link_early_init(ndev);
+	npo_health_init(ndev);
 	npo_quota_init(ndev);
 	/*
 	 * Named before anything starts: a link event during probe names the
@@ -487,6 +488,7 @@ err_stop:
 	npo_hw_stop(ndev);
 err_irq:
 	free_irq(pci_irq_vector(pdev, NPO_IRQ_VECTOR_ADMIN), ndev);
+	flush_work(&ndev->dead_work);
 err_vectors:
 	pci_free_irq_vectors(pdev);
 err_free:
@@ -503,6 +505,8 @@ static void npo_remove(struct pci_dev *pdev)
 	npo_debugfs_del(ndev);
 	xa_erase(&npo_devs, ndev->minor);
 	npo_cdev_del(ndev);
+	/* A PRBS test holds the remove_lock for up to a minute: end it. */
+	npo_link_abort_tests(ndev);
 	/*
 	 * Wait for ioctls and netlink requests in progress; later ones see
 	 * no device and no clock.
@@ -521,6 +525,8 @@ static void npo_remove(struct pci_dev *pdev)
 	ndev->regs = NULL;
 	ndev->doorbells = NULL;
 	up_write(&ndev->remove_lock);
+	/* A revocation queued before the removal finds nothing left to do. */
+	flush_work(&ndev->dead_work);
 	pci_set_drvdata(pdev, NULL);
 	/* Drops the probe's reference; open files keep ndev until closed. */
 	put_device(&ndev->dev);
@@ -536,6 +542,7 @@ static void npo_shutdown(struct pci_dev *pdev)
 	 * Time sync first: with interrupts masked each of its commands would
 	 * wait out the mailbox timeout.
 	 */
+	npo_link_abort_tests(ndev);
 	down_write(&ndev->remove_lock);
 	npo_timesync_stop(ndev);
 	npo_hw_stop(ndev);

@@ -91,11 +91,14 @@ static void npo_mr_free(struct npo_dev *ndev, struct npo_mr *mr)
 	kfree(mr);
 }
 
-/* Pin and map every page; on failure nothing stays pinned or mapped. */
-static int npo_mr_pin(struct npo_dev *ndev, struct npo_mr *mr)
+/*
+ * Pin every page; on failure none stays pinned.  This can wait without
+ * bound (a FUSE-backed range), so it runs without the remove_lock.
+ */
+static int npo_mr_pin(struct npo_mr *mr)
 {
 	unsigned int gup = FOLL_LONGTERM | (mr->writable ? FOLL_WRITE : 0);
-	unsigned long start = mr->addr & PAGE_MASK, pinned = 0, mapped;
+	unsigned long start = mr->addr & PAGE_MASK, pinned = 0;
 	int n, err = 0;
 
 	while (pinned < mr->npages) {
@@ -113,16 +116,25 @@ static int npo_mr_pin(struct npo_dev *ndev, struct npo_mr *mr)
 		}
 		pinned += n;
 	}
-	for (mapped = 0; !err && mapped < pinned; mapped++) {
-		mr->dma[mapped] = dma_map_page(&ndev->pdev->dev,
-					       mr->pages[mapped], 0, PAGE_SIZE,
-					       mr->dir);
-		if (dma_mapping_error(&ndev->pdev->dev, mr->dma[mapped]))
-			err = -ENOMEM;
-	}
-	if (err) {
-		npo_mr_unpin(ndev, mr, mapped ? mapped - 1 : 0, pinned);
-		return err;
+	if (err)
+		unpin_user_pages(mr->pages, pinned);
+	return err;
+}
+
+/* Map every pinned page for the device; on failure none stays mapped. */
+static int npo_mr_map(struct npo_dev *ndev, struct npo_mr *mr)
+{
+	unsigned long i;
+
+	for (i = 0; i < mr->npages; i++) {
+		mr->dma[i] = dma_map_page(&ndev->pdev->dev, mr->pages[i], 0,
+					  PAGE_SIZE, mr->dir);
+		if (dma_mapping_error(&ndev->pdev->dev, mr->dma[i])) {
+			while (i--)
+				dma_unmap_page(&ndev->pdev->dev, mr->dma[i],
+					       PAGE_SIZE, mr->dir);
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -249,9 +261,11 @@ static bool npo_access_writes(u32 access)
  * @reg: the ioctl argument; its keys are filled in.
  *
  * Pins without @nfile->lock, which mmap() takes under the mmap lock that
- * pinning takes too.
+ * pinning takes too, and without the device's remove_lock, which removal
+ * must not wait on for a pin that can take forever; takes it once the
+ * pages are pinned.
  *
- * Context: process context, under the device's remove_lock (read).
+ * Context: process context, holding neither lock.
  * Return: 0 or a negative errno.
  */
 int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg)
@@ -270,6 +284,9 @@ int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg)
 		return -E2BIG;
 	if (!(ndev->caps & NPO_CAPS_QUEUES))
 		return -EOPNOTSUPP;
+	/* Checked again once pinned; this spares the pinning. */
+	if (npo_state(ndev) != NPO_DEV_STATE_READY)
+		return READ_ONCE(ndev->pdev) ? -EIO : -ENODEV;
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
@@ -299,12 +316,21 @@ int npo_mr_register(struct npo_file *nfile, struct npo_mr_reg *reg)
 		goto err_free;
 	}
 
-	err = npo_mr_pin(ndev, mr);
+	err = npo_mr_pin(mr);
 	if (err)
 		goto err_free;
-	err = npo_mr_insert(nfile, mr);
+	down_read(&ndev->remove_lock);
+	/* Removed, reset or stopped while pinning: nothing to register with. */
+	err = !ndev->pdev ? -ENODEV :
+	      npo_state(ndev) != NPO_DEV_STATE_READY ? -EIO : npo_mr_map(ndev, mr);
+	if (!err) {
+		err = npo_mr_insert(nfile, mr);
+		if (err)
+			npo_mr_unpin(ndev, mr, mr->npages, 0);
+	}
+	up_read(&ndev->remove_lock);
 	if (err) {
-		npo_mr_unpin(ndev, mr, mr->npages, mr->npages);
+		unpin_user_pages(mr->pages, mr->npages);
 		goto err_free;
 	}
 	reg->lkey = mr->key;

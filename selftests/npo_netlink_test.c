@@ -505,6 +505,8 @@ static int count_changes(void *arg)
 
 	if (!sk)
 		return 1;
+	/* One reply per request, read raw: no acknowledgement after it. */
+	nl_socket_disable_auto_ack(sk);
 	family = npo_nl_family(sk);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {

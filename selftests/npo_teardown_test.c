@@ -4,24 +4,33 @@
  * reach it.  When the device does not confirm that it let go (a destroy it
  * refuses, injected with the model's mailbox fault), the driver stops the
  * whole device before it frees: bus mastering off in PCI config space and
- * a reset the device itself counts, both read without the driver.  Then
- * the device is bound again, as an operator would.
+ * a reset the device itself counts, both read without the driver.  And
+ * removal waits for nothing unbounded: not a minute-long PRBS test, not a
+ * pin of memory nobody pages in.  Then the device is bound again, as an
+ * operator would.
  *
  * Runs last: it takes the last device down and brings it back.
  */
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/npo.h>
 #include <linux/npo_queue.h>
+#include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
+#include "npo_nl_lib.h"
 #include "npo_test_lib.h"
 
 /* Mailbox opcodes, Documentation/hardware.rst. */
@@ -110,17 +119,42 @@ static void expect_stopped(struct __test_metadata *_metadata,
 	expect_state(_metadata, "npo0", "ready");
 }
 
-/* An operator's way back: bind the device again; it comes up ready. */
-static void rebind(struct __test_metadata *_metadata,
-		   FIXTURE_DATA(teardown) *self)
+/* Unbind the device from another thread, so that a hang can be seen. */
+struct unbind {
+	const char *addr;
+	bool done;		/* atomic */
+	int err;
+};
+
+static void *unbind_thread(void *arg)
+{
+	struct unbind *u = arg;
+
+	u->err = npo_test_write_file("/sys/bus/pci/drivers/npo/unbind", u->addr);
+	__atomic_store_n(&u->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Whether the unbind finished within @secs. */
+static bool unbind_within(struct unbind *u, int secs)
+{
+	int i;
+
+	for (i = 0; i < secs * 20; i++) {
+		if (__atomic_load_n(&u->done, __ATOMIC_ACQUIRE))
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/* Bind the device again after an unbind, and wait until it is ready. */
+static void bind_again(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(teardown) *self)
 {
 	char state[32] = "";
-	int n = npo_test_count_devices(), tries;
+	int tries;
 
-	close(self->fd);
-	self->fd = -1;
-	ASSERT_EQ(0, npo_test_write_file("/sys/bus/pci/drivers/npo/unbind",
-					 self->addr));
 	ASSERT_EQ(0, npo_test_write_file("/sys/bus/pci/drivers/npo/bind",
 					 self->addr));
 	for (tries = 0; tries < 100; tries++) {
@@ -131,6 +165,19 @@ static void rebind(struct __test_metadata *_metadata,
 		usleep(100000);
 	}
 	EXPECT_STREQ("ready", state);
+}
+
+/* An operator's way back: unbind and bind the device; it comes up ready. */
+static void rebind(struct __test_metadata *_metadata,
+		   FIXTURE_DATA(teardown) *self)
+{
+	int n = npo_test_count_devices();
+
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, npo_test_write_file("/sys/bus/pci/drivers/npo/unbind",
+					 self->addr));
+	bind_again(_metadata, self);
 	EXPECT_EQ(1, bus_master(self->addr));
 	EXPECT_EQ(n, npo_test_count_devices());
 }
@@ -138,13 +185,24 @@ static void rebind(struct __test_metadata *_metadata,
 TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
 {
 	struct npo_queue_create qc = { .sq_entries = 8, .cq_entries = 8 };
+	struct npo_queue_create other_qc = { .sq_entries = 8, .cq_entries = 8 };
 	struct npo_queue_destroy qd = { 0 };
-	volatile uint32_t *ring;
+	volatile uint32_t *ring, *other_ring;
+	char cmd[32], path[64];
 	long long resets;
-	char cmd[32];
+	int other, i;
 	size_t mark;
 
 	NPO_TEST_SETUP_DONE();
+	/* Another process' file with a queue on the same device. */
+	snprintf(path, sizeof(path), "/dev/%s", self->name);
+	other = open(path, O_RDWR);
+	ASSERT_GE(other, 0);
+	ASSERT_EQ(0, ioctl(other, NPO_IOCTL_CREATE_QUEUE, &other_qc));
+	other_ring = mmap(NULL, other_qc.ring_size, PROT_READ, MAP_SHARED,
+			  other, other_qc.ring_offset);
+	ASSERT_NE(MAP_FAILED, other_ring);
+	EXPECT_EQ(0, other_ring[NPO_RING_STATUS / 4]);
 	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_CREATE_QUEUE, &qc));
 	ring = mmap(NULL, qc.ring_size, PROT_READ, MAP_SHARED, self->fd,
 		    qc.ring_offset);
@@ -164,6 +222,14 @@ TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
 	expect_stopped(_metadata, self, resets, mark);
 	/* A dead device creates nothing. */
 	EXPECT_EQ(-1, ioctl(self->fd, NPO_IOCTL_CREATE_QUEUE, &qc));
+	/* The other file's queue is revoked too: its poll ends, no hang. */
+	for (i = 0; i < 100 && !(other_ring[NPO_RING_STATUS / 4] &
+				 NPO_QSTAT_REVOKED); i++)
+		usleep(20000);
+	EXPECT_EQ(NPO_QSTAT_ERROR | NPO_QSTAT_REVOKED,
+		  other_ring[NPO_RING_STATUS / 4]);
+	munmap((void *)other_ring, other_qc.ring_size);
+	close(other);
 	munmap((void *)ring, qc.ring_size);
 	rebind(_metadata, self);
 }
@@ -194,6 +260,144 @@ TEST_F(teardown, a_region_the_device_keeps_stops_the_device)
 	/* The pages were unpinned after the stop: they are the process' again. */
 	EXPECT_EQ(0, munmap(buf, len));
 	rebind(_metadata, self);
+}
+
+/*
+ * A PRBS test holds the device for up to a minute: removing the device
+ * ends it at once (ENODEV to its requester) instead of waiting.
+ */
+TEST_F_TIMEOUT(teardown, removal_ends_a_prbs_test, 150)
+{
+	struct unbind u = { .addr = self->addr };
+	int dev = atoi(self->name + 3), status, i;
+	struct npo_nl_port port = { 0 };
+	struct nl_sock *sk;
+	pthread_t t;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	close(self->fd);
+	self->fd = -1;
+	/* The link first: the last test bound the device again. */
+	sk = npo_nl_connect();
+	ASSERT_NE(NULL, sk);
+	for (i = 0; i < 400; i++) {
+		if (!npo_nl_get_port(sk, npo_nl_family(sk), dev, 0, &port) &&
+		    port.state == NPO_PORT_ACTIVE)
+			break;
+		usleep(50000);
+	}
+	ASSERT_EQ(NPO_PORT_ACTIVE, port.state);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		struct nl_msg *msg;
+		int err;
+
+		sk = npo_nl_connect();
+		if (!sk)
+			_exit(1);
+		msg = npo_nl_port_request(npo_nl_family(sk), NPO_CMD_PORT_TEST,
+					  dev, 0);
+		nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, 60000);
+		err = npo_nl_transact(sk, msg);
+		_exit(err == -ENODEV ? 0 : 2);
+	}
+	/* The test runs: the port says so. */
+	for (i = 0; i < 100; i++) {
+		if (!npo_nl_get_port(sk, npo_nl_family(sk), dev, 0, &port) &&
+		    port.state == NPO_PORT_TEST)
+			break;
+		usleep(50000);
+	}
+	nl_socket_free(sk);
+	ASSERT_EQ(NPO_PORT_TEST, port.state);
+	ASSERT_EQ(0, pthread_create(&t, NULL, unbind_thread, &u));
+	EXPECT_TRUE(unbind_within(&u, 20))
+		TH_LOG("the unbind waited for the PRBS test");
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, u.err);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the PRBS test did not end with ENODEV (step %d)",
+		       WEXITSTATUS(status));
+	bind_again(_metadata, self);
+}
+
+/* REG_MR in a thread, for a pin that cannot finish until allowed. */
+struct pin {
+	int fd;
+	void *addr;
+	size_t len;
+	int err;
+};
+
+static void *pin_thread(void *arg)
+{
+	struct pin *p = arg;
+	struct npo_mr_reg reg = {
+		.access = NPO_ACCESS_LOCAL_WRITE,
+		.addr = (uintptr_t)p->addr,
+		.length = p->len,
+	};
+
+	p->err = ioctl(p->fd, NPO_IOCTL_REG_MR, &reg) ? errno : 0;
+	return NULL;
+}
+
+/*
+ * Pinning can wait without bound (a FUSE-backed range; here a
+ * userfaultfd range nobody serves): removal does not wait for it, and the
+ * registration fails.
+ */
+TEST_F_TIMEOUT(teardown, removal_does_not_wait_for_a_pin, 120)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct unbind u = { .addr = self->addr };
+	struct pin p = { .fd = self->fd, .len = 65536 };
+	struct uffdio_register ur = { 0 };
+	struct pollfd pfd;
+	pthread_t pt, ut;
+	bool prompt;
+	int uffd;
+
+	NPO_TEST_SETUP_DONE();
+	uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+	ASSERT_GE(uffd, 0) TH_LOG("userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	p.addr = mmap(NULL, p.len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p.addr);
+	ur.range.start = (uintptr_t)p.addr;
+	ur.range.len = p.len;
+	ur.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &ur));
+
+	ASSERT_EQ(0, pthread_create(&pt, NULL, pin_thread, &p));
+	/* The pin is stuck in the fault: userfaultfd reports it. */
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, 10000));
+
+	ASSERT_EQ(0, pthread_create(&ut, NULL, unbind_thread, &u));
+	prompt = unbind_within(&u, 10);
+	/* Let the pin go on either way: the server goes, the faults resolve. */
+	close(uffd);
+	pthread_join(pt, NULL);
+	pthread_join(ut, NULL);
+	EXPECT_TRUE(prompt) TH_LOG("the unbind waited for the pin");
+	EXPECT_EQ(0, u.err);
+	/*
+	 * Nothing registered with a device that is gone: ENODEV once the
+	 * pages came, or EFAULT where the kernel's pin gives up on a range
+	 * whose userfaultfd went away under it (6.1 does).
+	 */
+	EXPECT_TRUE(p.err == ENODEV || p.err == EFAULT)
+		TH_LOG("REG_MR: %s", strerror(p.err));
+	munmap(p.addr, p.len);
+	close(self->fd);
+	self->fd = -1;
+	bind_again(_metadata, self);
 }
 
 TEST_HARNESS_MAIN
