@@ -610,8 +610,8 @@ struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port,
 					      bool shared);
 int npo_port_clear_counters(struct npo_port *port);
 void npo_link_abort_tests(struct npo_dev *ndev);
-void npo_port_configure(struct npo_port *port, int admin_up, int rate,
-			int width);
+int npo_port_configure(struct npo_port *port, int admin_up, int rate,
+		       int width);
 int npo_port_retrain(struct npo_port *port);
 int npo_port_prbs_test(struct npo_port *port, u32 ms);
 const char *npo_port_state_name(unsigned int state);
@@ -651,6 +651,7 @@ void npo_cdev_del(struct npo_dev *ndev);
 void npo_fill_info(struct npo_dev *ndev, struct npo_dev_info *info);
 
 void npo_files_release_dma(struct npo_dev *ndev, bool detach);
+void npo_files_release_dead(struct npo_dev *ndev);
 
 /* npo_queue.c */
 int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc);

@@ -505,8 +505,7 @@ static int npo_release(struct inode *inode, struct file *filp)
  * Mappings of the rings and doorbells are revoked: a process touching them
  * finds the stand-in page, and its ioctls report the device's state.
  *
- * Context: under &npo_dev.remove_lock (write), during error recovery, or
- * under the remove_lock (read) once the device was stopped.
+ * Context: under &npo_dev.remove_lock (write) or during error recovery.
  */
 void npo_files_release_dma(struct npo_dev *ndev, bool detach)
 {
@@ -519,6 +518,31 @@ void npo_files_release_dma(struct npo_dev *ndev, bool detach)
 		if (detach)
 			nfile->detached = true;
 		mutex_unlock(&nfile->lock);
+	}
+	mutex_unlock(&ndev->files_lock);
+}
+
+/**
+ * npo_files_release_dead() - end every open file's queues, if still dead
+ * @ndev: the device, stopped by npo_health_quarantine().
+ *
+ * The state is checked under &npo_dev.files_lock: a PCIe error recovery
+ * that brought the device back meanwhile released the files first, under
+ * the same lock, and their new queues are not to be touched.
+ *
+ * Context: under &npo_dev.remove_lock (read).
+ */
+void npo_files_release_dead(struct npo_dev *ndev)
+{
+	struct npo_file *nfile;
+
+	mutex_lock(&ndev->files_lock);
+	if (npo_state(ndev) == NPO_DEV_STATE_DEAD) {
+		list_for_each_entry(nfile, &ndev->files, node) {
+			mutex_lock(&nfile->lock);
+			npo_file_release_dma(nfile, false);
+			mutex_unlock(&nfile->lock);
+		}
 	}
 	mutex_unlock(&ndev->files_lock);
 }

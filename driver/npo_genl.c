@@ -468,9 +468,11 @@ static int npo_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 		}
 	}
-	npo_port_configure(port, a[NPO_ATTR_PORT_ADMIN_UP] ?
-			   nla_get_u8(a[NPO_ATTR_PORT_ADMIN_UP]) : -1,
-			   rate, width);
+	err = npo_port_configure(port, a[NPO_ATTR_PORT_ADMIN_UP] ?
+				 nla_get_u8(a[NPO_ATTR_PORT_ADMIN_UP]) : -1,
+				 rate, width);
+	if (err == -EBUSY)
+		NL_SET_ERR_MSG(extack, "a PRBS test is running on the port");
 out:
 	npo_put_target(port);
 	return err;
@@ -487,6 +489,8 @@ static int npo_nl_port_retrain_doit(struct sk_buff *skb,
 	err = npo_port_retrain(port);
 	if (err == -ENETDOWN)
 		NL_SET_ERR_MSG(info->extack, "port is administratively down");
+	else if (err == -EBUSY)
+		NL_SET_ERR_MSG(info->extack, "a PRBS test is running on the port");
 	npo_put_target(port);
 	return err;
 }

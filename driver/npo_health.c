@@ -93,6 +93,23 @@ void npo_health_port_event(struct npo_port *port, u32 event)
 
 /* --- the device ----------------------------------------------------------- */
 
+/*
+ * Reset the device, hold it dead, and revoke every file's queues and
+ * regions from a work (the caller may hold a file's lock, or be an
+ * interrupt: the work also turns bus mastering off, which the PCI core
+ * does not allow from one).
+ */
+static void npo_health_stop(struct npo_dev *ndev)
+{
+	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
+	if (npo_state(ndev) != NPO_DEV_STATE_DEAD)
+		npo_err(ndev, "device stopped: bus mastering off, reset, held dead until reprobed\n");
+	npo_set_state(ndev, NPO_DEV_STATE_DEAD);
+	get_device(&ndev->dev);
+	if (!schedule_work(&ndev->dead_work))
+		put_device(&ndev->dev);
+}
+
 /**
  * npo_health_fatal() - the device reported a fatal error
  * @ndev: the device.
@@ -105,7 +122,7 @@ void npo_health_port_event(struct npo_port *port, u32 event)
 void npo_health_fatal(struct npo_dev *ndev)
 {
 	npo_err(ndev, "device reported a fatal error\n");
-	npo_health_quarantine(ndev);
+	npo_health_stop(ndev);
 }
 
 /**
@@ -119,19 +136,12 @@ void npo_health_fatal(struct npo_dev *ndev)
  * PCIe error recovery brings it back.  Afterwards every file's queues and
  * regions can be freed without telling it.
  *
- * Context: any, including hard interrupt; the caller logged why.
+ * Context: process context; the caller logged why.
  */
 void npo_health_quarantine(struct npo_dev *ndev)
 {
 	pci_clear_master(ndev->pdev);
-	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
-	if (npo_state(ndev) != NPO_DEV_STATE_DEAD)
-		npo_err(ndev, "device stopped: bus mastering off, reset, held dead until reprobed\n");
-	npo_set_state(ndev, NPO_DEV_STATE_DEAD);
-	/* The caller may hold a file's lock: revoke every file's from a work. */
-	get_device(&ndev->dev);
-	if (!schedule_work(&ndev->dead_work))
-		put_device(&ndev->dev);
+	npo_health_stop(ndev);
 }
 
 /*
@@ -145,8 +155,10 @@ static void npo_health_dead_work(struct work_struct *work)
 
 	down_read(&ndev->remove_lock);
 	/* Removed meanwhile: removal released everything already. */
-	if (ndev->pdev && npo_state(ndev) == NPO_DEV_STATE_DEAD)
-		npo_files_release_dma(ndev, false);
+	if (ndev->pdev) {
+		pci_clear_master(ndev->pdev);
+		npo_files_release_dead(ndev);
+	}
 	up_read(&ndev->remove_lock);
 	put_device(&ndev->dev);
 }

@@ -341,6 +341,12 @@ int npo_port_clear_counters(struct npo_port *port)
 	u32 arg = port->index;
 	int err;
 
+	/* Not under a PRBS test, whose figures the counters hold. */
+	mutex_lock(&ndev->link_lock);
+	err = port->prbs_running ? -EBUSY : 0;
+	mutex_unlock(&ndev->link_lock);
+	if (err)
+		return err;
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_CLEAR_COUNTERS, &arg, 1, NULL, 0);
 	if (err)
 		return err;
@@ -396,14 +402,20 @@ void npo_port_apply(struct npo_port *port, bool retrain)
  * @rate: lane rate limit 1..NPO_NUM_RATES, 0 for none, -1 to leave it.
  * @width: width limit, a power of two, 0 for none, -1 to leave it.
  *
- * A new limit retrains the link so that it takes effect.
+ * A new limit retrains the link so that it takes effect.  Not while a PRBS
+ * test runs on the port: the test would end early.
  *
  * Context: process context, with the device present.
+ * Return: 0, or -EBUSY while a PRBS test runs on the port.
  */
-void npo_port_configure(struct npo_port *port, int admin_up, int rate,
-			int width)
+int npo_port_configure(struct npo_port *port, int admin_up, int rate,
+		       int width)
 {
 	mutex_lock(&port->ndev->link_lock);
+	if (port->prbs_running) {
+		mutex_unlock(&port->ndev->link_lock);
+		return -EBUSY;
+	}
 	if (admin_up >= 0)
 		port->admin_up = admin_up;
 	if (rate >= 0)
@@ -412,6 +424,7 @@ void npo_port_configure(struct npo_port *port, int admin_up, int rate,
 		port->max_width = width;
 	npo_port_apply(port, rate >= 0 || width >= 0);
 	mutex_unlock(&port->ndev->link_lock);
+	return 0;
 }
 
 /**
@@ -419,7 +432,8 @@ void npo_port_configure(struct npo_port *port, int admin_up, int rate,
  * @port: the port.
  *
  * Context: process context, with the device present.
- * Return: 0, or -ENETDOWN if the port is disabled or links are stopped.
+ * Return: 0, -ENETDOWN if the port is disabled or links are stopped,
+ * -EBUSY while a PRBS test runs on it.
  */
 int npo_port_retrain(struct npo_port *port)
 {
@@ -429,6 +443,8 @@ int npo_port_retrain(struct npo_port *port)
 	mutex_lock(&ndev->link_lock);
 	if (!port->admin_up || !ndev->link_running)
 		err = -ENETDOWN;
+	else if (port->prbs_running)
+		err = -EBUSY;
 	else
 		npo_port_apply(port, true);
 	mutex_unlock(&ndev->link_lock);

@@ -546,6 +546,8 @@ static void npo_shutdown(struct pci_dev *pdev)
 	down_write(&ndev->remove_lock);
 	npo_timesync_stop(ndev);
 	npo_hw_stop(ndev);
+	/* Anything asked of it after gets an answer at once, not a timeout. */
+	npo_set_state(ndev, NPO_DEV_STATE_DEAD);
 	up_write(&ndev->remove_lock);
 }
 

@@ -109,6 +109,9 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 
 	if (WARN_ON(nargs > NPO_MBOX_NUM_ARGS || nret > NPO_MBOX_NUM_RETS))
 		return -EINVAL;
+	/* A stopped device answers nothing: do not wait out the timeout. */
+	if (npo_state(ndev) == NPO_DEV_STATE_DEAD)
+		return -ENODEV;
 
 	mutex_lock(&ndev->mbox_lock);
 	status = npo_rd32(ndev, NPO_REG_MBOX_STATUS);
@@ -172,7 +175,8 @@ void npo_mbox_release(struct npo_dev *ndev, u8 opcode, const u32 *args,
 {
 	int err = npo_mbox_exec(ndev, opcode, args, nargs, NULL, 0);
 
-	if (err && err != -ENOENT) {
+	/* -ENODEV: stopped already, it reaches no memory. */
+	if (err && err != -ENOENT && err != -ENODEV) {
 		npo_err(ndev, "command 0x%02x did not release memory (%pe)\n",
 			opcode, ERR_PTR(err));
 		npo_health_quarantine(ndev);

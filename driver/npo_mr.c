@@ -190,6 +190,8 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr,
 	/* A region created but not given all its pages must not linger. */
 	if (err && created)
 		npo_mr_hw_destroy(ndev, mr->key);
+	else if (err)
+		npo_mbox_settle(ndev, NPO_MBOX_OP_MR_CREATE, err);
 	return err;
 }
 
@@ -485,11 +487,15 @@ err_put:
 int npo_mr_deregister(struct npo_file *nfile, u32 key)
 {
 	struct npo_mr *mr = xa_load(&nfile->mrs, FIELD_GET(NPO_MR_KEY_INDEX, key));
+	enum npo_dev_state state = npo_state(nfile->ndev);
 
 	if (!mr || mr->key != key)
 		return -ENOENT;
+	/* As for queues: the recovery releases it once the device stopped. */
+	if (state == NPO_DEV_STATE_RESETTING)
+		return -EAGAIN;
 	xa_erase(&nfile->mrs, FIELD_GET(NPO_MR_KEY_INDEX, key));
-	npo_mr_release(nfile, mr, npo_state(nfile->ndev) == NPO_DEV_STATE_READY);
+	npo_mr_release(nfile, mr, state == NPO_DEV_STATE_READY);
 	return 0;
 }
 

@@ -193,7 +193,11 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	u32 args[4];
 	int id, err;
 
-	if ((qc->flags & ~NPO_QUEUE_CREATE_EVENTFD) || qc->rsvd ||
+	/*
+	 * @rsvd is not checked: it was implicit padding before 2.1, which
+	 * x86-64 callers built then may have left uninitialised.
+	 */
+	if ((qc->flags & ~NPO_QUEUE_CREATE_EVENTFD) ||
 	    (!(qc->flags & NPO_QUEUE_CREATE_EVENTFD) && qc->eventfd) ||
 	    (qc->rq_entries && !is_power_of_2(qc->rq_entries)) ||
 	    qc->rq_entries > NPO_MAX_RING_ENTRIES ||
@@ -273,8 +277,11 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 		goto err_free;
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_QUEUE_CREATE, args,
 			    ARRAY_SIZE(args), NULL, 0);
-	if (err)
+	if (err) {
+		/* A create that timed out may still point the device here. */
+		npo_mbox_settle(ndev, NPO_MBOX_OP_QUEUE_CREATE, err);
 		goto err_owner;
+	}
 	err = xa_insert(&nfile->queues, id, q, GFP_KERNEL);
 	if (err)
 		goto err_hw;
@@ -336,13 +343,20 @@ static void npo_queue_release(struct npo_file *nfile, struct npo_queue *q,
  */
 int npo_queue_destroy(struct npo_file *nfile, u32 qid)
 {
-	struct npo_queue *q = xa_erase(&nfile->queues, qid);
+	enum npo_dev_state state = npo_state(nfile->ndev);
+	struct npo_queue *q;
 
+	/*
+	 * During a PCIe error recovery the device may still run the queue;
+	 * the recovery releases it once the device is stopped.
+	 */
+	if (state == NPO_DEV_STATE_RESETTING)
+		return -EAGAIN;
+	q = xa_erase(&nfile->queues, qid);
 	if (!q)
 		return -ENOENT;
 	/* A stopped device holds nothing to tell it about. */
-	npo_queue_release(nfile, q,
-			  npo_state(nfile->ndev) == NPO_DEV_STATE_READY);
+	npo_queue_release(nfile, q, state == NPO_DEV_STATE_READY);
 	return 0;
 }
 
@@ -430,7 +444,8 @@ static vm_fault_t npo_queue_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct npo_file *nfile = vma->vm_file->private_data;
-	pgoff_t pgoff = vmf->pgoff - vma->vm_pgoff;
+	/* In the ring, whatever part of the mapping this VMA is now. */
+	pgoff_t pgoff = vmf->pgoff & (BIT(NPO_MMAP_QUEUE_SHIFT) - 1);
 	pgprot_t prot = vma->vm_page_prot;
 	unsigned long kind, qid, pfn;
 	struct npo_queue *q = NULL;

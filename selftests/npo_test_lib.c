@@ -266,8 +266,6 @@ int npo_test_as_nobody(int (*fn)(void *arg), void *arg)
 	return WEXITSTATUS(status);
 }
 
-#define RESET_COUNT_REG		0x050	/* hardware.rst, interface 1.6 */
-
 long long npo_test_reset_count(const char *name)
 {
 	char path[256];
@@ -284,7 +282,7 @@ long long npo_test_reset_count(const char *name)
 	close(fd);
 	if (regs == MAP_FAILED)
 		return -1;
-	v = regs[RESET_COUNT_REG / 4];
+	v = regs[NPO_TEST_RESET_COUNT_REG / 4];
 	munmap((void *)regs, 4096);
 	return v;
 }

@@ -54,6 +54,8 @@ int npo_test_dmesg_since(size_t mark, char *buf, size_t len);
 int npo_test_expected_devices(void);
 
 bool npo_test_is_root(void);
+/* RESET_COUNT's offset in BAR0 (hardware.rst, interface 1.6). */
+#define NPO_TEST_RESET_COUNT_REG	0x050
 /*
  * The device's own count of resets (RESET_COUNT), read from its BAR0
  * through sysfs: the device's view, not the driver's.  -1 if unreadable.

@@ -185,8 +185,9 @@ struct npo_param_query {
  * @rq_entries: In. Receive ring entries for SEND, a power of two; 0 for a
  *	queue that receives no SENDs (it gets one entry).
  * @rq_offset: Out. Offset of the receive ring in the ring memory.
- * @rsvd: In. Must be 0 (interface 2.1; before, implicit padding that made
- *	the struct 68 bytes on i386 and 72 on x86-64).
+ * @rsvd: In. Write 0; ignored (interface 2.1; before, implicit padding
+ *	that made the struct 68 bytes on i386 and 72 on x86-64, which
+ *	callers built then may have left uninitialised).
  *
  * The ring header layout, the entry formats and the doorbell registers are
  * in <linux/npo_queue.h>.  The queue belongs to the open file's protection
