@@ -379,9 +379,12 @@ static long npo_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		err = desc->fn(nfile, &karg);
 	} else {
 		down_read(&ndev->remove_lock);
-		err = ndev->pdev ? desc->fn(nfile, &karg) : -ENODEV;
-		if (ndev->pdev)
+		if (ndev->pdev) {
+			err = desc->fn(nfile, &karg);
 			npo_dbg(ndev, IOCTL, "ioctl 0x%02x: %d\n", nr, err);
+		} else {
+			err = -ENODEV;
+		}
 		up_read(&ndev->remove_lock);
 	}
 	if (!err && (_IOC_DIR(cmd) & _IOC_READ) &&
@@ -495,6 +498,21 @@ static int npo_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
+/* Every open file's queues and regions, without telling the device. */
+static void npo_files_release_locked(struct npo_dev *ndev, bool detach)
+{
+	struct npo_file *nfile;
+
+	lockdep_assert_held(&ndev->files_lock);
+	list_for_each_entry(nfile, &ndev->files, node) {
+		mutex_lock(&nfile->lock);
+		npo_file_release_dma(nfile, false);
+		if (detach)
+			nfile->detached = true;
+		mutex_unlock(&nfile->lock);
+	}
+}
+
 /**
  * npo_files_release_dma() - end every open file's queues and regions
  * @ndev: the device, just reset or stopped: its tables are gone and it
@@ -509,16 +527,8 @@ static int npo_release(struct inode *inode, struct file *filp)
  */
 void npo_files_release_dma(struct npo_dev *ndev, bool detach)
 {
-	struct npo_file *nfile;
-
 	mutex_lock(&ndev->files_lock);
-	list_for_each_entry(nfile, &ndev->files, node) {
-		mutex_lock(&nfile->lock);
-		npo_file_release_dma(nfile, false);
-		if (detach)
-			nfile->detached = true;
-		mutex_unlock(&nfile->lock);
-	}
+	npo_files_release_locked(ndev, detach);
 	mutex_unlock(&ndev->files_lock);
 }
 
@@ -534,16 +544,9 @@ void npo_files_release_dma(struct npo_dev *ndev, bool detach)
  */
 void npo_files_release_dead(struct npo_dev *ndev)
 {
-	struct npo_file *nfile;
-
 	mutex_lock(&ndev->files_lock);
-	if (npo_state(ndev) == NPO_DEV_STATE_DEAD) {
-		list_for_each_entry(nfile, &ndev->files, node) {
-			mutex_lock(&nfile->lock);
-			npo_file_release_dma(nfile, false);
-			mutex_unlock(&nfile->lock);
-		}
-	}
+	if (npo_state(ndev) == NPO_DEV_STATE_DEAD)
+		npo_files_release_locked(ndev, false);
 	mutex_unlock(&ndev->files_lock);
 }
 

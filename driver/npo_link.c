@@ -692,9 +692,9 @@ void npo_link_stop(struct npo_dev *ndev)
  */
 void npo_link_fini(struct npo_dev *ndev)
 {
-	/* An interrupt that raced with npo_link_stop() may have queued it. */
 	unsigned int i;
 
+	/* An interrupt that raced with npo_link_stop() may have queued it. */
 	cancel_work_sync(&ndev->link_work);
 	for (i = 0; ndev->ports && i < ndev->num_ports; i++)
 		kfree(ndev->ports[i].stats);

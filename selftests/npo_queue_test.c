@@ -667,6 +667,32 @@ static const char *cgroup2_root(void)
 	return mount("none", mnt, "cgroup2", 0, NULL) ? NULL : mnt;
 }
 
+/* A new child cgroup with @controller enabled, its path in @cg; 0 or -1. */
+static int make_cgroup(const char *controller, const char *tag, char *cg,
+		       size_t len)
+{
+	const char *root = cgroup2_root();
+	char path[192], enable[32];
+
+	if (!root)
+		return -1;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	snprintf(enable, sizeof(enable), "+%s", controller);
+	npo_test_write_file(path, enable);
+	snprintf(cg, len, "%s/npo-%s-%d", root, tag, getpid());
+	return mkdir(cg, 0755);
+}
+
+/* Move the calling process into cgroup @cg: 0 or an errno. */
+static int join_cgroup(const char *cg)
+{
+	char path[192], me[16];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(me, sizeof(me), "%d", getpid());
+	return npo_test_write_file(path, me);
+}
+
 /*
  * The kernel memory a registration takes (a page pointer and a bus address
  * per page, up to 256 MiB for the largest region) is charged to the
@@ -678,29 +704,21 @@ TEST_F(queue, region_page_lists_are_charged_to_the_caller)
 {
 	const size_t len = 4ull << 30;
 	char cg[128], path[192], peak[32] = "";
-	const char *root;
 	int status, fd;
 	pid_t pid;
 
 	NPO_TEST_SETUP_DONE();
 	if (!npo_test_is_root())
 		SKIP(return, "needs root for a memory cgroup");
-	root = cgroup2_root();
-	ASSERT_NE(NULL, root) TH_LOG("no cgroup v2: %s", strerror(errno));
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	npo_test_write_file(path, "+memory");
-	snprintf(cg, sizeof(cg), "%s/npo-test-%d", root, getpid());
-	ASSERT_EQ(0, mkdir(cg, 0755));
+	ASSERT_EQ(0, make_cgroup("memory", "test", cg, sizeof(cg)))
+		TH_LOG("no cgroup v2: %s", strerror(errno));
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		struct npo_mr_reg reg = { .access = NPO_ACCESS_LOCAL_WRITE };
-		char me[16];
 		void *p;
 
-		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-		snprintf(me, sizeof(me), "%d", getpid());
-		if (npo_test_write_file(path, me))
+		if (join_cgroup(cg))
 			_exit(1);
 		p = mmap(NULL, len, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -740,19 +758,13 @@ TEST_F(queue, region_page_lists_are_charged_to_the_caller)
 TEST_F(queue, rdma_cgroup_bounds_files_queues_and_regions)
 {
 	char cg[128], path[192], current[256] = "";
-	const char *root;
 	int status, fd;
 	pid_t pid;
 
 	NPO_TEST_SETUP_DONE();
 	if (!npo_test_is_root())
 		SKIP(return, "needs root for an rdma cgroup");
-	root = cgroup2_root();
-	ASSERT_NE(NULL, root);
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	npo_test_write_file(path, "+rdma");
-	snprintf(cg, sizeof(cg), "%s/npo-quota-%d", root, getpid());
-	ASSERT_EQ(0, mkdir(cg, 0755));
+	ASSERT_EQ(0, make_cgroup("rdma", "quota", cg, sizeof(cg)));
 	snprintf(path, sizeof(path), "%s/rdma.max", cg);
 	ASSERT_EQ(0, npo_test_write_file(path, "npo0 hca_handle=2 hca_object=3"))
 		TH_LOG("the rdma controller does not know npo0");
@@ -764,12 +776,9 @@ TEST_F(queue, rdma_cgroup_bounds_files_queues_and_regions)
 		static char mem[3][4096] __attribute__((aligned(4096)));
 		struct npo_mr_reg reg = { .access = NPO_ACCESS_LOCAL_WRITE,
 					  .length = 4096 };
-		char me[16];
 		int a, b;
 
-		snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-		snprintf(me, sizeof(me), "%d", getpid());
-		QUOTA_STEP(1, !npo_test_write_file(path, me));
+		QUOTA_STEP(1, !join_cgroup(cg));
 		a = open("/dev/npo0", O_RDWR);
 		b = open("/dev/npo0", O_RDWR);
 		QUOTA_STEP(2, a >= 0 && b >= 0);
