@@ -4,7 +4,9 @@
  * reach it.  When the device does not confirm that it let go (a destroy it
  * refuses, injected with the model's mailbox fault), the driver stops the
  * whole device before it frees: bus mastering off in PCI config space and
- * a reset the device itself counts, both read without the driver.  And
+ * a reset the device itself counts, both read without the driver.  A
+ * neighbour that keeps writing sees none of its writes land, and the
+ * kernel's page poisoning sees no write into the freed memory.  And
  * removal waits for nothing unbounded: not a minute-long PRBS test, not a
  * pin of memory nobody pages in.  Then the device is bound again, as an
  * operator would.
@@ -29,6 +31,8 @@
 #include <linux/npo_queue.h>
 #include <linux/userfaultfd.h>
 
+#include <npo.h>
+
 #include "kselftest_harness.h"
 #include "npo_nl_lib.h"
 #include "npo_test_lib.h"
@@ -38,6 +42,8 @@
 #define MBOX_OP_MR_DESTROY	0x34
 #define PCI_COMMAND		0x04
 #define PCI_COMMAND_MASTER	0x4
+/* The job the victim's file and its peer share, so that writes may land. */
+#define TEARDOWN_JOB		91
 
 FIXTURE(teardown) {
 	char name[32];
@@ -182,18 +188,147 @@ static void rebind(struct __test_metadata *_metadata,
 	EXPECT_EQ(n, npo_test_count_devices());
 }
 
+/*
+ * A neighbour that keeps writing into the device under test (the last one
+ * of the ring, node n, reached through port 0 of device n - 2), as peers
+ * of a job do while one of its processes goes away.  What it counts is the
+ * peer's own view of what landed.
+ */
+struct stream {
+	struct npo_device *dev;
+	struct npo_queue *q;
+	struct npo_mr *mr;
+	uint64_t src;
+	uint32_t node;		/* the target */
+	int queue;		/* the target queue for WRITE_IMM, or -1 */
+	uint64_t rkey, raddr;
+	pthread_t thread;
+	bool stop;		/* atomic */
+	unsigned long landed, failed;
+};
+
+static void *stream_thread(void *arg)
+{
+	struct stream *st = arg;
+	struct npo_cqe *c;
+	struct npo_sqe *sqe;
+
+	while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
+		sqe = npo_get_sqe(st->q);
+		if (!sqe)
+			break;
+		if (st->queue >= 0)
+			npo_prep_write_imm(sqe, 1, npo_mr_lkey(st->mr), &st->src,
+					   8, st->node, st->queue, st->rkey,
+					   st->raddr, 0xdead);
+		else
+			npo_prep_write(sqe, 1, npo_mr_lkey(st->mr), &st->src, 8,
+				       st->node, st->rkey, st->raddr);
+		npo_submit(st->q);
+		if (npo_wait_cqe(st->q, &c, 2000))
+			break;
+		if (c->status == NPO_STATUS_OK)
+			st->landed++;
+		else
+			st->failed++;
+		npo_cq_advance(st->q, 1);
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/* Open the peer: device n - 2, in the victim's job. */
+static int stream_open(struct stream *st, uint32_t node)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	char name[32];
+	int n = npo_test_count_devices();
+
+	memset(st, 0, sizeof(*st));
+	st->node = node;
+	st->queue = -1;
+	if (n < 3 || npo_test_device_name(n - 2, name, sizeof(name)))
+		return -1;
+	st->dev = npo_open_device(name);
+	st->src = 0x5ca1ab1e5ca1ab1eull;
+	if (!st->dev || npo_device_set_job(st->dev, TEARDOWN_JOB) ||
+	    npo_create_queue(st->dev, &attr, &st->q) ||
+	    npo_reg_mr(st->dev, &st->src, sizeof(st->src), NPO_ACCESS_ALL,
+		       &st->mr))
+		return -1;
+	return 0;
+}
+
+static int stream_start(struct stream *st)
+{
+	return pthread_create(&st->thread, NULL, stream_thread, st);
+}
+
+static void stream_stop(struct stream *st)
+{
+	__atomic_store_n(&st->stop, true, __ATOMIC_RELEASE);
+	pthread_join(st->thread, NULL);
+}
+
+static void stream_close(struct stream *st)
+{
+	npo_dereg_mr(st->mr);
+	npo_destroy_queue(st->q);
+	npo_close_device(st->dev);
+}
+
+/* Put the file in the test's job, before it has a queue or a region. */
+static int join(int fd)
+{
+	struct npo_job job = { .job = TEARDOWN_JOB };
+
+	return ioctl(fd, NPO_IOCTL_SET_JOB, &job);
+}
+
+/*
+ * Nothing wrote into memory after the driver freed it, in the kernel's own
+ * view: with page_poison=1 every freed page is poisoned and the poison is
+ * checked when the page is handed out again, which this forces for nearly
+ * every free page.
+ */
+static void expect_no_write_after_free(struct __test_metadata *_metadata,
+				       size_t mark)
+{
+	char log[16384];
+
+	if (!npo_test_page_poisoning()) {
+		TH_LOG("page_poison=1 not on the kernel command line: writes into freed memory go unseen");
+		return;
+	}
+	ASSERT_EQ(0, npo_test_reuse_free_memory());
+	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
+	EXPECT_EQ(NULL, strstr(log, "pagealloc:")) TH_LOG("%s", log);
+}
+
 TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
 {
 	struct npo_queue_create qc = { .sq_entries = 8, .cq_entries = 8 };
 	struct npo_queue_create other_qc = { .sq_entries = 8, .cq_entries = 8 };
 	struct npo_queue_destroy qd = { 0 };
 	volatile uint32_t *ring, *other_ring;
+	struct npo_dev_info info = { 0 };
+	uint64_t target = 0;
+	struct npo_mr_reg reg = {
+		.access = NPO_ACCESS_ALL, .addr = (uintptr_t)&target,
+		.length = sizeof(target),
+	};
 	char cmd[32], path[64];
+	struct stream peer;
 	long long resets;
 	int other, i;
 	size_t mark;
 
 	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, join(self->fd));
+	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_GET_INFO, &info));
+	ASSERT_EQ(0, stream_open(&peer, info.node_id));
+	/* The peer's writes reach the queue: its completions land in the rings. */
+	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_REG_MR, &reg));
 	/* Another process' file with a queue on the same device. */
 	snprintf(path, sizeof(path), "/dev/%s", self->name);
 	other = open(path, O_RDWR);
@@ -209,6 +344,9 @@ TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
 	ASSERT_NE(MAP_FAILED, ring);
 	EXPECT_EQ(0, ring[NPO_RING_STATUS / 4]);
 	EXPECT_EQ(1, bus_master(self->addr));
+	peer.queue = qc.queue_id;
+	peer.rkey = reg.rkey;
+	peer.raddr = reg.addr;
 	resets = npo_test_reset_count(self->name);
 	ASSERT_GE(resets, 0);
 	mark = npo_test_dmesg_mark();
@@ -219,6 +357,8 @@ TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
 	/* The queue is gone from the file either way. */
 	EXPECT_EQ(0, ioctl(self->fd, NPO_IOCTL_DESTROY_QUEUE, &qd));
 	EXPECT_EQ(NPO_QSTAT_ERROR | NPO_QSTAT_REVOKED, ring[NPO_RING_STATUS / 4]);
+	/* The peer keeps writing, as it would: nothing lands any more. */
+	ASSERT_EQ(0, stream_start(&peer));
 	expect_stopped(_metadata, self, resets, mark);
 	/* A dead device creates nothing. */
 	EXPECT_EQ(-1, ioctl(self->fd, NPO_IOCTL_CREATE_QUEUE, &qc));
@@ -231,6 +371,12 @@ TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
 	munmap((void *)other_ring, other_qc.ring_size);
 	close(other);
 	munmap((void *)ring, qc.ring_size);
+	usleep(100000);
+	stream_stop(&peer);
+	EXPECT_EQ(0, peer.landed);
+	EXPECT_LT(0, peer.failed);
+	stream_close(&peer);
+	expect_no_write_after_free(_metadata, mark);
 	rebind(_metadata, self);
 }
 
@@ -243,22 +389,41 @@ TEST_F(teardown, a_region_the_device_keeps_stops_the_device)
 		.access = NPO_ACCESS_ALL, .addr = (uintptr_t)buf, .length = len,
 	};
 	struct npo_mr_dereg md = { 0 };
+	struct npo_dev_info info = { 0 };
+	struct stream peer;
 	long long resets;
 	char cmd[32];
 	size_t mark;
 
 	NPO_TEST_SETUP_DONE();
 	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, 0x11, len);
+	ASSERT_EQ(0, join(self->fd));
+	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_GET_INFO, &info));
+	ASSERT_EQ(0, stream_open(&peer, info.node_id));
 	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_REG_MR, &reg));
+	peer.rkey = reg.rkey;
+	/* The last page: the one most likely handed out again first. */
+	peer.raddr = reg.addr + len - 4096;
 	resets = npo_test_reset_count(self->name);
 	mark = npo_test_dmesg_mark();
 	snprintf(cmd, sizeof(cmd), "mboxfail %x 1", MBOX_OP_MR_DESTROY);
 	ASSERT_EQ(0, npo_test_write_file(self->fault, cmd));
 	md.lkey = reg.lkey;
 	EXPECT_EQ(0, ioctl(self->fd, NPO_IOCTL_DEREG_MR, &md));
+	ASSERT_EQ(0, stream_start(&peer));
 	expect_stopped(_metadata, self, resets, mark);
-	/* The pages were unpinned after the stop: they are the process' again. */
+	/*
+	 * The pages were unpinned after the stop: they are the process' again,
+	 * and freed here while the peer still tries to write into them.
+	 */
 	EXPECT_EQ(0, munmap(buf, len));
+	usleep(100000);
+	stream_stop(&peer);
+	EXPECT_EQ(0, peer.landed);
+	EXPECT_LT(0, peer.failed);
+	stream_close(&peer);
+	expect_no_write_after_free(_metadata, mark);
 	rebind(_metadata, self);
 }
 

@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -299,4 +300,74 @@ int npo_test_pci_addr(const char *name, char *buf, size_t len)
 	target[n] = '\0';
 	snprintf(buf, len, "%s", strrchr(target, '/') + 1);
 	return 0;
+}
+
+bool npo_test_page_poisoning(void)
+{
+	char cmdline[4096];
+
+	return !npo_test_read_file("/proc/cmdline", cmdline, sizeof(cmdline)) &&
+	       strstr(cmdline, "page_poison=1");
+}
+
+/* MemFree in KiB, or 0 if unreadable. */
+static unsigned long mem_free_kib(void)
+{
+	char info[4096], *line;
+
+	if (npo_test_read_file("/proc/meminfo", info, sizeof(info)))
+		return 0;
+	line = strstr(info, "MemFree:");
+	return line ? strtoul(line + strlen("MemFree:"), NULL, 10) : 0;
+}
+
+/* Fault in len bytes of anonymous memory the process keeps until exit. */
+static int take_memory(size_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t off;
+
+	if (p == MAP_FAILED)
+		return -1;
+	for (off = 0; off < len; off += 4096)
+		p[off] = 1;
+	return 0;
+}
+
+#define REUSE_CHUNK		(4u << 20)
+/* What is left free: well above the watermarks, so nothing is reclaimed. */
+#define REUSE_MARGIN_KIB	(24u << 10)
+
+int npo_test_reuse_free_memory(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	int status;
+	long cpu;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		/* If anything is to be killed for memory, this child is. */
+		npo_test_write_file("/proc/self/oom_score_adj", "1000");
+		/* Pages freed lately sit in per-CPU lists: take some on each. */
+		for (cpu = 0; cpu < cpus; cpu++) {
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			if (sched_setaffinity(0, sizeof(set), &set) ||
+			    take_memory(REUSE_CHUNK))
+				_exit(1);
+		}
+		while (mem_free_kib() > REUSE_MARGIN_KIB + REUSE_CHUNK / 1024)
+			if (take_memory(REUSE_CHUNK))
+				_exit(1);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status) ? -1 : 0;
 }

@@ -74,4 +74,17 @@ int npo_test_pci_addr(const char *name, char *buf, size_t len);
 #define NPO_TEST_NO_DROP	100
 int npo_test_as_nobody(int (*fn)(void *arg), void *arg);
 
+/*
+ * Whether the kernel poisons the pages it frees and checks the poison when
+ * it hands them out again (page_poison=1): a write into freed memory, by
+ * the CPU or by a device, is then logged as "pagealloc: memory corruption".
+ */
+bool npo_test_page_poisoning(void);
+/*
+ * Make the kernel hand out nearly all of its free pages once, so that each
+ * one's poison is checked now: a child process faults in anonymous memory
+ * until little is left, then exits.  0, or -1 if the child failed.
+ */
+int npo_test_reuse_free_memory(void);
+
 #endif
