@@ -17,6 +17,7 @@
 #include <npo.h>
 
 #include "kselftest_harness.h"
+#include "npo_flood_lib.h"
 #include "npo_test_lib.h"
 
 #define PCI_ERR_UNC_COMP_TIME	0x00004000	/* non-fatal by default */
@@ -220,6 +221,69 @@ TEST_F(aer, queues_are_revoked_and_can_be_made_again)
 	npo_destroy_queue(q);
 	npo_close_device(d);
 	munmap(buf, 65536);
+}
+
+/* The neighbour's writes: large, so that the device is always busy. */
+#define FLOOD_WRITE	(1u << 20)
+#define FLOOD_JOB	93
+
+/*
+ * Recovery frees what the device was given only once the device can no
+ * longer reach it.  The region's pages are held by its pin alone (the
+ * buffer is unmapped), so the recovery's unpin frees them while a
+ * neighbour floods them with writes; page poisoning then finds any write
+ * that landed after the free.
+ */
+TEST_F(aer, recovery_stops_the_device_before_it_frees)
+{
+	size_t len = 32u << 20;
+	struct npo_device *d;
+	struct npo_device_attr da;
+	struct npo_mr *mr;
+	struct npo_test_flood f;
+	void *buf;
+	size_t mark;
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_page_poisoning())
+		SKIP(return, "page_poison=1 not on the kernel command line");
+	d = npo_open_device(self->name);
+	ASSERT_NE(NULL, d);
+	ASSERT_EQ(0, npo_query_device(d, &da));
+	if (!(da.caps & NPO_CAP_QUEUES))
+		SKIP(return, "device has no DMA queues");
+	ASSERT_EQ(0, npo_device_set_job(d, FLOOD_JOB));
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	memset(buf, 1, len);
+	ASSERT_EQ(0, npo_reg_mr(d, buf, len, NPO_ACCESS_ALL, &mr));
+	ASSERT_EQ(0, munmap(buf, len));
+
+	/* npo1 is npo0's neighbour on the ring. */
+	ASSERT_EQ(0, npo_test_flood_open(&f, "npo1", FLOOD_JOB, FLOOD_WRITE, 64));
+	f.node = da.node_id;
+	f.rkey = npo_mr_rkey(mr);
+	f.raddr = (uintptr_t)buf;
+	f.len = len;
+	ASSERT_EQ(0, npo_test_flood_start(&f));
+	usleep(200000);
+	mark = npo_test_dmesg_mark();
+	ASSERT_EQ(0, inject(self, PCI_ERR_UNC_COMP_TIME));
+	expect_recovered(_metadata, self, mark);
+	/* The region went with the recovery: the neighbour's writes fail. */
+	for (i = 0; i < 100 && !__atomic_load_n(&f.failed, __ATOMIC_RELAXED); i++)
+		usleep(50000);
+	npo_test_flood_stop(&f);
+	/* It wrote until the end: before the error, and in vain after. */
+	EXPECT_EQ(0, f.error) TH_LOG("the neighbour stopped: %s", strerror(-f.error));
+	EXPECT_LT(0, f.landed);
+	EXPECT_LT(0, f.failed);
+	EXPECT_EQ(0, npo_test_freed_memory_written(mark));
+	npo_test_flood_close(&f);
+	EXPECT_EQ(-ENOENT, npo_dereg_mr(mr));
+	npo_close_device(d);
 }
 
 TEST_HARNESS_MAIN

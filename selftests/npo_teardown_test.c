@@ -31,9 +31,8 @@
 #include <linux/npo_queue.h>
 #include <linux/userfaultfd.h>
 
-#include <npo.h>
-
 #include "kselftest_harness.h"
+#include "npo_flood_lib.h"
 #include "npo_nl_lib.h"
 #include "npo_test_lib.h"
 
@@ -189,92 +188,20 @@ static void rebind(struct __test_metadata *_metadata,
 }
 
 /*
- * A neighbour that keeps writing into the device under test (the last one
- * of the ring, node n, reached through port 0 of device n - 2), as peers
- * of a job do while one of its processes goes away.  What it counts is the
- * peer's own view of what landed.
+ * The neighbour that keeps writing into the device under test (the last of
+ * the ring) is device n - 2, linked to it.
  */
-struct stream {
-	struct npo_device *dev;
-	struct npo_queue *q;
-	struct npo_mr *mr;
-	uint64_t src;
-	uint32_t node;		/* the target */
-	int queue;		/* the target queue for WRITE_IMM, or -1 */
-	uint64_t rkey, raddr;
-	pthread_t thread;
-	bool stop;		/* atomic */
-	unsigned long landed, failed;
-};
-
-static void *stream_thread(void *arg)
+static int neighbour_open(struct npo_test_flood *f, uint32_t node)
 {
-	struct stream *st = arg;
-	struct npo_cqe *c;
-	struct npo_sqe *sqe;
-
-	while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
-		sqe = npo_get_sqe(st->q);
-		if (!sqe)
-			break;
-		if (st->queue >= 0)
-			npo_prep_write_imm(sqe, 1, npo_mr_lkey(st->mr), &st->src,
-					   8, st->node, st->queue, st->rkey,
-					   st->raddr, 0xdead);
-		else
-			npo_prep_write(sqe, 1, npo_mr_lkey(st->mr), &st->src, 8,
-				       st->node, st->rkey, st->raddr);
-		npo_submit(st->q);
-		if (npo_wait_cqe(st->q, &c, 2000))
-			break;
-		if (c->status == NPO_STATUS_OK)
-			st->landed++;
-		else
-			st->failed++;
-		npo_cq_advance(st->q, 1);
-		usleep(1000);
-	}
-	return NULL;
-}
-
-/* Open the peer: device n - 2, in the victim's job. */
-static int stream_open(struct stream *st, uint32_t node)
-{
-	struct npo_queue_attr attr = { .sq_entries = 8 };
-	char name[32];
 	int n = npo_test_count_devices();
+	char name[32];
 
-	memset(st, 0, sizeof(*st));
-	st->node = node;
-	st->queue = -1;
-	if (n < 3 || npo_test_device_name(n - 2, name, sizeof(name)))
+	if (n < 3 || npo_test_device_name(n - 2, name, sizeof(name)) ||
+	    npo_test_flood_open(f, name, TEARDOWN_JOB, 8, 1))
 		return -1;
-	st->dev = npo_open_device(name);
-	st->src = 0x5ca1ab1e5ca1ab1eull;
-	if (!st->dev || npo_device_set_job(st->dev, TEARDOWN_JOB) ||
-	    npo_create_queue(st->dev, &attr, &st->q) ||
-	    npo_reg_mr(st->dev, &st->src, sizeof(st->src), NPO_ACCESS_ALL,
-		       &st->mr))
-		return -1;
+	f->node = node;
+	f->len = 8;
 	return 0;
-}
-
-static int stream_start(struct stream *st)
-{
-	return pthread_create(&st->thread, NULL, stream_thread, st);
-}
-
-static void stream_stop(struct stream *st)
-{
-	__atomic_store_n(&st->stop, true, __ATOMIC_RELEASE);
-	pthread_join(st->thread, NULL);
-}
-
-static void stream_close(struct stream *st)
-{
-	npo_dereg_mr(st->mr);
-	npo_destroy_queue(st->q);
-	npo_close_device(st->dev);
 }
 
 /* Put the file in the test's job, before it has a queue or a region. */
@@ -287,22 +214,16 @@ static int join(int fd)
 
 /*
  * Nothing wrote into memory after the driver freed it, in the kernel's own
- * view: with page_poison=1 every freed page is poisoned and the poison is
- * checked when the page is handed out again, which this forces for nearly
- * every free page.
+ * view (page poisoning; Documentation/testing.rst).
  */
 static void expect_no_write_after_free(struct __test_metadata *_metadata,
 				       size_t mark)
 {
-	char log[16384];
-
 	if (!npo_test_page_poisoning()) {
 		TH_LOG("page_poison=1 not on the kernel command line: writes into freed memory go unseen");
 		return;
 	}
-	ASSERT_EQ(0, npo_test_reuse_free_memory());
-	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
-	EXPECT_EQ(NULL, strstr(log, "pagealloc:")) TH_LOG("%s", log);
+	EXPECT_EQ(0, npo_test_freed_memory_written(mark));
 }
 
 TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
@@ -318,7 +239,7 @@ TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
 		.length = sizeof(target),
 	};
 	char cmd[32], path[64];
-	struct stream peer;
+	struct npo_test_flood peer;
 	long long resets;
 	int other, i;
 	size_t mark;
@@ -326,7 +247,7 @@ TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_EQ(0, join(self->fd));
 	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_GET_INFO, &info));
-	ASSERT_EQ(0, stream_open(&peer, info.node_id));
+	ASSERT_EQ(0, neighbour_open(&peer, info.node_id));
 	/* The peer's writes reach the queue: its completions land in the rings. */
 	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_REG_MR, &reg));
 	/* Another process' file with a queue on the same device. */
@@ -358,7 +279,7 @@ TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
 	EXPECT_EQ(0, ioctl(self->fd, NPO_IOCTL_DESTROY_QUEUE, &qd));
 	EXPECT_EQ(NPO_QSTAT_ERROR | NPO_QSTAT_REVOKED, ring[NPO_RING_STATUS / 4]);
 	/* The peer keeps writing, as it would: nothing lands any more. */
-	ASSERT_EQ(0, stream_start(&peer));
+	ASSERT_EQ(0, npo_test_flood_start(&peer));
 	expect_stopped(_metadata, self, resets, mark);
 	/* A dead device creates nothing. */
 	EXPECT_EQ(-1, ioctl(self->fd, NPO_IOCTL_CREATE_QUEUE, &qc));
@@ -372,10 +293,10 @@ TEST_F(teardown, a_queue_the_device_keeps_stops_the_device)
 	close(other);
 	munmap((void *)ring, qc.ring_size);
 	usleep(100000);
-	stream_stop(&peer);
+	npo_test_flood_stop(&peer);
 	EXPECT_EQ(0, peer.landed);
 	EXPECT_LT(0, peer.failed);
-	stream_close(&peer);
+	npo_test_flood_close(&peer);
 	expect_no_write_after_free(_metadata, mark);
 	rebind(_metadata, self);
 }
@@ -390,7 +311,7 @@ TEST_F(teardown, a_region_the_device_keeps_stops_the_device)
 	};
 	struct npo_mr_dereg md = { 0 };
 	struct npo_dev_info info = { 0 };
-	struct stream peer;
+	struct npo_test_flood peer;
 	long long resets;
 	char cmd[32];
 	size_t mark;
@@ -400,7 +321,7 @@ TEST_F(teardown, a_region_the_device_keeps_stops_the_device)
 	memset(buf, 0x11, len);
 	ASSERT_EQ(0, join(self->fd));
 	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_GET_INFO, &info));
-	ASSERT_EQ(0, stream_open(&peer, info.node_id));
+	ASSERT_EQ(0, neighbour_open(&peer, info.node_id));
 	ASSERT_EQ(0, ioctl(self->fd, NPO_IOCTL_REG_MR, &reg));
 	peer.rkey = reg.rkey;
 	/* The last page: the one most likely handed out again first. */
@@ -411,7 +332,7 @@ TEST_F(teardown, a_region_the_device_keeps_stops_the_device)
 	ASSERT_EQ(0, npo_test_write_file(self->fault, cmd));
 	md.lkey = reg.lkey;
 	EXPECT_EQ(0, ioctl(self->fd, NPO_IOCTL_DEREG_MR, &md));
-	ASSERT_EQ(0, stream_start(&peer));
+	ASSERT_EQ(0, npo_test_flood_start(&peer));
 	expect_stopped(_metadata, self, resets, mark);
 	/*
 	 * The pages were unpinned after the stop: they are the process' again,
@@ -419,10 +340,10 @@ TEST_F(teardown, a_region_the_device_keeps_stops_the_device)
 	 */
 	EXPECT_EQ(0, munmap(buf, len));
 	usleep(100000);
-	stream_stop(&peer);
+	npo_test_flood_stop(&peer);
 	EXPECT_EQ(0, peer.landed);
 	EXPECT_LT(0, peer.failed);
-	stream_close(&peer);
+	npo_test_flood_close(&peer);
 	expect_no_write_after_free(_metadata, mark);
 	rebind(_metadata, self);
 }

@@ -371,3 +371,13 @@ int npo_test_reuse_free_memory(void)
 		return -1;
 	return WEXITSTATUS(status) ? -1 : 0;
 }
+
+int npo_test_freed_memory_written(size_t mark)
+{
+	static char log[65536];
+
+	if (!npo_test_page_poisoning() || npo_test_reuse_free_memory() ||
+	    npo_test_dmesg_since(mark, log, sizeof(log)))
+		return -1;
+	return strstr(log, "pagealloc:") != NULL;
+}

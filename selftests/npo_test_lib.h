@@ -86,5 +86,11 @@ bool npo_test_page_poisoning(void);
  * until little is left, then exits.  0, or -1 if the child failed.
  */
 int npo_test_reuse_free_memory(void);
+/*
+ * With page poisoning on: hand out the free pages again, then 1 if the
+ * kernel logged a corrupted poisoned page since @mark (something wrote
+ * into memory after it was freed), 0 if not, -1 if that cannot be told.
+ */
+int npo_test_freed_memory_written(size_t mark);
 
 #endif
