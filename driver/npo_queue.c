@@ -13,6 +13,7 @@
  * of a destroy, under the same lock, reaches every one of them; a mapping
  * whose queue is gone faults in the file's revoked page instead.
  */
+#include <linux/cc_platform.h>
 #include <linux/dma-mapping.h>
 #include <linux/eventfd.h>
 #include <linux/interrupt.h>
@@ -472,6 +473,13 @@ static vm_fault_t npo_queue_fault(struct vm_fault *vmf)
 			goto out;
 		}
 		pfn = page_to_pfn(page);
+		/*
+		 * In an encrypted guest (SEV, TDX) coherent memory is shared
+		 * with the host, decrypted, as dma_mmap_coherent() would map
+		 * it; the revoked page is private memory like any other.
+		 */
+		if (cc_platform_has(CC_ATTR_GUEST_MEM_ENCRYPT))
+			prot = pgprot_decrypted(prot);
 	} else {
 		pfn = PHYS_PFN(pci_resource_start(nfile->ndev->pdev,
 						  NPO_BAR_DOORBELL) +
