@@ -541,6 +541,10 @@ static void npo_dma_bh(void *opaque)
     bool more = false, wait = false;
     unsigned int i, last = s->dma_next;
 
+    /* A device-fatal error stops the queue engine until a reset. */
+    if (npo_fw_halted(s)) {
+        return;
+    }
     /* Answers to peers' READs share the run with the queues. */
     budget -= npo_fabric_answer_reads(s, budget / 2, &more);
 

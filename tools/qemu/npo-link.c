@@ -142,6 +142,11 @@ static void port_set_state(NpoPort *p, enum npo_port_state st,
     if (p->state != st) {
         trace_npo_port_state(p->dev->node_id, p->index, state_names[p->state],
                              state_names[st]);
+        /* The firmware logs its links coming and going. */
+        if (st == PORT_ACTIVE || p->state == PORT_ACTIVE) {
+            npo_fw_log(p->dev, "port %u %s", p->index,
+                       st == PORT_ACTIVE ? "up" : state_names[st]);
+        }
     }
     p->state = st;
     p->state_deadline = timeout_ns ? now_ns() + timeout_ns : 0;

@@ -180,6 +180,9 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
     NpoLane *l;
     unsigned int i, j;
 
+    if (npo_fw_health_fault(s, kind, value)) {
+        return MBOX_OK;
+    }
     if (kind == FAULT_MBOX_FAIL) {
         /* Not a port's: the firmware's, until reset or cleared. */
         s->mbox_fail_op = value & 0xff;
@@ -269,7 +272,8 @@ uint32_t npo_link_mbox(NpoState *s, uint32_t op)
 /*
  * QMP fault injection: qom-set DEVICE fault "KIND PORT [LANE] VALUE",
  * KIND one of ber (BER, 0 clears), dead (0/1), rxdrop (dB), cut (0/1),
- * burst (codewords), slow (us), or "clear".
+ * burst (codewords), slow (us); "fwhang", "fwassert CODE", "parity"
+ * (the firmware's and the device's own faults); or "clear".
  */
 static void npo_set_fault(Object *obj, const char *str, Error **errp)
 {
@@ -284,6 +288,18 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
         npo_link_fault(s, FAULT_CLEAR_ALL, 0, 0, 0);
         return;
     }
+    if (!strcmp(str, "fwhang")) {
+        npo_fw_health_fault(s, FAULT_FW_HANG, 0);
+        return;
+    }
+    if (!strcmp(str, "parity")) {
+        npo_fw_health_fault(s, FAULT_PARITY, 0);
+        return;
+    }
+    if (sscanf(str, "fwassert %i", &n) == 1) {
+        npo_fw_health_fault(s, FAULT_FW_ASSERT, (uint32_t)n);
+        return;
+    }
     n = sscanf(str, "%15s %u %u %lf", kind, &port, &lane, &value);
     if (!strcmp(kind, "cut") || !strcmp(kind, "burst") ||
         !strcmp(kind, "slow")) {
@@ -292,7 +308,8 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
     }
     if (n != 4 || value < 0) {
         error_setg(errp, "npo: fault: expected 'ber|dead|rxdrop PORT LANE "
-                   "VALUE', 'cut|burst|slow PORT VALUE' or 'clear'");
+                   "VALUE', 'cut|burst|slow PORT VALUE', 'fwhang', "
+                   "'fwassert CODE', 'parity' or 'clear'");
         return;
     }
     if (!strcmp(kind, "ber")) {

@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            7
+#define NPO_IF_MINOR            8
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -69,6 +69,25 @@ REG32(STATUS, 0x044)
 REG32(FW_VERSION, 0x048)
 REG32(FW_ERROR, 0x04c)
 REG32(RESET_COUNT, 0x050)               /* 1.6 */
+REG32(FW_HEARTBEAT, 0x054)              /* 1.8 */
+REG32(FATAL_CAUSE, 0x058)               /* 1.8 */
+
+/* The firmware's crash record (1.8): kept across resets until the next. */
+REG32(CRASH_REASON, 0x800)
+REG32(CRASH_PC, 0x804)
+REG32(CRASH_TIME_LO, 0x808)             /* ns since power-on */
+REG32(CRASH_TIME_HI, 0x80c)
+REG32(CRASH_LOG_LEN, 0x810)
+REG32(CRASH_LOG, 0x840)                 /* NPO_CRASH_LOG_SIZE bytes of text */
+#define NPO_CRASH_LOG_SIZE      192
+#define NPO_HEARTBEAT_NS        (100 * 1000 * 1000)
+
+/* FATAL_CAUSE: why STATUS.FATAL is set */
+enum {
+    NPO_FATAL_NONE = 0,
+    NPO_FATAL_FW_ASSERT = 1,    /* the firmware asserted: crash record */
+    NPO_FATAL_PARITY = 2,       /* uncorrectable parity error, queue engine */
+};
 
 /* Firmware mailbox */
 REG32(MBOX_CMD, 0x100)
@@ -268,6 +287,9 @@ enum npo_fault_kind {
     FAULT_BURST = 5,        /* value: uncorrectable codewords */
     FAULT_SLOW_TRAINING = 6, /* value: us to act on a training sequence */
     FAULT_MBOX_FAIL = 7,    /* value: opcode | count << 8 (1.7) */
+    FAULT_FW_HANG = 8,      /* the firmware stops (1.8) */
+    FAULT_FW_ASSERT = 9,    /* value: the assert's reason code (1.8) */
+    FAULT_PARITY = 10,      /* the queue engine fails (1.8) */
 };
 
 /* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */

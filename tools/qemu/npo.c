@@ -96,6 +96,7 @@ static void npo_reset_state(NpoState *s)
     npo_dma_reset(s);
     npo_refusal_reset(s);
     npo_clock_reset(s);
+    npo_fw_health_reset(s);
 }
 
 static void npo_reset_done(void *opaque)
@@ -173,6 +174,7 @@ static uint32_t npo_mbox_fw_load(NpoState *s)
     s->status |= R_STATUS_FW_RUNNING_MASK;
     s->mbox_ret[0] = fw.fw_version;
     trace_npo_fw_running(s->node_id, fw.fw_version, fw.num_presets);
+    npo_fw_health_started(s);
     npo_link_fw_changed(s);
     return MBOX_OK;
 }
@@ -244,6 +246,11 @@ static void npo_mbox_start(NpoState *s, uint32_t cmd)
     s->mbox_cmd = FIELD_EX32(cmd, MBOX_CMD, OPCODE);
     s->mbox_ret[0] = s->mbox_ret[1] = 0;
     s->mbox_status = R_MBOX_STATUS_BUSY_MASK;
+    /* A hung firmware takes the command and never answers. */
+    if (s->fw_hung) {
+        trace_npo_mbox_start(s->node_id, s->mbox_cmd);
+        return;
+    }
     if (s->mbox_cmd == MBOX_OP_FW_LOAD) {
         delay += (int64_t)(s->mbox_arg[2] / KiB) * NPO_FW_LOAD_NS_PER_KIB;
     }
@@ -336,7 +343,8 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         break;
     default:
         if (!npo_link_reg_read(s, addr, &val) &&
-            !npo_clock_reg_read(s, addr, &val)) {
+            !npo_clock_reg_read(s, addr, &val) &&
+            !npo_fw_health_reg_read(s, addr, &val)) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: read of unimplemented register 0x%"
                           HWADDR_PRIx "\n", s->node_id, addr);

@@ -260,6 +260,20 @@ struct NpoState {
     uint32_t mbox_ret[2];
     uint32_t irq_status;
     uint32_t irq_mask;
+    uint32_t fatal_cause;       /* NPO_FATAL_*, with STATUS.FATAL */
+
+    /* the firmware's health (npo-fw-health.c) */
+    bool fw_hung;               /* fault: it stopped */
+    int64_t fw_heartbeat_base;  /* when it started */
+    uint32_t fw_heartbeat_frozen;
+    char fw_log[NPO_CRASH_LOG_SIZE];
+    size_t fw_log_len;
+    struct {
+        uint32_t reason, pc;
+        int64_t time_ns;
+        char log[NPO_CRASH_LOG_SIZE];
+        uint32_t log_len;
+    } crash;                    /* survives resets */
 
     /* what the running firmware configured */
     struct npo_fw_link_params fw_link;
@@ -289,6 +303,15 @@ struct NpoState {
 void npo_irq_update(NpoState *s, uint32_t raised);
 dma_addr_t npo_mbox_addr(NpoState *s, unsigned int lo);
 int npo_mbox_read_block(NpoState *s, dma_addr_t off, void *buf, size_t len);
+
+/* npo-fw-health.c */
+void npo_fw_log(NpoState *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+void npo_fw_health_started(NpoState *s);
+uint32_t npo_fw_heartbeat(NpoState *s);
+bool npo_fw_halted(NpoState *s);
+bool npo_fw_health_fault(NpoState *s, unsigned int kind, uint32_t value);
+bool npo_fw_health_reg_read(NpoState *s, hwaddr addr, uint64_t *val);
+void npo_fw_health_reset(NpoState *s);
 
 /* npo-dma.c */
 void npo_dma_realize(NpoState *s, Error **errp);
