@@ -255,6 +255,7 @@ install: userspace
 	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man1 man/*.1
 	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man8 man/*.8
 	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man3 man/*.3
+	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man7 man/*.7
 	install -D -m 0755 -t $(DESTDIR)/usr/lib/npo/selftests $(SELFTESTS) \
 		$(FABRIC_PEER) $(BUILD)/selftests/run_tests.sh
 	install -D -m 0755 $(NPO_BENCH) $(DESTDIR)/usr/lib/npo/bench/npo-bench

@@ -5,6 +5,7 @@
 #ifndef _NPO_H
 #define _NPO_H
 
+#include <linux/atomic.h>
 #include <linux/bitfield.h>
 #include <linux/cdev.h>
 #include <linux/cgroup_rdma.h>
@@ -18,6 +19,7 @@
 #include <linux/ratelimit_types.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -336,6 +338,65 @@ struct npo_timesync_info {
 };
 
 /**
+ * enum npo_dev_fault - why the device was stopped
+ * @NPO_FAULT_NONE: it was not.
+ * @NPO_FAULT_HEARTBEAT: the firmware stopped beating (a hang).
+ * @NPO_FAULT_FW_ASSERT: the firmware asserted; its crash record was read.
+ * @NPO_FAULT_PARITY: an uncorrectable parity error in the queue engine.
+ * @NPO_FAULT_FATAL: a fatal interrupt with no known cause.
+ */
+enum npo_dev_fault {
+	NPO_FAULT_NONE,
+	NPO_FAULT_HEARTBEAT,
+	NPO_FAULT_FW_ASSERT,
+	NPO_FAULT_PARITY,
+	NPO_FAULT_FATAL,
+};
+
+/**
+ * struct npo_fw_crash - the firmware's crash record, read at its assert
+ * @reason: the assert's reason code.
+ * @pc: where the firmware stopped.
+ * @time_ns: when, in ns since the device powered on.
+ * @log: the tail of its log, text.
+ */
+struct npo_fw_crash {
+	u32 reason;
+	u32 pc;
+	u64 time_ns;
+	char log[NPO_CRASH_LOG_SIZE + 1];
+};
+
+/**
+ * struct npo_fw_health - the firmware's health, as devlink reports it
+ * @reporter: the "fw" health reporter.
+ * @watch: reads the heartbeat every %NPO_HEARTBEAT_WATCH_MS.
+ * @beat: the heartbeat last read.
+ * @beat_seen: jiffies when it last changed.
+ * @lock: protects the fields below; taken from the fatal interrupt.
+ * @pending: a fault the device was stopped for, to be reported once the
+ *	files' queues are revoked.
+ * @last: the last fault reported.
+ * @last_at: when, in jiffies.
+ * @crash: the last crash record read.
+ * @crash_valid: @crash holds one.
+ * @stopped: the device is going away: report nothing more.
+ */
+struct npo_fw_health {
+	struct devlink_health_reporter *reporter;
+	struct delayed_work watch;
+	u32 beat;
+	unsigned long beat_seen;
+	spinlock_t lock; /* pending, last, crash, stopped */
+	enum npo_dev_fault pending;
+	enum npo_dev_fault last;
+	unsigned long last_at;
+	struct npo_fw_crash crash;
+	bool crash_valid;
+	bool stopped;
+};
+
+/**
  * struct npo_dev - one NPO device
  * @pdev: the PCI device; NULL once the device is removed while files are
  *	still open (protected by @remove_lock).
@@ -371,6 +432,12 @@ struct npo_timesync_info {
  * @fw_error: why the firmware is not running, "" if it is.
  * @mbox_lock: serialises mailbox commands: the mailbox holds one at a time.
  * @mbox_done: completed by the interrupt handler when a command finishes.
+ * @stops: how often the device was stopped (npo_health.c); a command that
+ *	sees it change while it waits gets -ENODEV, not a stale answer.
+ * @recover_lock: one device restart at a time (devlink or PCIe recovery).
+ * @devlink: the devlink instance (npo_devlink.c).
+ * @dl_ports: its ports, one per link port.
+ * @fwh: the firmware's health (npo_fw_health.c).
  * @debugfs: this device's debugfs directory.
  * @ports: link ports, NULL if the device has no link capability.
  * @port_rates: lane rates the ports support, bit n = rate n + 1.
@@ -415,6 +482,7 @@ struct npo_timesync_info {
  *   npo_file.lock -> i_mmap_rwsem (revoking mappings)
  *   state_lock -> link_lock -> mbox_lock
  *   npo_timesync.lock -> cmd_lock -> mbox_lock
+ *   recover_lock -> remove_lock (a device restart)
  *
  * Pinning a region's pages (mmap_lock) and waiting for a PRBS test take
  * neither remove_lock nor a file's lock: removal never waits on them.
@@ -448,6 +516,11 @@ struct npo_dev {
 
 	struct mutex mbox_lock; /* one mailbox command at a time */
 	struct completion mbox_done;
+	atomic_t stops; /* times the device was stopped under a command */
+	struct mutex recover_lock; /* one device restart at a time */
+	struct devlink *devlink;
+	struct devlink_port *dl_ports;
+	struct npo_fw_health fwh;
 
 	struct dentry *debugfs;
 
@@ -583,7 +656,25 @@ extern const struct pci_error_handlers npo_err_handlers;
 void npo_health_port_event(struct npo_port *port, u32 event);
 void npo_health_fatal(struct npo_dev *ndev);
 void npo_health_quarantine(struct npo_dev *ndev);
+void npo_health_fail(struct npo_dev *ndev, enum npo_dev_fault fault);
+int npo_health_restart(struct npo_dev *ndev);
 void npo_health_init(struct npo_dev *ndev);
+
+/* npo_fw_health.c */
+const char *npo_dev_fault_name(enum npo_dev_fault fault);
+void npo_fw_health_init(struct npo_dev *ndev);
+int npo_fw_health_create(struct npo_dev *ndev);
+void npo_fw_health_start(struct npo_dev *ndev);
+void npo_fw_health_stop(struct npo_dev *ndev);
+void npo_fw_health_destroy(struct npo_dev *ndev);
+void npo_fw_health_read_crash(struct npo_dev *ndev);
+void npo_fw_health_report(struct npo_dev *ndev);
+
+/* npo_devlink.c */
+int npo_devlink_alloc(struct npo_dev *ndev);
+int npo_devlink_register(struct npo_dev *ndev);
+void npo_devlink_unregister(struct npo_dev *ndev);
+void npo_devlink_free(struct npo_dev *ndev);
 
 /* npo_mbox.c */
 void npo_mbox_release(struct npo_dev *ndev, u8 opcode, const u32 *args,

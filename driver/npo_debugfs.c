@@ -94,6 +94,9 @@ DEFINE_SHOW_ATTRIBUTE(npo_debugfs_timesync);
  *   burst PORT N          N uncorrectable codewords at once
  *   slow PORT US          the port acts on training sequences US late
  *   mboxfail OPCODE N     the next N mailbox commands OPCODE (hex) fail
+ *   fwhang                the firmware stops answering
+ *   fwassert CODE         the firmware asserts with reason CODE (hex)
+ *   parity                the queue engine fails: device-fatal
  *   clear                 remove every fault
  */
 static ssize_t npo_debugfs_fault_write(struct file *file,
@@ -109,6 +112,9 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_BURST] = "burst",
 		[NPO_HW_FAULT_SLOW_TRAINING] = "slow",
 		[NPO_HW_FAULT_MBOX_FAIL] = "mboxfail",
+		[NPO_HW_FAULT_FW_HANG] = "fwhang",
+		[NPO_HW_FAULT_FW_ASSERT] = "fwassert",
+		[NPO_HW_FAULT_PARITY] = "parity",
 	};
 	struct npo_dev *ndev = file->private_data;
 	unsigned int kind, port = 0, lane = 0, value = 0;
@@ -148,6 +154,13 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		value |= port << 8;
 		port = 0;
 		break;
+	case NPO_HW_FAULT_FW_HANG:
+	case NPO_HW_FAULT_PARITY:
+		break;
+	case NPO_HW_FAULT_FW_ASSERT:
+		if (sscanf(buf, "%*s %x", &value) != 1)
+			return -EINVAL;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -159,6 +172,10 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	args[1] = value;
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FAULT, args, ARRAY_SIZE(args),
 			    NULL, 0);
+	/* A device-fatal fault stops the device before the command returns. */
+	if (err == -ENODEV && (kind == NPO_HW_FAULT_FW_ASSERT ||
+			       kind == NPO_HW_FAULT_PARITY))
+		err = 0;
 	return err ? err : len;
 }
 

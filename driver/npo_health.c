@@ -99,30 +99,80 @@ void npo_health_port_event(struct npo_port *port, u32 event)
  * interrupt: the work also turns bus mastering off, which the PCI core
  * does not allow from one).
  */
-static void npo_health_stop(struct npo_dev *ndev)
+static void npo_health_stop(struct npo_dev *ndev, bool recoverable)
 {
 	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 	if (npo_state(ndev) != NPO_DEV_STATE_DEAD)
-		npo_err(ndev, "device stopped: bus mastering off, reset, held dead until reprobed\n");
+		npo_err(ndev, "device stopped: bus mastering off, reset, %s\n",
+			recoverable ? "held dead until recovered" :
+				      "held dead until reprobed");
 	npo_set_state(ndev, NPO_DEV_STATE_DEAD);
+	/* A command waiting for the device gets its answer now: none. */
+	atomic_inc(&ndev->stops);
+	complete(&ndev->mbox_done);
 	get_device(&ndev->dev);
 	if (!schedule_work(&ndev->dead_work))
 		put_device(&ndev->dev);
+}
+
+/* Remember why, for the report once the files' queues are revoked. */
+static void npo_health_set_pending(struct npo_dev *ndev,
+				   enum npo_dev_fault fault)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ndev->fwh.lock, flags);
+	if (ndev->fwh.pending == NPO_FAULT_NONE)
+		ndev->fwh.pending = fault;
+	spin_unlock_irqrestore(&ndev->fwh.lock, flags);
 }
 
 /**
  * npo_health_fatal() - the device reported a fatal error
  * @ndev: the device.
  *
- * The device stops; only a reset (a PCIe error recovery or a new probe)
- * brings it back.
+ * The device stops at once; the fault is then reported to devlink, which
+ * restarts the device (npo_health_restart()).  A firmware assert leaves a
+ * crash record, read here before anything else touches the device.
  *
  * Context: hard interrupt.
  */
 void npo_health_fatal(struct npo_dev *ndev)
 {
-	npo_err(ndev, "device reported a fatal error\n");
-	npo_health_stop(ndev);
+	enum npo_dev_fault fault = NPO_FAULT_FATAL;
+	u32 cause = npo_rd32(ndev, NPO_REG_FATAL_CAUSE);
+
+	if (cause == NPO_FATAL_FW_ASSERT) {
+		fault = NPO_FAULT_FW_ASSERT;
+		npo_fw_health_read_crash(ndev);
+		npo_err(ndev, "firmware asserted: reason 0x%x at pc 0x%x\n",
+			ndev->fwh.crash.reason, ndev->fwh.crash.pc);
+	} else if (cause == NPO_FATAL_PARITY) {
+		fault = NPO_FAULT_PARITY;
+		npo_err(ndev, "uncorrectable parity error in the queue engine\n");
+	} else {
+		npo_err(ndev, "device reported a fatal error (cause %u)\n",
+			cause);
+	}
+	npo_health_set_pending(ndev, fault);
+	npo_health_stop(ndev, true);
+}
+
+/**
+ * npo_health_fail() - stop a device found failing, and report it
+ * @ndev: the device.
+ * @fault: what was found.
+ *
+ * As a fatal interrupt does: stopped now, reported to devlink and
+ * restarted once every file's queues are revoked.
+ *
+ * Context: process context; the caller logged what it found.
+ */
+void npo_health_fail(struct npo_dev *ndev, enum npo_dev_fault fault)
+{
+	npo_health_set_pending(ndev, fault);
+	pci_clear_master(ndev->pdev);
+	npo_health_stop(ndev, true);
 }
 
 /**
@@ -141,7 +191,7 @@ void npo_health_fatal(struct npo_dev *ndev)
 void npo_health_quarantine(struct npo_dev *ndev)
 {
 	pci_clear_master(ndev->pdev);
-	npo_health_stop(ndev);
+	npo_health_stop(ndev, false);
 }
 
 /*
@@ -160,7 +210,58 @@ static void npo_health_dead_work(struct work_struct *work)
 		npo_files_release_dead(ndev);
 	}
 	up_read(&ndev->remove_lock);
+	/* Contained: now say what happened, and devlink recovers it. */
+	npo_fw_health_report(ndev);
 	put_device(&ndev->dev);
+}
+
+/*
+ * Stop the device, end every file's queues and regions, and start it
+ * again from its firmware.  The caller holds &npo_dev.recover_lock.
+ */
+static int npo_health_restart_locked(struct npo_dev *ndev)
+{
+	struct pci_dev *pdev = ndev->pdev;
+
+	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
+	npo_link_stop(ndev);
+	/* Refusals read now could name queues the restart frees and reuses. */
+	cancel_work_sync(&ndev->refusal_work);
+	/* The device must not reach memory while it is freed. */
+	pci_clear_master(pdev);
+	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
+	npo_files_release_dma(ndev, false);
+	pci_set_master(pdev);
+	return npo_hw_start(ndev);
+}
+
+/**
+ * npo_health_restart() - restart a device: devlink's recovery
+ * @ndev: the device.
+ *
+ * Processes see their queues revoked and can create new ones once the
+ * device is ready again.
+ *
+ * Context: process context.
+ * Return: 0 if the device came back, a negative errno otherwise (-ENODEV
+ * if it is being removed).
+ */
+int npo_health_restart(struct npo_dev *ndev)
+{
+	int err = -ENODEV;
+
+	mutex_lock(&ndev->recover_lock);
+	down_read(&ndev->remove_lock);
+	if (ndev->pdev)
+		err = npo_health_restart_locked(ndev);
+	up_read(&ndev->remove_lock);
+	mutex_unlock(&ndev->recover_lock);
+	if (err)
+		npo_err(ndev, "restart failed (%pe)\n", ERR_PTR(err));
+	else
+		npo_info(ndev, "restarted, %s\n",
+			 npo_state_name(npo_state(ndev)));
+	return err;
 }
 
 /**
@@ -170,6 +271,9 @@ static void npo_health_dead_work(struct work_struct *work)
 void npo_health_init(struct npo_dev *ndev)
 {
 	INIT_WORK(&ndev->dead_work, npo_health_dead_work);
+	mutex_init(&ndev->recover_lock);
+	atomic_set(&ndev->stops, 0);
+	npo_fw_health_init(ndev);
 }
 
 static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
@@ -214,17 +318,18 @@ static pci_ers_result_t npo_slot_reset(struct pci_dev *pdev)
 static void npo_resume(struct pci_dev *pdev)
 {
 	struct npo_dev *ndev = pci_get_drvdata(pdev);
+	int err;
 
 	/*
 	 * A non-fatal error resets nothing, and even after a reset the device
 	 * must not reach memory while it is freed: stop it, end the files'
-	 * queues and regions, then start it again from its firmware.
+	 * queues and regions, then start it again from its firmware.  The
+	 * PCI core holds the device lock: no removal runs meanwhile.
 	 */
-	pci_clear_master(pdev);
-	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
-	npo_files_release_dma(ndev, false);
-	pci_set_master(pdev);
-	if (!npo_hw_start(ndev))
+	mutex_lock(&ndev->recover_lock);
+	err = npo_health_restart_locked(ndev);
+	mutex_unlock(&ndev->recover_lock);
+	if (!err)
 		npo_info(ndev, "recovered from PCIe error, %s\n",
 			 npo_state_name(npo_state(ndev)));
 }

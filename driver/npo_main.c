@@ -383,6 +383,9 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		dev_err(&pdev->dev, "cannot enable PCI device (%d)\n", err);
 		goto err_free;
 	}
+	err = npo_devlink_alloc(ndev);
+	if (err)
+		goto err_free;
 	err = pcim_iomap_regions(pdev, BIT(NPO_BAR_REGS) | BIT(NPO_BAR_DOORBELL),
 				 NPO_DRIVER_NAME);
 	if (err) {
@@ -459,11 +462,17 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		npo_err(ndev, "cannot start fabric time sync (%d)\n", err);
 		goto err_clock;
 	}
+	err = npo_devlink_register(ndev);
+	if (err) {
+		npo_err(ndev, "cannot register with devlink (%d)\n", err);
+		goto err_timesync;
+	}
+	npo_fw_health_start(ndev);
 	/* Hold the registry slot: nothing may fail once /dev/npoN exists. */
 	err = xa_reserve(&npo_devs, ndev->minor, GFP_KERNEL);
 	if (err) {
 		npo_err(ndev, "cannot register the device (%d)\n", err);
-		goto err_timesync;
+		goto err_devlink;
 	}
 	err = npo_cdev_add(ndev);
 	if (err) {
@@ -480,6 +489,9 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_reserved:
 	xa_release(&npo_devs, ndev->minor);
+err_devlink:
+	npo_fw_health_stop(ndev);
+	npo_devlink_unregister(ndev);
 err_timesync:
 	npo_timesync_stop(ndev);
 err_clock:
@@ -492,6 +504,7 @@ err_irq:
 err_vectors:
 	pci_free_irq_vectors(pdev);
 err_free:
+	npo_devlink_free(ndev);
 	npo_link_fini(ndev);
 	pci_set_drvdata(pdev, NULL);
 	put_device(&ndev->dev);
@@ -502,6 +515,9 @@ static void npo_remove(struct pci_dev *pdev)
 {
 	struct npo_dev *ndev = pci_get_drvdata(pdev);
 
+	/* No more reports or recoveries, and none in progress. */
+	npo_fw_health_stop(ndev);
+	npo_devlink_unregister(ndev);
 	npo_debugfs_del(ndev);
 	xa_erase(&npo_devs, ndev->minor);
 	npo_cdev_del(ndev);
@@ -527,6 +543,7 @@ static void npo_remove(struct pci_dev *pdev)
 	up_write(&ndev->remove_lock);
 	/* A revocation queued before the removal finds nothing left to do. */
 	flush_work(&ndev->dead_work);
+	npo_devlink_free(ndev);
 	pci_set_drvdata(pdev, NULL);
 	/* Drops the probe's reference; open files keep ndev until closed. */
 	put_device(&ndev->dev);

@@ -96,7 +96,8 @@ void npo_mbox_irq(struct npo_dev *ndev)
  * NOENT, -ENOSPC for NOMEM, -EOPNOTSUPP for PERM, -ENOEXEC for a rejected
  * firmware image, -EIO for DMA, STATE or an unknown result, ...) if the
  * device refused the command; -EBUSY if the mailbox was busy; -ETIMEDOUT
- * if the device did not answer.
+ * if the device did not answer; -ENODEV if it is dead or was stopped
+ * while the command ran (npo_health.c).
  */
 int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		  unsigned int nargs, u32 *ret, unsigned int nret)
@@ -105,7 +106,7 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 	const struct npo_mbox_result_desc *desc;
 	unsigned int i, result;
 	u32 status;
-	int err = 0;
+	int stops, err = 0;
 
 	if (WARN_ON(nargs > NPO_MBOX_NUM_ARGS || nret > NPO_MBOX_NUM_RETS))
 		return -EINVAL;
@@ -123,10 +124,12 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 	for (i = 0; i < NPO_MBOX_NUM_ARGS; i++)
 		npo_wr32(ndev, NPO_REG_MBOX_ARG(i), i < nargs ? args[i] : 0);
 	reinit_completion(&ndev->mbox_done);
+	stops = atomic_read(&ndev->stops);
 	npo_dbg(ndev, MBOX, "command 0x%02x\n", opcode);
 	npo_wr32(ndev, NPO_REG_MBOX_CMD, opcode);
 
-	if (!wait_for_completion_timeout(&ndev->mbox_done, timeout)) {
+	if (!wait_for_completion_timeout(&ndev->mbox_done, timeout) &&
+	    atomic_read(&ndev->stops) == stops) {
 		status = npo_rd32(ndev, NPO_REG_MBOX_STATUS);
 		if (status & NPO_MBOX_STATUS_BUSY) {
 			npo_err(ndev, "mailbox command 0x%02x timed out after %u ms\n",
@@ -138,6 +141,11 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 			 opcode);
 	}
 
+	/* Stopped meanwhile (reset, bus mastering off): no answer comes. */
+	if (atomic_read(&ndev->stops) != stops) {
+		err = -ENODEV;
+		goto out;
+	}
 	status = npo_rd32(ndev, NPO_REG_MBOX_STATUS);
 	result = FIELD_GET(NPO_MBOX_STATUS_RESULT, status);
 	for (i = 0; i < nret; i++)

@@ -29,6 +29,7 @@
 #define   NPO_IF_VERSION_MINOR		GENMASK(15, 0)
 #define   NPO_IF_VERSION_SUPPORTED	1
 #define   NPO_IF_MINOR_QUEUES		6	/* 64-bit remote keys, jobs */
+#define   NPO_IF_MINOR_FW_HEALTH	8	/* heartbeat, crash record */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -59,6 +60,22 @@
 #define NPO_REG_FW_VERSION		0x048
 #define NPO_REG_FW_ERROR		0x04c
 #define NPO_REG_RESET_COUNT		0x050	/* interface 1.6 */
+#define NPO_REG_FW_HEARTBEAT		0x054	/* interface 1.8 */
+#define NPO_REG_FATAL_CAUSE		0x058	/* interface 1.8 */
+#define   NPO_FATAL_NONE		0
+#define   NPO_FATAL_FW_ASSERT		1	/* crash record filled */
+#define   NPO_FATAL_PARITY		2	/* queue engine */
+/* Advances at least this often while the firmware runs. */
+#define NPO_HEARTBEAT_PERIOD_MS		100
+
+/* The firmware's last crash record (interface 1.8), kept across resets. */
+#define NPO_REG_CRASH_REASON		0x800
+#define NPO_REG_CRASH_PC		0x804
+#define NPO_REG_CRASH_TIME_LO		0x808	/* ns since power-on */
+#define NPO_REG_CRASH_TIME_HI		0x80c
+#define NPO_REG_CRASH_LOG_LEN		0x810
+#define NPO_REG_CRASH_LOG		0x840
+#define   NPO_CRASH_LOG_SIZE		192
 
 /* Firmware mailbox */
 #define NPO_REG_MBOX_CMD		0x100
@@ -308,6 +325,9 @@ enum npo_hw_fault_kind {
 	NPO_HW_FAULT_BURST = 5,		/* uncorrectable codewords */
 	NPO_HW_FAULT_SLOW_TRAINING = 6,	/* us to act on a training sequence */
 	NPO_HW_FAULT_MBOX_FAIL = 7,	/* opcode | count << 8 (interface 1.7) */
+	NPO_HW_FAULT_FW_HANG = 8,	/* the firmware stops (interface 1.8) */
+	NPO_HW_FAULT_FW_ASSERT = 9,	/* it asserts with this reason code */
+	NPO_HW_FAULT_PARITY = 10,	/* the queue engine fails */
 	NPO_HW_NUM_FAULTS
 };
 

@@ -271,6 +271,15 @@ static inline int npo_queue_in_error(const struct npo_queue *q)
 	return !!(npo_load_acquire(q->status) & NPO_QSTAT_ERROR);
 }
 
+/*
+ * The queue is gone from the device (destroyed, the device reset or
+ * removed): nothing posted on it will complete; create a new one.
+ */
+static inline int npo_queue_revoked(const struct npo_queue *q)
+{
+	return !!(npo_load_acquire(q->status) & NPO_QSTAT_REVOKED);
+}
+
 /* Descriptor preparation.  dest_node is q->node_id for loopback. */
 static inline void npo_prep_nop(struct npo_sqe *sqe, uint64_t wr_id)
 {

@@ -38,10 +38,10 @@ if command -v lspci >/dev/null; then
 fi
 
 # Shared libraries of every ELF file, at their host paths.
-# perftest, iproute2's ip and rdma, linuxptp, and the rxe verbs provider,
+# perftest, iproute2's ip, rdma and devlink, linuxptp, and the rxe verbs provider,
 # when the host has them (tools/setup/deps.sh installs them).
 # linuxptp's phc_ctl and phc2sys, the PHC clients tests run unchanged.
-for tool in ib_write_bw ib_write_lat ip rdma phc_ctl phc2sys; do
+for tool in ib_write_bw ib_write_lat ip rdma devlink phc_ctl phc2sys; do
 	path=$(command -v $tool || true)
 	[ -n "$path" ] && install -m 0755 "$path" "$root/usr/bin/$tool"
 done

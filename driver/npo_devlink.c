@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO devlink instance: one per device, named after its PCI function, as
+ * iproute2's devlink shows it.  It describes the device (`devlink dev
+ * info`), lists its link ports (`devlink port`) and carries the health
+ * reporters (npo_fw_health.c).
+ */
+#include <linux/pci.h>
+#include <net/devlink.h>
+#include <uapi/linux/npo_fw.h>
+
+#include "npo.h"
+
+struct npo_devlink {
+	struct npo_dev *ndev;
+};
+
+static struct npo_dev *npo_devlink_dev(struct devlink *devlink)
+{
+	return ((struct npo_devlink *)devlink_priv(devlink))->ndev;
+}
+
+static int npo_devlink_info_get(struct devlink *devlink,
+				struct devlink_info_req *req,
+				struct netlink_ext_ack *extack)
+{
+	struct npo_dev *ndev = npo_devlink_dev(devlink);
+	u32 fw = READ_ONCE(ndev->fw_version);
+	char buf[32];
+	int err;
+
+#ifdef NPO_DEVLINK_DRIVER_NAME_PUT
+	err = devlink_info_driver_name_put(req, NPO_DRIVER_NAME);
+	if (err)
+		return err;
+#endif
+	snprintf(buf, sizeof(buf), "%016llx", ndev->serial);
+	err = devlink_info_serial_number_put(req, buf);
+	if (err)
+		return err;
+	/* What the board is: its geometry, which a replacement must match. */
+	snprintf(buf, sizeof(buf), "npo-%ux%u", ndev->num_ports,
+		 ndev->lanes_per_port);
+	err = devlink_info_version_fixed_put(req,
+					     DEVLINK_INFO_VERSION_GENERIC_BOARD_ID,
+					     buf);
+	if (err)
+		return err;
+	snprintf(buf, sizeof(buf), "%04x", ndev->pdev ?
+		 ndev->pdev->device : 0);
+	err = devlink_info_version_fixed_put(req,
+					     DEVLINK_INFO_VERSION_GENERIC_ASIC_ID,
+					     buf);
+	if (err)
+		return err;
+	snprintf(buf, sizeof(buf), "%lu.%lu",
+		 FIELD_GET(NPO_IF_VERSION_MAJOR, ndev->hw_if_version),
+		 FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version));
+	err = devlink_info_version_fixed_put(req,
+					     DEVLINK_INFO_VERSION_GENERIC_ASIC_REV,
+					     buf);
+	if (err)
+		return err;
+	/* No firmware runs after a failed load or a crash: say nothing. */
+	if (!fw)
+		return 0;
+	snprintf(buf, sizeof(buf), "%u.%u.%u", NPO_FW_VERSION_MAJOR(fw),
+		 NPO_FW_VERSION_MINOR(fw), NPO_FW_VERSION_PATCH(fw));
+	return devlink_info_version_running_put(req,
+						DEVLINK_INFO_VERSION_GENERIC_FW,
+						buf);
+}
+
+static const struct devlink_ops npo_devlink_ops = {
+	.info_get = npo_devlink_info_get,
+};
+
+/**
+ * npo_devlink_alloc() - allocate the device's devlink instance
+ * @ndev: the device, its PCI function known.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int npo_devlink_alloc(struct npo_dev *ndev)
+{
+	struct devlink *devlink;
+
+	devlink = devlink_alloc(&npo_devlink_ops, sizeof(struct npo_devlink),
+				&ndev->pdev->dev);
+	if (!devlink)
+		return -ENOMEM;
+	((struct npo_devlink *)devlink_priv(devlink))->ndev = ndev;
+	ndev->devlink = devlink;
+	return 0;
+}
+
+static void npo_devlink_ports_unregister(struct npo_dev *ndev,
+					 unsigned int count)
+{
+	while (count--)
+		devlink_port_unregister(&ndev->dl_ports[count]);
+	kfree(ndev->dl_ports);
+	ndev->dl_ports = NULL;
+}
+
+static int npo_devlink_ports_register(struct npo_dev *ndev)
+{
+	struct devlink_port_attrs attrs = {
+		.flavour = DEVLINK_PORT_FLAVOUR_PHYSICAL,
+	};
+	unsigned int i;
+	int err;
+
+	if (!ndev->num_ports)
+		return 0;
+	ndev->dl_ports = kcalloc(ndev->num_ports, sizeof(*ndev->dl_ports),
+				 GFP_KERNEL);
+	if (!ndev->dl_ports)
+		return -ENOMEM;
+	for (i = 0; i < ndev->num_ports; i++) {
+		attrs.phys.port_number = i;
+		devlink_port_attrs_set(&ndev->dl_ports[i], &attrs);
+		err = devlink_port_register(ndev->devlink, &ndev->dl_ports[i], i);
+		if (err) {
+			npo_devlink_ports_unregister(ndev, i);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/**
+ * npo_devlink_register() - make the instance, its ports and reporters seen
+ * @ndev: the device, started.
+ *
+ * Return: 0 or a negative errno; nothing is left registered on failure.
+ */
+int npo_devlink_register(struct npo_dev *ndev)
+{
+	int err;
+
+	err = npo_devlink_ports_register(ndev);
+	if (err)
+		return err;
+	err = npo_fw_health_create(ndev);
+	if (err) {
+		npo_devlink_ports_unregister(ndev, ndev->num_ports);
+		return err;
+	}
+	devlink_register(ndev->devlink);
+	return 0;
+}
+
+/**
+ * npo_devlink_unregister() - undo npo_devlink_register()
+ * @ndev: the device, its health watch stopped.
+ *
+ * Waits for devlink operations in progress on the device.
+ */
+void npo_devlink_unregister(struct npo_dev *ndev)
+{
+	devlink_unregister(ndev->devlink);
+	npo_fw_health_destroy(ndev);
+	npo_devlink_ports_unregister(ndev, ndev->num_ports);
+}
+
+/**
+ * npo_devlink_free() - free the devlink instance
+ * @ndev: the device, its instance unregistered or never registered.
+ */
+void npo_devlink_free(struct npo_dev *ndev)
+{
+	if (ndev->devlink)
+		devlink_free(ndev->devlink);
+	ndev->devlink = NULL;
+}

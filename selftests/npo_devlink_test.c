@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * devlink, through iproute2's own devlink binary as an operator runs it:
+ * each device's instance describes it (driver, serial, board, firmware),
+ * lists its link ports, and its "fw" health reporter sees the firmware
+ * hang (heartbeat) or assert (crash record dumped) and the device's fatal
+ * parity error.  Each is contained (the device reset, as its own counter
+ * says; a process's queue revoked), reported, and recovered: the same
+ * open file then moves data again.  A second failure within the grace
+ * period waits for the operator's `devlink health recover`.  The other
+ * devices never notice.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <npo.h>
+
+#include "kselftest_harness.h"
+#include "npo_test_lib.h"
+
+#define DEVLINK		"/usr/bin/devlink"
+/* The driver's default grace period of the "fw" reporter. */
+#define NPO_GRACE_MS	10000
+
+FIXTURE(devlink) {
+	char name[32];		/* the device under test: the last one */
+	char other[32];		/* a device that must not notice */
+	char handle[48];	/* pci/DOMAIN:BUS:DEV.FN */
+	char fault[96];
+};
+
+static int set_grace(FIXTURE_DATA(devlink) *self, unsigned int ms)
+{
+	return npo_test_run(NULL, 0, DEVLINK " health set %s reporter fw grace_period %u",
+			    self->handle, ms);
+}
+
+FIXTURE_SETUP(devlink)
+{
+	char addr[32];
+	int n;
+
+	if (!npo_test_is_root())
+		SKIP(return, "needs root");
+	n = npo_test_count_devices();
+	if (n <= 0)
+		SKIP(return, "no NPO device");
+	if (access(DEVLINK, X_OK))
+		SKIP(return, "no %s (iproute2)", DEVLINK);
+	ASSERT_EQ(0, npo_test_device_name(n - 1, self->name, sizeof(self->name)));
+	ASSERT_EQ(0, npo_test_device_name(0, self->other, sizeof(self->other)));
+	ASSERT_EQ(0, npo_test_pci_addr(self->name, addr, sizeof(addr)));
+	snprintf(self->handle, sizeof(self->handle), "pci/%s", addr);
+	snprintf(self->fault, sizeof(self->fault),
+		 "/sys/kernel/debug/npo/%s/fault", self->name);
+	/* Tests follow each other faster than the grace period. */
+	ASSERT_EQ(0, set_grace(self, 0));
+}
+
+FIXTURE_TEARDOWN(devlink)
+{
+	if (self->handle[0])
+		set_grace(self, NPO_GRACE_MS);
+}
+
+/* Run devlink -j ARGS and parse its output; NULL on failure. */
+static struct json_object *devlink_json(const char *fmt, const char *handle,
+					const char *extra)
+{
+	static char out[65536];
+	char args[256];
+
+	snprintf(args, sizeof(args), fmt, handle, extra);
+	if (npo_test_run(out, sizeof(out), DEVLINK " -j %s 2>&1", args))
+		return NULL;
+	return json_tokener_parse(out);
+}
+
+/* obj[k1][k2]..., NULL-terminated path. */
+static struct json_object *jget(struct json_object *o, ...)
+{
+	const char *key;
+	va_list ap;
+
+	va_start(ap, o);
+	while (o && (key = va_arg(ap, const char *)))
+		if (!json_object_object_get_ex(o, key, &o))
+			o = NULL;
+	va_end(ap);
+	return o;
+}
+
+static const char *jstr(struct json_object *o)
+{
+	return o ? json_object_get_string(o) : "";
+}
+
+/* The "fw" reporter of the device, as `devlink health show` has it. */
+struct reporter {
+	char state[16];
+	long long errors, recovers;
+	bool auto_recover;
+};
+
+static int fw_reporter(FIXTURE_DATA(devlink) *self, struct reporter *r)
+{
+	struct json_object *root, *list, *e;
+
+	root = devlink_json("health show %s reporter fw%s", self->handle, "");
+	list = jget(root, "health", self->handle, NULL);
+	if (!list || json_object_array_length(list) != 1) {
+		json_object_put(root);
+		return -1;
+	}
+	e = json_object_array_get_idx(list, 0);
+	snprintf(r->state, sizeof(r->state), "%s", jstr(jget(e, "state", NULL)));
+	r->errors = json_object_get_int64(jget(e, "error", NULL));
+	r->recovers = json_object_get_int64(jget(e, "recover", NULL));
+	r->auto_recover = json_object_get_boolean(jget(e, "auto_recover", NULL));
+	json_object_put(root);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait until the reporter counted more than @errors; seconds it took. */
+static double wait_error(FIXTURE_DATA(devlink) *self, long long errors,
+			 double limit_s)
+{
+	double start = now_s();
+	struct reporter r;
+
+	while (now_s() - start < limit_s) {
+		if (!fw_reporter(self, &r) && r.errors > errors)
+			return now_s() - start;
+		usleep(50000);
+	}
+	return -1;
+}
+
+static bool wait_state(const char *name, const char *want, int secs)
+{
+	char state[32];
+	int i;
+
+	for (i = 0; i < secs * 20; i++) {
+		if (!npo_test_read_attr(name, "state", state, sizeof(state)) &&
+		    !strcmp(state, want))
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+TEST_F(devlink, dev_info_names_the_device)
+{
+	struct json_object *root, *info;
+	char serial[32], fw[32], ports[8], lanes[8], board[32];
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_test_read_attr(self->name, "serial", serial, sizeof(serial)));
+	ASSERT_EQ(0, npo_test_read_attr(self->name, "fw_version", fw, sizeof(fw)));
+	ASSERT_EQ(0, npo_test_read_attr(self->name, "num_ports", ports, sizeof(ports)));
+	ASSERT_EQ(0, npo_test_read_attr(self->name, "lanes_per_port", lanes,
+					sizeof(lanes)));
+	snprintf(board, sizeof(board), "npo-%sx%s", ports, lanes);
+
+	root = devlink_json("dev info %s%s", self->handle, "");
+	info = jget(root, "info", self->handle, NULL);
+	ASSERT_NE(NULL, info);
+	EXPECT_STREQ("npo", jstr(jget(info, "driver", NULL)));
+	EXPECT_STREQ(serial, jstr(jget(info, "serial_number", NULL)));
+	EXPECT_STREQ(board, jstr(jget(info, "versions", "fixed", "board.id", NULL)));
+	EXPECT_STREQ("4e50", jstr(jget(info, "versions", "fixed", "asic.id", NULL)));
+	EXPECT_STREQ(fw, jstr(jget(info, "versions", "running", "fw", NULL)));
+	json_object_put(root);
+}
+
+TEST_F(devlink, link_ports_are_devlink_ports)
+{
+	struct json_object *root, *port;
+	char ports[8], key[80];
+	int n, i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_test_read_attr(self->name, "num_ports", ports, sizeof(ports)));
+	n = atoi(ports);
+	root = devlink_json("port show%s%s", "", "");
+	ASSERT_NE(NULL, root);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "%s/%d", self->handle, i);
+		port = jget(root, "port", key, NULL);
+		ASSERT_NE(NULL, port) TH_LOG("no devlink port %s", key);
+		EXPECT_STREQ("physical", jstr(jget(port, "flavour", NULL)));
+		EXPECT_EQ(i, json_object_get_int(jget(port, "port", NULL)));
+	}
+	snprintf(key, sizeof(key), "%s/%d", self->handle, n);
+	EXPECT_EQ(NULL, jget(root, "port", key, NULL));
+	json_object_put(root);
+}
+
+TEST_F(devlink, diagnose_shows_the_heartbeat)
+{
+	struct json_object *a, *b;
+	long long beat_a, beat_b;
+
+	NPO_TEST_SETUP_DONE();
+	a = devlink_json("health diagnose %s reporter fw%s", self->handle, "");
+	ASSERT_NE(NULL, a);
+	usleep(600000);
+	b = devlink_json("health diagnose %s reporter fw%s", self->handle, "");
+	ASSERT_NE(NULL, b);
+	EXPECT_STREQ("ready", jstr(jget(a, "state", NULL)));
+	beat_a = json_object_get_int64(jget(a, "heartbeat", NULL));
+	beat_b = json_object_get_int64(jget(b, "heartbeat", NULL));
+	/* 100 ms a beat, read every 250 ms: 600 ms later it moved. */
+	EXPECT_GT(beat_b, beat_a);
+	EXPECT_GE(1000, json_object_get_int64(jget(b, "heartbeat_age_ms", NULL)));
+	json_object_put(a);
+	json_object_put(b);
+}
+
+/*
+ * A process with a queue and a region on the device; after a recovery
+ * its queue reads revoked, and the same open file starts again.
+ */
+struct tenant {
+	struct npo_device *dev;
+	struct npo_queue *q;
+	struct npo_mr *mr;
+	uint8_t *buf;
+};
+
+#define TENANT_BUF	65536
+
+static int tenant_open(struct tenant *t, const char *name)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	void *p;
+
+	memset(t, 0, sizeof(*t));
+	t->dev = npo_open_device(name);
+	if (!t->dev || npo_create_queue(t->dev, &attr, &t->q))
+		return -1;
+	p = mmap(NULL, TENANT_BUF, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	t->buf = p;
+	return npo_reg_mr(t->dev, t->buf, TENANT_BUF, NPO_ACCESS_ALL, &t->mr);
+}
+
+/* Loop a write through the device: 0 if the bytes arrived. */
+static int tenant_write(struct tenant *t, unsigned int seed)
+{
+	struct npo_cqe *c;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < 4096; i++)
+		t->buf[i] = (uint8_t)(i * 13 + seed);
+	memset(t->buf + 8192, 0, 4096);
+	npo_prep_write(npo_get_sqe(t->q), seed, npo_mr_lkey(t->mr), t->buf,
+		       4096, t->q->node_id, npo_mr_rkey(t->mr),
+		       (uintptr_t)t->buf + 8192);
+	npo_submit(t->q);
+	err = npo_wait_cqe(t->q, &c, 10000);
+	if (err)
+		return err;
+	err = c->status == NPO_STATUS_OK ? 0 : -EIO;
+	npo_cq_advance(t->q, 1);
+	return err ? err : memcmp(t->buf, t->buf + 8192, 4096) ? -EIO : 0;
+}
+
+static void tenant_close(struct tenant *t)
+{
+	if (t->mr)
+		npo_dereg_mr(t->mr);
+	if (t->q)
+		npo_destroy_queue(t->q);
+	if (t->buf)
+		munmap(t->buf, TENANT_BUF);
+	npo_close_device(t->dev);
+}
+
+/*
+ * Inject @fault and check the whole cycle: reported, the device reset and
+ * ready again, the tenant's queue revoked and a new one working, the
+ * other device untouched.  How fast is make bench's to measure.
+ */
+static void fault_recovers(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(devlink) *self, const char *fault,
+			   const char *log_says)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	long long resets = npo_test_reset_count(self->name);
+	long long other_resets = npo_test_reset_count(self->other);
+	struct reporter before, after;
+	struct tenant t;
+	char log[32768];
+	double took;
+	size_t mark;
+	int i;
+
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	ASSERT_EQ(0, tenant_open(&t, self->name));
+	ASSERT_EQ(0, tenant_write(&t, 1));
+	ASSERT_EQ(0, fw_reporter(self, &before));
+	EXPECT_TRUE(before.auto_recover);
+	mark = npo_test_dmesg_mark();
+
+	ASSERT_EQ(0, npo_test_write_file(self->fault, fault));
+	took = wait_error(self, before.errors, 20);
+	ASSERT_LE(0, took) TH_LOG("no error reported for '%s'", fault);
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	ASSERT_EQ(0, fw_reporter(self, &after));
+	EXPECT_EQ(before.recovers + 1, after.recovers);
+	EXPECT_STREQ("healthy", after.state);
+	EXPECT_LT(resets, npo_test_reset_count(self->name));
+	EXPECT_EQ(other_resets, npo_test_reset_count(self->other));
+
+	/* The old queue is gone, with the device's tables; a new one works. */
+	for (i = 0; i < 100 && !(npo_queue_revoked(t.q)); i++)
+		usleep(20000);
+	EXPECT_TRUE(npo_queue_revoked(t.q));
+	EXPECT_EQ(-ENOENT, npo_destroy_queue(t.q));
+	EXPECT_EQ(-ENOENT, npo_dereg_mr(t.mr));
+	t.q = NULL;
+	t.mr = NULL;
+	ASSERT_EQ(0, npo_create_queue(t.dev, &attr, &t.q));
+	ASSERT_EQ(0, npo_reg_mr(t.dev, t.buf, TENANT_BUF, NPO_ACCESS_ALL, &t.mr));
+	EXPECT_EQ(0, tenant_write(&t, 2));
+	tenant_close(&t);
+
+	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
+	EXPECT_NE(NULL, strstr(log, log_says)) TH_LOG("%s", log);
+	EXPECT_NE(NULL, strstr(log, "restarted, ready")) TH_LOG("%s", log);
+}
+
+TEST_F(devlink, firmware_assert_is_dumped_and_recovered)
+{
+	struct json_object *dump;
+	const char *text;
+
+	NPO_TEST_SETUP_DONE();
+	fault_recovers(_metadata, self, "fwassert beef",
+		       "firmware asserted: reason 0xbeef");
+	/* The crash record, as read when the firmware stopped. */
+	dump = devlink_json("health dump show %s reporter fw%s", self->handle, "");
+	ASSERT_NE(NULL, dump);
+	EXPECT_STREQ("firmware assert", jstr(jget(dump, "fault", NULL)));
+	EXPECT_EQ(0xbeef, json_object_get_int64(jget(dump, "reason", NULL)));
+	EXPECT_NE(0, json_object_get_int64(jget(dump, "pc", NULL)));
+	text = jstr(jget(dump, "log", NULL));
+	EXPECT_NE(NULL, strstr(text, "assert 0xbeef")) TH_LOG("log: %s", text);
+	EXPECT_NE(NULL, strstr(text, "running")) TH_LOG("log: %s", text);
+	json_object_put(dump);
+	/* The dump is kept until cleared. */
+	EXPECT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter fw",
+				  self->handle));
+}
+
+TEST_F(devlink, firmware_hang_is_seen_by_its_heartbeat)
+{
+	struct json_object *dump;
+
+	NPO_TEST_SETUP_DONE();
+	/* The heartbeat stands still for 1 s before it counts as lost. */
+	fault_recovers(_metadata, self, "fwhang", "firmware heartbeat stopped");
+	dump = devlink_json("health dump show %s reporter fw%s", self->handle, "");
+	ASSERT_NE(NULL, dump);
+	EXPECT_STREQ("firmware heartbeat lost", jstr(jget(dump, "fault", NULL)));
+	json_object_put(dump);
+	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter fw", self->handle);
+}
+
+TEST_F(devlink, parity_error_is_device_fatal_and_recovered)
+{
+	NPO_TEST_SETUP_DONE();
+	fault_recovers(_metadata, self, "parity",
+		       "uncorrectable parity error in the queue engine");
+}
+
+/*
+ * Within the grace period of the last recovery the device is left
+ * stopped: a device failing again and again needs an operator, who
+ * recovers it with devlink.
+ */
+TEST_F(devlink, a_second_failure_waits_for_the_operator)
+{
+	struct reporter before, r;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	ASSERT_EQ(0, fw_reporter(self, &before));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "fwassert 1"));
+	ASSERT_LE(0, wait_error(self, before.errors, 20));
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	/* The grace period an operator sets runs from the last recovery. */
+	ASSERT_EQ(0, set_grace(self, 60000));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "fwassert 2"));
+	ASSERT_LE(0, wait_error(self, before.errors + 1, 20));
+	usleep(500000);
+	ASSERT_EQ(0, fw_reporter(self, &r));
+	EXPECT_STREQ("error", r.state);
+	EXPECT_EQ(before.recovers + 1, r.recovers);
+	EXPECT_TRUE(wait_state(self->name, "dead", 1));
+
+	EXPECT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health recover %s reporter fw",
+				  self->handle));
+	EXPECT_TRUE(wait_state(self->name, "ready", 20));
+	ASSERT_EQ(0, fw_reporter(self, &r));
+	EXPECT_STREQ("healthy", r.state);
+	EXPECT_EQ(before.recovers + 2, r.recovers);
+}
+
+TEST_HARNESS_MAIN
