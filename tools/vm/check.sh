@@ -195,6 +195,12 @@ for k in "$@"; do
 	sed 's/^/  /' "$logs/qmp-fault-$k.log"
 	record "kernel $k: link cut and restored through QMP" $rc2
 
+	echo "== hot-unplug under load through QMP, kernel $k"
+	"$here/hotplug-test.sh" "$k" >"$logs/hotplug-$k.log" 2>&1
+	rc2=$?
+	sed 's/^/  /' "$logs/hotplug-$k.log"
+	record "kernel $k: devices removed under load and plugged again" $rc2
+
 	echo "== fabric time measured from the host, kernel $k"
 	"$here/clock-sync-test.sh" "$k" >"$logs/clock-sync-$k.log" 2>&1
 	rc2=$?

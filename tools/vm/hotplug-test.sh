@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Hot-unplug under load, as an operator's tooling does it: while npo-perf
+# streams on a device, the host removes it with QMP device_del (the
+# guest's pciehp takes it away), then plugs a new one into the same slot
+# with device_add, ROUNDS times.  Each time npo-perf must end with an
+# error, not be killed by a signal; the other device keeps moving data;
+# the hot-added device probes and carries traffic; at the end the module
+# unloads.  npo-vm fails on any kernel splat.  Prints "ok"/"not ok" and
+# exits 0/1.
+#
+# Usage: hotplug-test.sh KERNEL [ROUNDS]
+set -u
+here=$(dirname "$(realpath "$0")")
+. "$here/lib.sh"
+kernel=${1:-6.1}
+rounds=${2:-3}
+work=$(mktemp -d)
+qmp=$work/qmp.sock
+vm=
+
+cleanup() {
+	[ -n "$vm" ] && kill "$vm" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+guest='/sbin/modprobe npo
+addr=$(basename "$(readlink /sys/class/npo/npo1/device)")
+dev_of_slot() { ls "/sys/bus/pci/devices/$addr/npo" 2>/dev/null | head -n 1; }
+for round in $(seq 1 '"$rounds"'); do
+	d=
+	for i in $(seq 1 600); do
+		d=$(dev_of_slot)
+		[ -n "$d" ] && [ "$(cat /sys/class/npo/$d/state 2>/dev/null)" = ready ] && break
+		sleep 0.1
+	done
+	[ -n "$d" ] || { echo "NO-DEVICE $round"; exit 1; }
+	npo-perf -d "$d" write bw -s 64K -n 100000000 >/tmp/perf.out 2>&1 &
+	perf=$!
+	sleep 1
+	kill -0 $perf 2>/dev/null || { echo "PERF-DID-NOT-RUN"; cat /tmp/perf.out; exit 1; }
+	echo "LOADED $round $d"
+	for i in $(seq 1 600); do
+		[ -e "/sys/class/npo/$d" ] || break
+		sleep 0.1
+	done
+	[ -e "/sys/class/npo/$d" ] && { echo "NOT-REMOVED $round"; exit 1; }
+	wait $perf
+	rc=$?
+	echo "PERF-EXIT $round $rc"
+	tail -n 2 /tmp/perf.out
+	[ $rc -ge 128 ] && { echo "KILLED-BY-SIGNAL $round"; exit 1; }
+	[ $rc -eq 0 ] && { echo "NO-ERROR-SEEN $round"; exit 1; }
+	npo-perf -d npo0 write lat -s 8 -n 50 >/dev/null || { echo "NPO0-BROKEN $round"; exit 1; }
+	echo "REMOVED $round"
+done
+/sbin/rmmod npo || { echo "NO-UNLOAD"; exit 1; }
+echo UNLOADED'
+
+"$here/npo-vm" --kernel "$kernel" --devices 2 --topology ring --timeout 600 \
+	--qemu-arg -qmp --qemu-arg "unix:$qmp,server=on,wait=off" \
+	-- sh -c "$guest" >"$work/vm.log" 2>&1 &
+vm=$!
+
+run_qmp() {
+	/usr/bin/python3 "$here/qmp.py" "$qmp" "$1"
+}
+
+ok=1
+for round in $(seq 1 "$rounds"); do
+	vm_wait_line "$work/vm.log" "$vm" "^LOADED $round " 300 || { ok=0; break; }
+	run_qmp '{"execute": "device_del", "arguments": {"id": "npo1"}}' || { ok=0; break; }
+	vm_wait_line "$work/vm.log" "$vm" "^REMOVED $round\$" 120 || { ok=0; break; }
+	[ "$round" = "$rounds" ] && break
+	# QEMU frees the id once the guest powered the slot off: retry until then.
+	added=0
+	for i in $(seq 1 100); do
+		if run_qmp '{"execute": "device_add", "arguments": {"driver": "npo", "id": "npo1", "bus": "rp1", "node_id": '"$((20 + round))"', "test_mode": true}}' 2>"$work/qmp.err"; then
+			added=1
+			break
+		fi
+		sleep 0.2
+	done
+	[ $added = 1 ] || { cat "$work/qmp.err"; ok=0; break; }
+done
+wait "$vm"
+rc=$?
+vm=
+what="a device removed under load $rounds times through QMP, others unaffected"
+if [ $ok = 1 ] && [ $rc = 0 ] && grep -q '^UNLOADED' "$work/vm.log"; then
+	echo "ok - $what"
+	grep -E '^(PERF-EXIT|npo-perf)' "$work/vm.log" | sed 's/^/  /'
+	exit 0
+fi
+echo "not ok - $what (npo-vm exit $rc)"
+grep -v '^\[ ' "$work/vm.log" | tail -n 30 | sed 's/^/  /'
+exit 1
