@@ -560,6 +560,8 @@ static void npo_shutdown(struct pci_dev *pdev)
 	 * wait out the mailbox timeout.
 	 */
 	npo_link_abort_tests(ndev);
+	/* No heartbeat watch nor recovery restarts it behind our back. */
+	npo_fw_health_stop(ndev);
 	down_write(&ndev->remove_lock);
 	npo_timesync_stop(ndev);
 	npo_hw_stop(ndev);
