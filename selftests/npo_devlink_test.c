@@ -102,19 +102,21 @@ static const char *jstr(struct json_object *o)
 	return o ? json_object_get_string(o) : "";
 }
 
-/* The "fw" reporter of the device, as `devlink health show` has it. */
+/* A reporter as `devlink health show` has it. */
 struct reporter {
 	char state[16];
 	long long errors, recovers;
 	bool auto_recover;
 };
 
-static int fw_reporter(FIXTURE_DATA(devlink) *self, struct reporter *r)
+/* Reporter @name of @handle (a device, or a port: pci/ADDR/PORT). */
+static int reporter_show(const char *handle, const char *name,
+			 struct reporter *r)
 {
 	struct json_object *root, *list, *e;
 
-	root = devlink_json("health show %s reporter fw%s", self->handle, "");
-	list = jget(root, "health", self->handle, NULL);
+	root = devlink_json("health show %s reporter %s", handle, name);
+	list = jget(root, "health", handle, NULL);
 	if (!list || json_object_array_length(list) != 1) {
 		json_object_put(root);
 		return -1;
@@ -128,27 +130,19 @@ static int fw_reporter(FIXTURE_DATA(devlink) *self, struct reporter *r)
 	return 0;
 }
 
-/* A port's "link" reporter, as `devlink health show` has it. */
+static int fw_reporter(FIXTURE_DATA(devlink) *self, struct reporter *r)
+{
+	return reporter_show(self->handle, "fw", r);
+}
+
+/* A port's "link" reporter. */
 static int link_reporter(FIXTURE_DATA(devlink) *self, int port,
 			 struct reporter *r)
 {
-	struct json_object *root, *list, *e;
 	char handle[64];
 
 	snprintf(handle, sizeof(handle), "%s/%d", self->handle, port);
-	root = devlink_json("health show %s reporter link%s", handle, "");
-	list = jget(root, "health", handle, NULL);
-	if (!list || json_object_array_length(list) != 1) {
-		json_object_put(root);
-		return -1;
-	}
-	e = json_object_array_get_idx(list, 0);
-	snprintf(r->state, sizeof(r->state), "%s", jstr(jget(e, "state", NULL)));
-	r->errors = json_object_get_int64(jget(e, "error", NULL));
-	r->recovers = json_object_get_int64(jget(e, "recover", NULL));
-	r->auto_recover = json_object_get_boolean(jget(e, "auto_recover", NULL));
-	json_object_put(root);
-	return 0;
+	return reporter_show(handle, "link", r);
 }
 
 static double now_s(void)
