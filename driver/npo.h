@@ -109,9 +109,6 @@ struct sk_buff;
  * @stats: the last statistics block read, or NULL; unprivileged readers
  *	share it for NPO_STATS_SHARED_MS.
  * @stats_at: when it was read, in jiffies.
- * @reporter: the devlink port's "link" health reporter, or NULL; changed
- *	under &npo_dev.link_lock (npo_link_health.c).
- * @reported: a fault was reported and the link is not yet back clean.
  *
  * All fields but @retrain_work, @prbs_done and the statistics are
  * protected by
@@ -143,8 +140,6 @@ struct npo_port {
 	struct mutex stats_lock; /* stats, stats_at */
 	struct npo_hw_port_stats *stats;
 	unsigned long stats_at;
-	struct devlink_health_reporter *reporter;
-	bool reported;
 };
 
 #define NPO_TS_SYNCS_KEPT	4
@@ -674,11 +669,6 @@ void npo_fw_health_stop(struct npo_dev *ndev);
 void npo_fw_health_destroy(struct npo_dev *ndev);
 void npo_fw_health_read_crash(struct npo_dev *ndev);
 void npo_fw_health_report(struct npo_dev *ndev);
-
-/* npo_link_health.c */
-void npo_link_health_event(struct npo_port *port, u32 event);
-int npo_link_health_create(struct npo_dev *ndev);
-void npo_link_health_destroy(struct npo_dev *ndev);
 
 /* npo_devlink.c */
 int npo_devlink_alloc(struct npo_dev *ndev);

@@ -143,19 +143,12 @@ int npo_devlink_register(struct npo_dev *ndev)
 	if (err)
 		return err;
 	err = npo_fw_health_create(ndev);
-	if (err)
-		goto err_ports;
-	err = npo_link_health_create(ndev);
-	if (err)
-		goto err_fw;
+	if (err) {
+		npo_devlink_ports_unregister(ndev, ndev->num_ports);
+		return err;
+	}
 	devlink_register(ndev->devlink);
 	return 0;
-
-err_fw:
-	npo_fw_health_destroy(ndev);
-err_ports:
-	npo_devlink_ports_unregister(ndev, ndev->num_ports);
-	return err;
 }
 
 /**
@@ -167,7 +160,6 @@ err_ports:
 void npo_devlink_unregister(struct npo_dev *ndev)
 {
 	devlink_unregister(ndev->devlink);
-	npo_link_health_destroy(ndev);
 	npo_fw_health_destroy(ndev);
 	npo_devlink_ports_unregister(ndev, ndev->num_ports);
 }

@@ -8,8 +8,7 @@
  * says; a process's queue revoked), reported, and recovered: the same
  * open file then moves data again.  A second failure within the grace
  * period waits for the operator's `devlink health recover`.  The other
- * devices never notice.  A cut link is reported on its port's "link"
- * reporter, which turns healthy again once the link is back.
+ * devices never notice.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -109,7 +108,7 @@ struct reporter {
 	bool auto_recover;
 };
 
-/* Reporter @name of @handle (a device, or a port: pci/ADDR/PORT). */
+/* Reporter @name of @handle (pci/ADDR). */
 static int reporter_show(const char *handle, const char *name,
 			 struct reporter *r)
 {
@@ -133,16 +132,6 @@ static int reporter_show(const char *handle, const char *name,
 static int fw_reporter(FIXTURE_DATA(devlink) *self, struct reporter *r)
 {
 	return reporter_show(self->handle, "fw", r);
-}
-
-/* A port's "link" reporter. */
-static int link_reporter(FIXTURE_DATA(devlink) *self, int port,
-			 struct reporter *r)
-{
-	char handle[64];
-
-	snprintf(handle, sizeof(handle), "%s/%d", self->handle, port);
-	return reporter_show(handle, "link", r);
 }
 
 static double now_s(void)
@@ -442,51 +431,6 @@ TEST_F(devlink, a_second_failure_waits_for_the_operator)
 	ASSERT_EQ(0, fw_reporter(self, &r));
 	EXPECT_STREQ("healthy", r.state);
 	EXPECT_EQ(before.recovers + 2, r.recovers);
-}
-
-/*
- * A cut fibre is reported on the port's own reporter, naming the reason;
- * once the fibre is back and the link up again the reporter is healthy,
- * the recovery counted.  Other ports' reporters saw nothing.
- */
-TEST_F(devlink, a_cut_link_is_reported_on_its_port)
-{
-	struct reporter before, other_before, r;
-	struct json_object *dump;
-	char handle[64];
-	int i;
-
-	NPO_TEST_SETUP_DONE();
-	ASSERT_TRUE(wait_state(self->name, "ready", 20));
-	ASSERT_EQ(0, link_reporter(self, 0, &before));
-	ASSERT_EQ(0, link_reporter(self, 2, &other_before));
-	EXPECT_STREQ("healthy", before.state);
-	ASSERT_EQ(0, npo_test_write_file(self->fault, "cut 0 1"));
-	for (i = 0; i < 200; i++) {
-		if (!link_reporter(self, 0, &r) && r.errors > before.errors)
-			break;
-		usleep(50000);
-	}
-	EXPECT_EQ(before.errors + 1, r.errors);
-	EXPECT_STREQ("error", r.state);
-	snprintf(handle, sizeof(handle), "%s/0", self->handle);
-	dump = devlink_json("health dump show %s reporter link%s", handle, "");
-	ASSERT_NE(NULL, dump);
-	EXPECT_STREQ("down", jstr(jget(dump, "event", NULL)));
-	EXPECT_STREQ("loss of signal", jstr(jget(dump, "down_reason", NULL)));
-	json_object_put(dump);
-	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter link", handle);
-
-	ASSERT_EQ(0, npo_test_write_file(self->fault, "cut 0 0"));
-	for (i = 0; i < 300; i++) {
-		if (!link_reporter(self, 0, &r) && !strcmp(r.state, "healthy"))
-			break;
-		usleep(50000);
-	}
-	EXPECT_STREQ("healthy", r.state);
-	EXPECT_EQ(before.recovers + 1, r.recovers);
-	ASSERT_EQ(0, link_reporter(self, 2, &r));
-	EXPECT_EQ(other_before.errors, r.errors);
 }
 
 TEST_HARNESS_MAIN
