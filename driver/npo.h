@@ -380,6 +380,7 @@ struct npo_fw_crash {
  * @last_at: when, in jiffies.
  * @crash: the last crash record read.
  * @crash_valid: @crash holds one.
+ * @live: devlink shows the device: faults can be reported.
  * @stopped: the device is going away: report nothing more.
  */
 struct npo_fw_health {
@@ -387,12 +388,13 @@ struct npo_fw_health {
 	struct delayed_work watch;
 	u32 beat;
 	unsigned long beat_seen;
-	spinlock_t lock; /* pending, last, crash, stopped */
+	spinlock_t lock; /* pending, last, last_at, crash, live, stopped */
 	enum npo_dev_fault pending;
 	enum npo_dev_fault last;
 	unsigned long last_at;
 	struct npo_fw_crash crash;
 	bool crash_valid;
+	bool live;
 	bool stopped;
 };
 

@@ -80,7 +80,8 @@ void npo_fw_health_read_crash(struct npo_dev *ndev)
 	c->log[len] = '\0';
 	/* Text from a device: nothing past the first NUL, nothing unprintable. */
 	for (i = 0; i < len && c->log[i]; i++)
-		if (!isprint(c->log[i]) && c->log[i] != '\n')
+		if ((!isascii(c->log[i]) || !isprint(c->log[i])) &&
+		    c->log[i] != '\n')
 			c->log[i] = '?';
 	c->log[i] = '\0';
 	ndev->fwh.crash_valid = true;
@@ -103,6 +104,11 @@ void npo_fw_health_report(struct npo_dev *ndev)
 	char msg[96];
 
 	spin_lock_irq(&fwh->lock);
+	/* Before devlink shows the device, the fault waits for it. */
+	if (!fwh->live) {
+		spin_unlock_irq(&fwh->lock);
+		return;
+	}
 	fault = fwh->stopped ? NPO_FAULT_NONE : fwh->pending;
 	fwh->pending = NPO_FAULT_NONE;
 	if (fault != NPO_FAULT_NONE) {
@@ -110,7 +116,7 @@ void npo_fw_health_report(struct npo_dev *ndev)
 		fwh->last_at = jiffies;
 	}
 	spin_unlock_irq(&fwh->lock);
-	if (fault == NPO_FAULT_NONE || !fwh->reporter)
+	if (fault == NPO_FAULT_NONE)
 		return;
 	if (fault == NPO_FAULT_FW_ASSERT)
 		snprintf(msg, sizeof(msg), "%s: node %u: reason 0x%x at pc 0x%x",
@@ -275,11 +281,23 @@ int npo_fw_health_create(struct npo_dev *ndev)
 }
 
 /**
- * npo_fw_health_start() - start watching the heartbeat
- * @ndev: the device, started.
+ * npo_fw_health_start() - start reporting, and watching the heartbeat
+ * @ndev: the device, started and registered with devlink.
  */
 void npo_fw_health_start(struct npo_dev *ndev)
 {
+	bool pending;
+
+	spin_lock_irq(&ndev->fwh.lock);
+	ndev->fwh.live = true;
+	pending = ndev->fwh.pending != NPO_FAULT_NONE;
+	spin_unlock_irq(&ndev->fwh.lock);
+	/* A fault during probe is reported now. */
+	if (pending) {
+		get_device(&ndev->dev);
+		if (!schedule_work(&ndev->dead_work))
+			put_device(&ndev->dev);
+	}
 	if (!npo_fw_health_watched(ndev))
 		return;
 	ndev->fwh.beat_seen = jiffies;

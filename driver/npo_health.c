@@ -94,6 +94,17 @@ void npo_health_port_event(struct npo_port *port, u32 event)
 /* --- the device ----------------------------------------------------------- */
 
 /*
+ * The device is being stopped or reset: a mailbox command waiting for it
+ * gets its answer now (none, -ENODEV) rather than a reset's stale status.
+ */
+static void npo_health_abort_commands(struct npo_dev *ndev)
+{
+	smp_wmb(); /* the state change before the count, see npo_mbox_exec() */
+	atomic_inc(&ndev->stops);
+	complete(&ndev->mbox_done);
+}
+
+/*
  * Reset the device, hold it dead, and revoke every file's queues and
  * regions from a work (the caller may hold a file's lock, or be an
  * interrupt: the work also turns bus mastering off, which the PCI core
@@ -107,9 +118,7 @@ static void npo_health_stop(struct npo_dev *ndev, bool recoverable)
 			recoverable ? "held dead until recovered" :
 				      "held dead until reprobed");
 	npo_set_state(ndev, NPO_DEV_STATE_DEAD);
-	/* A command waiting for the device gets its answer now: none. */
-	atomic_inc(&ndev->stops);
-	complete(&ndev->mbox_done);
+	npo_health_abort_commands(ndev);
 	get_device(&ndev->dev);
 	if (!schedule_work(&ndev->dead_work))
 		put_device(&ndev->dev);
@@ -140,7 +149,12 @@ static void npo_health_set_pending(struct npo_dev *ndev,
 void npo_health_fatal(struct npo_dev *ndev)
 {
 	enum npo_dev_fault fault = NPO_FAULT_FATAL;
-	u32 cause = npo_rd32(ndev, NPO_REG_FATAL_CAUSE);
+	u32 cause = NPO_FATAL_NONE;
+
+	/* FATAL_CAUSE and the crash record came with interface 1.8. */
+	if (FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
+	    NPO_IF_MINOR_FW_HEALTH)
+		cause = npo_rd32(ndev, NPO_REG_FATAL_CAUSE);
 
 	if (cause == NPO_FATAL_FW_ASSERT) {
 		fault = NPO_FAULT_FW_ASSERT;
@@ -222,6 +236,7 @@ static void npo_health_dead_work(struct work_struct *work)
 static int npo_health_restart_locked(struct npo_dev *ndev)
 {
 	struct pci_dev *pdev = ndev->pdev;
+	int err;
 
 	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
 	npo_link_stop(ndev);
@@ -229,10 +244,15 @@ static int npo_health_restart_locked(struct npo_dev *ndev)
 	cancel_work_sync(&ndev->refusal_work);
 	/* The device must not reach memory while it is freed. */
 	pci_clear_master(pdev);
+	npo_health_abort_commands(ndev);
 	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 	npo_files_release_dma(ndev, false);
 	pci_set_master(pdev);
-	return npo_hw_start(ndev);
+	err = npo_hw_start(ndev);
+	/* A firmware that did not load is no recovery. */
+	if (!err && npo_state(ndev) != NPO_DEV_STATE_READY)
+		err = -EIO;
+	return err;
 }
 
 /**
@@ -252,7 +272,8 @@ int npo_health_restart(struct npo_dev *ndev)
 
 	mutex_lock(&ndev->recover_lock);
 	down_read(&ndev->remove_lock);
-	if (ndev->pdev)
+	/* Not once the device is shut down or going away. */
+	if (ndev->pdev && !READ_ONCE(ndev->fwh.stopped))
 		err = npo_health_restart_locked(ndev);
 	up_read(&ndev->remove_lock);
 	mutex_unlock(&ndev->recover_lock);

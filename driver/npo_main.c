@@ -515,7 +515,7 @@ static void npo_remove(struct pci_dev *pdev)
 {
 	struct npo_dev *ndev = pci_get_drvdata(pdev);
 
-	/* No more reports or recoveries, and none in progress. */
+	/* No more reports nor automatic recoveries, and none in progress. */
 	npo_fw_health_stop(ndev);
 	npo_devlink_unregister(ndev);
 	npo_debugfs_del(ndev);

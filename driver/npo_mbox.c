@@ -115,6 +115,17 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		return -ENODEV;
 
 	mutex_lock(&ndev->mbox_lock);
+	/*
+	 * A stop from here on wakes us and changes @stops; one that came
+	 * while we waited for the lock left the device dead, seen below.
+	 */
+	reinit_completion(&ndev->mbox_done);
+	stops = atomic_read(&ndev->stops);
+	smp_rmb(); /* pairs with the state change before the count */
+	if (npo_state(ndev) == NPO_DEV_STATE_DEAD) {
+		err = -ENODEV;
+		goto out;
+	}
 	status = npo_rd32(ndev, NPO_REG_MBOX_STATUS);
 	if (status & NPO_MBOX_STATUS_BUSY) {
 		npo_err(ndev, "mailbox busy before command 0x%02x\n", opcode);
@@ -123,8 +134,6 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 	}
 	for (i = 0; i < NPO_MBOX_NUM_ARGS; i++)
 		npo_wr32(ndev, NPO_REG_MBOX_ARG(i), i < nargs ? args[i] : 0);
-	reinit_completion(&ndev->mbox_done);
-	stops = atomic_read(&ndev->stops);
 	npo_dbg(ndev, MBOX, "command 0x%02x\n", opcode);
 	npo_wr32(ndev, NPO_REG_MBOX_CMD, opcode);
 
