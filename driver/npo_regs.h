@@ -30,6 +30,7 @@
 #define   NPO_IF_VERSION_SUPPORTED	1
 #define   NPO_IF_MINOR_QUEUES		6	/* 64-bit remote keys, jobs */
 #define   NPO_IF_MINOR_FW_HEALTH	8	/* heartbeat, crash record */
+#define   NPO_IF_MINOR_LANE_LIMITS	9	/* lane thresholds, slow faults */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -252,7 +253,12 @@ enum npo_hw_port_counter {
  * @eye_width_mui: eye width, milli-UI.
  * @preset: equalization preset in use.
  * @flags: NPO_HW_LANE_*.
- * @rsvd: reserved.
+ * @rx_low_alarm_cdbm: received power below which the lane fails training
+ *	at the link's rate, 1/100 dBm (interface 1.9; 0 before, or without
+ *	firmware).
+ * @rx_low_warn_cdbm: received power warning threshold, 1/100 dBm.
+ * @ber_alarm_nlog_c: the training BER threshold, -log10 x 100.
+ * @ber_warn_nlog_c: the BER warning threshold (HIGH_BER), -log10 x 100.
  */
 struct npo_hw_lane_stats {
 	__le64 fec_corrected;
@@ -269,7 +275,10 @@ struct npo_hw_lane_stats {
 	__le16 eye_width_mui;
 	u8 preset;
 	u8 flags;
-	__le64 rsvd;
+	__le16 rx_low_alarm_cdbm;
+	__le16 rx_low_warn_cdbm;
+	__le16 ber_alarm_nlog_c;
+	__le16 ber_warn_nlog_c;
 } __packed;
 
 #define NPO_HW_LANE_LOS			BIT(0)
@@ -328,6 +337,8 @@ enum npo_hw_fault_kind {
 	NPO_HW_FAULT_FW_HANG = 8,	/* the firmware stops (interface 1.8) */
 	NPO_HW_FAULT_FW_ASSERT = 9,	/* it asserts with this reason code */
 	NPO_HW_FAULT_PARITY = 10,	/* the queue engine fails */
+	NPO_HW_FAULT_BER_RAMP = 11,	/* 1/100 decades/s (interface 1.9) */
+	NPO_HW_FAULT_RX_DRIFT = 12,	/* 1/1000 dB/s of extra loss */
 	NPO_HW_NUM_FAULTS
 };
 

@@ -8,7 +8,8 @@
  * use and what an active link's traffic suffers: KP4 FEC (RS(544,514))
  * corrects up to 15 symbol errors per codeword, and every codeword beyond
  * that fails its CRC and is replayed.  Faults (a BER floor, a dead lane,
- * extra loss) act on these figures.  Documentation/hardware.rst, "Links",
+ * extra loss, and the slow ones: a BER floor that ramps up, a loss that
+ * drifts up, over device time) act on these figures.  Documentation/hardware.rst, "Links",
  * gives the figures.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -16,6 +17,7 @@
 
 #include "qemu/osdep.h"
 #include "hw/pci/pci.h"
+#include "qemu/timer.h"
 
 #include <math.h>
 
@@ -33,10 +35,29 @@ static const double sensitivity_dbm[NPO_NUM_RATES] = { -7.4, -4.4, -2.4 };
 #define KP4_SYMBOLS             544
 #define KP4_CORRECTABLE         15
 #define KP4_BITS                5440
+#define RX_WARN_ABOVE_ALARM_DB  2.0     /* the module's warning threshold */
+#define BER_WARN_DECADES        2       /* HIGH_BER: threshold / 100 */
+#define DRIFT_MAX_DB            40.0    /* a drifting loss stops growing */
+#define BER_FLOOR               1e-15   /* a ramp starts no lower */
 
 double npo_phy_rate_gbps(unsigned int rate)
 {
     return rate >= 1 && rate <= NPO_NUM_RATES ? rate_gbps[rate - 1] : 0;
+}
+
+static double phy_secs_since(int64_t since)
+{
+    return MAX(qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - since, 0) / 1e9;
+}
+
+/* Loss a drifting lane has gained so far. */
+static double lane_drift_db(NpoLane *l)
+{
+    if (!l->rx_drift_dbps) {
+        return 0;
+    }
+    return MIN(l->rx_drift_dbps * phy_secs_since(l->rx_drift_since),
+               DRIFT_MAX_DB);
 }
 
 static double lane_rx_dbm(NpoPort *p, NpoLane *l)
@@ -45,7 +66,18 @@ static double lane_rx_dbm(NpoPort *p, NpoLane *l)
         return DEAD_RX_DBM;
     }
     return NOMINAL_TX_DBM - p->dev->link_loss_cdb / 100.0 - l->base_loss_db -
-           l->rx_drop_db;
+           l->rx_drop_db - lane_drift_db(l);
+}
+
+/* The BER floor of a ramping lane: decades up since it began. */
+static double lane_ramp_ber(NpoLane *l)
+{
+    if (!l->ber_ramp_dps) {
+        return 0;
+    }
+    return MIN(l->ber_ramp_from *
+               pow(10.0, l->ber_ramp_dps * phy_secs_since(l->ber_ramp_since)),
+               0.5);
 }
 
 /* Equalization gain of a preset: best for the lane's own channel. */
@@ -72,7 +104,33 @@ static double lane_ber(NpoPort *p, NpoLane *l, unsigned int rate)
     }
     ber = KP4_LIMIT_BER * pow(10.0, -lane_margin_db(p, l, rate));
     ber = MIN(ber, 0.5);
-    return MAX(ber, l->fault_ber);
+    return MAX(ber, MAX(l->fault_ber, lane_ramp_ber(l)));
+}
+
+/*
+ * Slow degradation of lane i of p (interface 1.9): its BER floor rises by
+ * dps decades per second from what the lane has now, or its loss grows
+ * by dbps dB per second; 0 stops the ramp or drift and undoes it.
+ */
+void npo_phy_ber_ramp(NpoPort *p, unsigned int i, double dps)
+{
+    NpoLane *l = &p->lane[i];
+    unsigned int rate = p->rate ? p->rate : 1;
+
+    l->ber_ramp_dps = 0;
+    if (dps > 0) {
+        l->ber_ramp_from = MAX(lane_ber(p, l, rate), BER_FLOOR);
+        l->ber_ramp_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+        l->ber_ramp_dps = dps;
+    }
+}
+
+void npo_phy_rx_drift(NpoPort *p, unsigned int i, double dbps)
+{
+    NpoLane *l = &p->lane[i];
+
+    l->rx_drift_dbps = dbps > 0 ? dbps : 0;
+    l->rx_drift_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
 static double ber_threshold(NpoState *s)
@@ -173,7 +231,7 @@ static double kp4_uncorrectable(double ps)
 void npo_phy_tick(NpoPort *p, double secs, NpoPhyTick *t)
 {
     NpoState *s = p->dev;
-    double thr = ber_threshold(s), warn = thr / 100;
+    double thr = ber_threshold(s), warn = thr / pow(10, BER_WARN_DECADES);
     unsigned int i;
 
     *t = (NpoPhyTick) { 0 };
@@ -225,6 +283,7 @@ void npo_phy_lane_diag(NpoPort *p, unsigned int i, NpoHwLaneStats *ls)
     double ber = lane_ber(p, l, rate);
     double margin = lane_margin_db(p, l, rate);
     bool los = rx <= LOS_DBM;
+    double alarm;
 
     ls->rx_power_cdbm = cpu_to_le16((int16_t)lrint(rx * 100));
     ls->tx_power_cdbm = cpu_to_le16((int16_t)lrint(l->tx_power_dbm * 100));
@@ -239,6 +298,25 @@ void npo_phy_lane_diag(NpoPort *p, unsigned int i, NpoHwLaneStats *ls)
     ls->preset = l->preset;
     ls->flags = (los ? R_LANE_FLAGS_LOS_MASK : R_LANE_FLAGS_CDR_LOCK_MASK) |
                 (i < p->width ? R_LANE_FLAGS_ACTIVE_MASK : 0);
+    /*
+     * Thresholds, as an optical module publishes its own: the received
+     * power at which a well-equalized lane's BER reaches the training
+     * threshold (the link drops it), a warning some dB above, and the BER
+     * levels.  A lane on a poorer preset can fail above the power alarm:
+     * the BER levels see that.
+     */
+    if (!p->dev->fw_link.ber_threshold_exp) {
+        return;                 /* no firmware: no thresholds */
+    }
+    alarm = sensitivity_dbm[rate - 1] - EQ_BEST_GAIN_DB +
+            log10(KP4_LIMIT_BER) + p->dev->fw_link.ber_threshold_exp;
+    alarm = MAX(alarm, LOS_DBM);
+    ls->rx_low_alarm_cdbm = cpu_to_le16((int16_t)lrint(alarm * 100));
+    ls->rx_low_warn_cdbm =
+        cpu_to_le16((int16_t)lrint((alarm + RX_WARN_ABOVE_ALARM_DB) * 100));
+    ls->ber_alarm_nlog_c = cpu_to_le16(p->dev->fw_link.ber_threshold_exp * 100);
+    ls->ber_warn_nlog_c = cpu_to_le16((p->dev->fw_link.ber_threshold_exp +
+                                       BER_WARN_DECADES) * 100);
 }
 
 /* Each lane's channel differs a little, as real ones do. */

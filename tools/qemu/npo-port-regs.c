@@ -199,6 +199,8 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
                 s->port[i].lane[j].fault_ber = 0;
                 s->port[i].lane[j].dead = false;
                 s->port[i].lane[j].rx_drop_db = 0;
+                npo_phy_ber_ramp(&s->port[i], j, 0);
+                npo_phy_rx_drift(&s->port[i], j, 0);
             }
         }
         return MBOX_OK;
@@ -218,6 +220,12 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
         break;
     case FAULT_RX_DROP:
         l->rx_drop_db = value / 100.0;
+        break;
+    case FAULT_BER_RAMP:
+        npo_phy_ber_ramp(p, lane, value / 100.0);
+        break;
+    case FAULT_RX_DRIFT:
+        npo_phy_rx_drift(p, lane, value / 1000.0);
         break;
     case FAULT_CUT:
         npo_link_cut(p, value);
@@ -271,8 +279,9 @@ uint32_t npo_link_mbox(NpoState *s, uint32_t op)
 
 /*
  * QMP fault injection: qom-set DEVICE fault "KIND PORT [LANE] VALUE",
- * KIND one of ber (BER, 0 clears), dead (0/1), rxdrop (dB), cut (0/1),
- * burst (codewords), slow (us); "fwhang", "fwassert CODE", "parity"
+ * KIND one of ber (BER, 0 clears), dead (0/1), rxdrop (dB), berramp
+ * (decades per second, 0 clears), rxdrift (dB per second, 0 clears), cut
+ * (0/1), burst (codewords), slow (us); "fwhang", "fwassert CODE", "parity"
  * (the firmware's and the device's own faults); or "clear".
  */
 static void npo_set_fault(Object *obj, const char *str, Error **errp)
@@ -307,8 +316,8 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
         n = n == 3 ? 4 : 0;
     }
     if (n != 4 || value < 0) {
-        error_setg(errp, "npo: fault: expected 'ber|dead|rxdrop PORT LANE "
-                   "VALUE', 'cut|burst|slow PORT VALUE', 'fwhang', "
+        error_setg(errp, "npo: fault: expected 'ber|dead|rxdrop|berramp|"
+                   "rxdrift PORT LANE VALUE', 'cut|burst|slow PORT VALUE', 'fwhang', "
                    "'fwassert CODE', 'parity' or 'clear'");
         return;
     }
@@ -320,6 +329,12 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
     } else if (!strcmp(kind, "rxdrop")) {
         res = npo_link_fault(s, FAULT_RX_DROP, port, lane,
                              (uint32_t)lrint(value * 100));
+    } else if (!strcmp(kind, "berramp")) {
+        res = npo_link_fault(s, FAULT_BER_RAMP, port, lane,
+                             (uint32_t)lrint(MIN(value * 100, 1e6)));
+    } else if (!strcmp(kind, "rxdrift")) {
+        res = npo_link_fault(s, FAULT_RX_DRIFT, port, lane,
+                             (uint32_t)lrint(MIN(value * 1000, 1e6)));
     } else if (!strcmp(kind, "cut")) {
         res = npo_link_fault(s, FAULT_CUT, port, 0, value != 0);
     } else if (!strcmp(kind, "burst")) {
@@ -361,6 +376,14 @@ static char *npo_get_fault(Object *obj, Error **errp)
             if (l->rx_drop_db > 0) {
                 g_string_append_printf(out, "rxdrop %u %u %g;", i, j,
                                        l->rx_drop_db);
+            }
+            if (l->ber_ramp_dps > 0) {
+                g_string_append_printf(out, "berramp %u %u %g;", i, j,
+                                       l->ber_ramp_dps);
+            }
+            if (l->rx_drift_dbps > 0) {
+                g_string_append_printf(out, "rxdrift %u %u %g;", i, j,
+                                       l->rx_drift_dbps);
             }
         }
     }

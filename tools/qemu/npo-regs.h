@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            8
+#define NPO_IF_MINOR            9
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -290,6 +290,8 @@ enum npo_fault_kind {
     FAULT_FW_HANG = 8,      /* the firmware stops (1.8) */
     FAULT_FW_ASSERT = 9,    /* value: the assert's reason code (1.8) */
     FAULT_PARITY = 10,      /* the queue engine fails (1.8) */
+    FAULT_BER_RAMP = 11,    /* value: 1/100 decades of BER per second (1.9) */
+    FAULT_RX_DRIFT = 12,    /* value: extra loss, 1/1000 dB per second (1.9) */
 };
 
 /* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */
@@ -318,7 +320,11 @@ typedef struct QEMU_PACKED NpoHwLaneStats {
     uint16_t eye_width_mui;
     uint8_t preset;
     uint8_t flags;              /* LANE_FLAGS */
-    uint64_t rsvd;
+    /* thresholds at the link's rate (1.9; 0 before) */
+    int16_t rx_low_alarm_cdbm;  /* the lane fails training below it */
+    int16_t rx_low_warn_cdbm;
+    uint16_t ber_alarm_nlog_c;  /* the training threshold */
+    uint16_t ber_warn_nlog_c;   /* HIGH_BER above it */
 } NpoHwLaneStats;
 
 FIELD(LANE_FLAGS, LOS, 0, 1)

@@ -76,6 +76,12 @@ typedef struct NpoLane {
     double fault_ber;           /* 0: none */
     bool dead;
     double rx_drop_db;
+    /* slow degradation: the BER floor or the loss grows from *_since */
+    double ber_ramp_dps;        /* decades per second, 0: none */
+    double ber_ramp_from;       /* the lane's BER when the ramp began */
+    int64_t ber_ramp_since;
+    double rx_drift_dbps;       /* dB per second, 0: none */
+    int64_t rx_drift_since;
     /* physical state */
     double tx_power_dbm;
     double base_loss_db;
@@ -444,6 +450,8 @@ void npo_phy_compute_rx_ok(NpoPort *p);
 void npo_phy_tick(NpoPort *p, double secs, NpoPhyTick *t);
 void npo_phy_prbs(NpoPort *p, unsigned int rate, double secs);
 void npo_phy_lane_diag(NpoPort *p, unsigned int lane, NpoHwLaneStats *ls);
+void npo_phy_ber_ramp(NpoPort *p, unsigned int lane, double dps);
+void npo_phy_rx_drift(NpoPort *p, unsigned int lane, double dbps);
 
 /* npo-route.c: which port leads to a node */
 typedef QTAILQ_HEAD(NpoDeviceList, NpoState) NpoDeviceList;

@@ -159,6 +159,11 @@ enum {
 	X(fault_burst, NPO_HW_FAULT_BURST, FAULT_BURST)			\
 	X(fault_slow_training, NPO_HW_FAULT_SLOW_TRAINING, FAULT_SLOW_TRAINING) \
 	X(fault_mbox_fail, NPO_HW_FAULT_MBOX_FAIL, FAULT_MBOX_FAIL)	\
+	X(fault_fw_hang, NPO_HW_FAULT_FW_HANG, FAULT_FW_HANG)		\
+	X(fault_fw_assert, NPO_HW_FAULT_FW_ASSERT, FAULT_FW_ASSERT)	\
+	X(fault_parity, NPO_HW_FAULT_PARITY, FAULT_PARITY)		\
+	X(fault_ber_ramp, NPO_HW_FAULT_BER_RAMP, FAULT_BER_RAMP)	\
+	X(fault_rx_drift, NPO_HW_FAULT_RX_DRIFT, FAULT_RX_DRIFT)	\
 	X(qc_queue, NPO_QC_QUEUE, R_QC_ARG0_QUEUE_MASK)			\
 	X(qc_sq_log2, NPO_QC_SQ_LOG2, R_QC_ARG0_SQ_LOG2_MASK)		\
 	X(qc_cq_log2, NPO_QC_CQ_LOG2, R_QC_ARG0_CQ_LOG2_MASK)		\
@@ -301,7 +306,10 @@ enum {
 	X(lane_eye_width, LANE(eye_width_mui))				\
 	X(lane_preset, LANE(preset))					\
 	X(lane_flags, LANE(flags))					\
-	X(lane_rsvd, LANE(rsvd))					\
+	X(lane_rx_low_alarm, LANE(rx_low_alarm_cdbm))			\
+	X(lane_rx_low_warn, LANE(rx_low_warn_cdbm))			\
+	X(lane_ber_alarm, LANE(ber_alarm_nlog_c))			\
+	X(lane_ber_warn, LANE(ber_warn_nlog_c))				\
 	X(port_stats_size, sizeof(struct npo_hw_port_stats), sizeof(NpoHwPortStats)) \
 	X(port_stats_counter, PORTST(counter))				\
 	X(port_stats_supported, PORTST(supported))			\
@@ -344,6 +352,8 @@ FACTS(AGREE)
 /* The driver enables queues on a minor version the model implements. */
 _Static_assert(NPO_IF_MINOR_QUEUES <= NPO_IF_MINOR,
 	       "the model is older than the queues the driver drives");
+_Static_assert(NPO_IF_MINOR_LANE_LIMITS <= NPO_IF_MINOR,
+	       "the model is older than the lane thresholds the driver reads");
 
 struct fact {
 	const char *what;
