@@ -81,6 +81,9 @@ struct sk_buff;
  */
 #define NPO_STATS_SHARED_MS	200
 
+struct npo_port_watch;
+struct npo_link_health;
+
 /**
  * struct npo_port - the driver's view of one link port
  * @ndev: the device.
@@ -109,8 +112,20 @@ struct sk_buff;
  * @stats: the last statistics block read, or NULL; unprivileged readers
  *	share it for NPO_STATS_SHARED_MS.
  * @stats_at: when it was read, in jiffies.
+ * @watch: the link watch's recent readings of the lanes, or NULL
+ *	(npo_link_watch.c); only the watch's work touches the readings.
+ * @risk_lanes: lanes at risk, as last reported (NPO_EVENT_AT_RISK).
+ * @risk_reason: &enum npo_risk of the worst of them.
+ * @risk_lane: the worst of them.
+ * @risk_eta_s: when the worst is expected to fail, in s; 0 unknown.
+ * @ber_trend: per lane, change of -log10(BER) x 100 per minute.
+ * @rx_trend: per lane, change of received power per minute, 1/100 dBm.
+ * @trends_known: the watch has enough readings for @ber_trend and
+ *	@rx_trend.
+ * @health: the port's devlink "link" reporter, or NULL (npo_link_health.c);
+ *	set and cleared under &npo_dev.link_lock.
  *
- * All fields but @retrain_work, @prbs_done and the statistics are
+ * All fields but @retrain_work, @prbs_done, @watch and the statistics are
  * protected by
  * &npo_dev.link_lock.  Fabric time sync (npo_timesync.c) also reads
  * @status without it, with READ_ONCE, for the port's state alone.
@@ -140,6 +155,15 @@ struct npo_port {
 	struct mutex stats_lock; /* stats, stats_at */
 	struct npo_hw_port_stats *stats;
 	unsigned long stats_at;
+	struct npo_port_watch *watch;
+	u32 risk_lanes;
+	u8 risk_reason;
+	u8 risk_lane;
+	u32 risk_eta_s;
+	s32 ber_trend[NPO_MAX_LANES];
+	s32 rx_trend[NPO_MAX_LANES];
+	bool trends_known;
+	struct npo_link_health *health;
 };
 
 #define NPO_TS_SYNCS_KEPT	4
@@ -449,6 +473,8 @@ struct npo_fw_health {
  * @link_gone: the device is being removed: no PRBS test starts, and those
  *	running end at once.
  * @link_work: handles port events in process context.
+ * @link_watch_work: reads active links' lanes every second and says which
+ *	are at risk (npo_link_watch.c).
  * @num_mrs: memory table entries; keys index 1..@num_mrs - 1.
  * @pd_ida: protection domain numbers, one per open file.
  * @queue_ida: queue numbers in use.
@@ -532,6 +558,7 @@ struct npo_dev {
 	bool link_running;
 	bool link_gone;
 	struct work_struct link_work;
+	struct delayed_work link_watch_work;
 
 	u32 num_mrs;
 	struct ida pd_ida;
@@ -672,6 +699,13 @@ void npo_fw_health_destroy(struct npo_dev *ndev);
 void npo_fw_health_read_crash(struct npo_dev *ndev);
 void npo_fw_health_report(struct npo_dev *ndev);
 
+/* npo_link_health.c */
+void npo_link_health_event(struct npo_port *port, u32 event);
+int npo_link_health_create(struct npo_dev *ndev);
+void npo_link_health_start(struct npo_dev *ndev);
+void npo_link_health_stop(struct npo_dev *ndev);
+void npo_link_health_destroy(struct npo_dev *ndev);
+
 /* npo_devlink.c */
 int npo_devlink_alloc(struct npo_dev *ndev);
 int npo_devlink_register(struct npo_dev *ndev);
@@ -711,6 +745,14 @@ const char *npo_port_state_name(unsigned int state);
 const char *npo_port_fail_name(unsigned int reason);
 const char *npo_port_rate_name(unsigned int rate);
 u32 npo_port_rate_mbps(unsigned int rate);
+
+/* npo_link_watch.c */
+void npo_link_watch_early_init(struct npo_dev *ndev);
+int npo_link_watch_init(struct npo_dev *ndev);
+void npo_link_watch_start(struct npo_dev *ndev);
+void npo_link_watch_forget(struct npo_port *port);
+void npo_link_watch_fini(struct npo_dev *ndev);
+const char *npo_risk_name(unsigned int risk);
 
 /* npo_clock.c */
 struct genl_info;

@@ -90,6 +90,8 @@ DEFINE_SHOW_ATTRIBUTE(npo_debugfs_timesync);
  *   ber PORT LANE NLOG    pre-FEC BER 10^-(NLOG/100), 0 clears
  *   dead PORT LANE 0|1    lane loses light
  *   rxdrop PORT LANE CDB  extra receive loss in 1/100 dB
+ *   berramp PORT LANE R   the lane's BER rises R/100 decades per second
+ *   rxdrift PORT LANE R   its loss grows R/1000 dB per second (0 stops)
  *   cut PORT 0|1          cut or restore the fibre
  *   burst PORT N          N uncorrectable codewords at once
  *   slow PORT US          the port acts on training sequences US late
@@ -115,6 +117,8 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_FW_HANG] = "fwhang",
 		[NPO_HW_FAULT_FW_ASSERT] = "fwassert",
 		[NPO_HW_FAULT_PARITY] = "parity",
+		[NPO_HW_FAULT_BER_RAMP] = "berramp",
+		[NPO_HW_FAULT_RX_DRIFT] = "rxdrift",
 	};
 	struct npo_dev *ndev = file->private_data;
 	unsigned int kind, port = 0, lane = 0, value = 0;
@@ -138,6 +142,8 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	case NPO_HW_FAULT_LANE_BER:
 	case NPO_HW_FAULT_LANE_DEAD:
 	case NPO_HW_FAULT_RX_DROP:
+	case NPO_HW_FAULT_BER_RAMP:
+	case NPO_HW_FAULT_RX_DRIFT:
 		if (sscanf(buf, "%*s %u %u %u", &port, &lane, &value) != 3)
 			return -EINVAL;
 		break;

@@ -3,7 +3,8 @@
  * NPO devlink instance: one per device, named after its PCI function, as
  * iproute2's devlink shows it.  It describes the device (`devlink dev
  * info`), lists its link ports (`devlink port`) and carries the health
- * reporters (npo_fw_health.c).
+ * reporters: the device's "fw" (npo_fw_health.c) and each port's "link"
+ * (npo_link_health.c).
  */
 #include <linux/pci.h>
 #include <net/devlink.h>
@@ -125,6 +126,13 @@ static int npo_devlink_ports_register(struct npo_dev *ndev)
 			npo_devlink_ports_unregister(ndev, i);
 			return err;
 		}
+		/*
+		 * The fabric's ports carry RDMA-like traffic and no netdev:
+		 * typed ib (with no ib_device, which devlink allows) they
+		 * show as what they are nearest to, and devlink does not
+		 * warn an hour later that a physical port has no type.
+		 */
+		devlink_port_type_ib_set(&ndev->dl_ports[i], NULL);
 	}
 	return 0;
 }
@@ -143,12 +151,21 @@ int npo_devlink_register(struct npo_dev *ndev)
 	if (err)
 		return err;
 	err = npo_fw_health_create(ndev);
-	if (err) {
-		npo_devlink_ports_unregister(ndev, ndev->num_ports);
-		return err;
-	}
+	if (err)
+		goto err_ports;
+	err = npo_link_health_create(ndev);
+	if (err)
+		goto err_fw;
 	devlink_register(ndev->devlink);
+	/* devlink hears of links from here on, not before it shows them. */
+	npo_link_health_start(ndev);
 	return 0;
+
+err_fw:
+	npo_fw_health_destroy(ndev);
+err_ports:
+	npo_devlink_ports_unregister(ndev, ndev->num_ports);
+	return err;
 }
 
 /**
@@ -159,7 +176,9 @@ int npo_devlink_register(struct npo_dev *ndev)
  */
 void npo_devlink_unregister(struct npo_dev *ndev)
 {
+	npo_link_health_stop(ndev);
 	devlink_unregister(ndev->devlink);
+	npo_link_health_destroy(ndev);
 	npo_fw_health_destroy(ndev);
 	npo_devlink_ports_unregister(ndev, ndev->num_ports);
 }

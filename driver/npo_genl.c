@@ -106,8 +106,34 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* The link watch's trends, copied under the link lock. */
+struct npo_lane_trends {
+	bool known;
+	s32 ber[NPO_MAX_LANES];
+	s32 rx[NPO_MAX_LANES];
+};
+
+/* What the device publishes of a lane's thresholds (interface 1.9). */
+static int npo_put_lane_limits(struct sk_buff *msg,
+			       const struct npo_hw_lane_stats *l)
+{
+	if (!l->ber_alarm_nlog_c)
+		return 0;
+	if (nla_put_s32(msg, NPO_ATTR_LANE_RX_LOW_ALARM,
+			(s16)le16_to_cpu(l->rx_low_alarm_cdbm)) ||
+	    nla_put_s32(msg, NPO_ATTR_LANE_RX_LOW_WARN,
+			(s16)le16_to_cpu(l->rx_low_warn_cdbm)) ||
+	    nla_put_u32(msg, NPO_ATTR_LANE_BER_ALARM,
+			le16_to_cpu(l->ber_alarm_nlog_c)) ||
+	    nla_put_u32(msg, NPO_ATTR_LANE_BER_WARN,
+			le16_to_cpu(l->ber_warn_nlog_c)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int npo_put_lanes(struct sk_buff *msg, struct npo_dev *ndev,
-			 const struct npo_hw_port_stats *st)
+			 const struct npo_hw_port_stats *st,
+			 const struct npo_lane_trends *trends)
 {
 	bool symbols = le32_to_cpu(st->supported) & BIT(NPO_HW_CNT_SYMBOL_ERRORS);
 	unsigned int i;
@@ -156,12 +182,33 @@ static int npo_put_lanes(struct sk_buff *msg, struct npo_dev *ndev,
 		    nla_put_u64_64bit(msg, NPO_ATTR_LANE_PRBS_BITS,
 				      le64_to_cpu(l->prbs_bits), NPO_ATTR_PAD) ||
 		    nla_put_u64_64bit(msg, NPO_ATTR_LANE_PRBS_ERRORS,
-				      le64_to_cpu(l->prbs_errors), NPO_ATTR_PAD)) {
+				      le64_to_cpu(l->prbs_errors), NPO_ATTR_PAD) ||
+		    npo_put_lane_limits(msg, l) ||
+		    (trends->known &&
+		     (nla_put_s32(msg, NPO_ATTR_LANE_BER_TREND, trends->ber[i]) ||
+		      nla_put_s32(msg, NPO_ATTR_LANE_RX_TREND, trends->rx[i])))) {
 			nla_nest_cancel(msg, nest);
 			return -EMSGSIZE;
 		}
 		nla_nest_end(msg, nest);
 	}
+	return 0;
+}
+
+/* What the link watch says of the port, if it watches it. */
+static int npo_put_port_risk(struct sk_buff *msg, struct npo_port *port)
+{
+	if (!port->watch)
+		return 0;
+	if (nla_put_u32(msg, NPO_ATTR_PORT_RISK_LANES, port->risk_lanes) ||
+	    nla_put_u32(msg, NPO_ATTR_PORT_RISK_REASON, port->risk_reason))
+		return -EMSGSIZE;
+	if (port->risk_lanes &&
+	    nla_put_u32(msg, NPO_ATTR_PORT_RISK_LANE, port->risk_lane))
+		return -EMSGSIZE;
+	if (port->risk_lanes && port->risk_eta_s &&
+	    nla_put_u32(msg, NPO_ATTR_PORT_RISK_ETA_S, port->risk_eta_s))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -191,6 +238,8 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 		flags |= NPO_PORT_FLAG_ADMIN_DOWN;
 	if (st & NPO_PST_LISTEN)
 		flags |= NPO_PORT_FLAG_LISTEN;
+	if (port->risk_lanes)
+		flags |= NPO_PORT_FLAG_AT_RISK;
 
 	if (nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
 	    nla_put_string(msg, NPO_ATTR_DEV_NAME, dev_name(&ndev->dev)) ||
@@ -222,7 +271,7 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 	    (nla_put_u32(msg, NPO_ATTR_PORT_FAULT_LANES, port->fault_lanes) ||
 	     nla_put_u32(msg, NPO_ATTR_PORT_BER_LANES, port->ber_lanes)))
 		return -EMSGSIZE;
-	return 0;
+	return npo_put_port_risk(msg, port);
 }
 
 /*
@@ -233,6 +282,7 @@ static int npo_fill_port(struct sk_buff *msg, struct npo_port *port, u8 cmd,
 			 u32 portid, u32 seq, int flags, bool lanes,
 			 bool shared)
 {
+	struct npo_lane_trends trends;
 	struct npo_hw_port_stats *st;
 	void *hdr;
 	int err;
@@ -247,11 +297,14 @@ static int npo_fill_port(struct sk_buff *msg, struct npo_port *port, u8 cmd,
 	}
 	npo_port_lock_fresh(port);
 	err = npo_put_port(msg, port, FIELD_GET(NPO_PST_FAIL, port->status));
+	trends.known = port->trends_known;
+	memcpy(trends.ber, port->ber_trend, sizeof(trends.ber));
+	memcpy(trends.rx, port->rx_trend, sizeof(trends.rx));
 	npo_port_unlock(port);
 	if (!err)
 		err = npo_put_counters(msg, st);
 	if (!err && lanes)
-		err = npo_put_lanes(msg, port->ndev, st);
+		err = npo_put_lanes(msg, port->ndev, st, &trends);
 	kfree(st);
 	return npo_genl_end(msg, hdr, err);
 }

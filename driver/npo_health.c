@@ -5,8 +5,8 @@
  *
  * Every fault the driver learns of is reported here, naming its domain:
  * the device (a fatal error, a PCIe error and the recovery from it) or one
- * of its ports (a link that went down, failed to train, came up degraded
- * or crossed the bit error rate warning threshold).  Reports go to the
+ * of its ports (a link that went down, failed to train, came up degraded,
+ * crossed the bit error rate warning threshold or heads for failure).  Reports go to the
  * kernel log and, for ports, to the netlink events group; the link
  * supervisor (npo_link.c) decides what to do about a port, the PCIe error
  * handlers below what to do about the device.
@@ -70,6 +70,21 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 		npo_warn(ndev, "port %u: pre-FEC bit error rate above the warning threshold on lanes %*pbl\n",
 			 port->index, NPO_MAX_LANES, &lanes);
 		break;
+	case NPO_EVENT_AT_RISK:
+		lanes = port->risk_lanes;
+		if (!lanes) {
+			npo_info(ndev, "port %u: no longer at risk\n",
+				 port->index);
+			break;
+		}
+		if (port->risk_eta_s)
+			scnprintf(why, sizeof(why), ", failing in about %u s",
+				  port->risk_eta_s);
+		npo_warn(ndev, "port %u: link to node %u port %u at risk: lane %u %s%s (lanes %*pbl)\n",
+			 port->index, port->peer_node, port->peer_port,
+			 port->risk_lane, npo_risk_name(port->risk_reason), why,
+			 NPO_MAX_LANES, &lanes);
+		break;
 	}
 }
 
@@ -89,6 +104,7 @@ void npo_health_port_event(struct npo_port *port, u32 event)
 {
 	npo_health_log_port(port, event);
 	npo_genl_port_event(port, event);
+	npo_link_health_event(port, event);
 }
 
 /* --- the device ----------------------------------------------------------- */

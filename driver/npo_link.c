@@ -535,6 +535,9 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 	npo_dbg(ndev, LINK, "port %u: events 0x%x, status 0x%x\n", port->index,
 		ev, st);
 
+	/* A trend spans one configuration of the link. */
+	if (ev & (NPO_PEV_DOWN | NPO_PEV_RETRAIN | NPO_PEV_UP))
+		npo_link_watch_forget(port);
 	if (ev & NPO_PEV_DOWN) {
 		port->flaps++;
 		npo_health_port_event(port, NPO_EVENT_LINK_DOWN);
@@ -608,6 +611,7 @@ void npo_link_early_init(struct npo_dev *ndev)
 {
 	mutex_init(&ndev->link_lock);
 	INIT_WORK(&ndev->link_work, npo_link_work);
+	npo_link_watch_early_init(ndev);
 }
 
 /**
@@ -639,7 +643,7 @@ int npo_link_init(struct npo_dev *ndev)
 		mutex_init(&port->stats_lock);
 		INIT_DELAYED_WORK(&port->retrain_work, npo_port_retrain_work);
 	}
-	return 0;
+	return npo_link_watch_init(ndev);
 }
 
 /**
@@ -663,6 +667,7 @@ void npo_link_start(struct npo_dev *ndev)
 		npo_port_wr(port, NPO_P_CONTROL, npo_port_control(port));
 		npo_port_refresh(port);
 	}
+	npo_link_watch_start(ndev);
 	mutex_unlock(&ndev->link_lock);
 }
 
@@ -682,6 +687,7 @@ void npo_link_stop(struct npo_dev *ndev)
 	ndev->link_running = false;
 	mutex_unlock(&ndev->link_lock);
 	cancel_work_sync(&ndev->link_work);
+	cancel_delayed_work_sync(&ndev->link_watch_work);
 	for (i = 0; i < ndev->num_ports; i++)
 		cancel_delayed_work_sync(&ndev->ports[i].retrain_work);
 }
@@ -696,6 +702,7 @@ void npo_link_fini(struct npo_dev *ndev)
 
 	/* An interrupt that raced with npo_link_stop() may have queued it. */
 	cancel_work_sync(&ndev->link_work);
+	npo_link_watch_fini(ndev);
 	for (i = 0; ndev->ports && i < ndev->num_ports; i++)
 		kfree(ndev->ports[i].stats);
 	kfree(ndev->ports);

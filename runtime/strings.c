@@ -108,9 +108,22 @@ const char *npo_event_str(uint32_t event)
 		[NPO_EVENT_TEST_DONE] = "test-done",
 		[NPO_EVENT_CLOCK] = "clock",
 		[NPO_EVENT_REFUSED] = "refused",
+		[NPO_EVENT_AT_RISK] = "at-risk",
 	};
 
 	return NAME_OF(names, event);
+}
+
+const char *npo_risk_str(uint32_t risk)
+{
+	static const char *const names[] = {
+		[NPO_RISK_NONE] = "none",
+		[NPO_RISK_BER_TREND] = "BER rising",
+		[NPO_RISK_HIGH_BER] = "high BER",
+		[NPO_RISK_RX_POWER] = "low Rx power",
+	};
+
+	return NAME_OF(names, risk);
 }
 
 const char *npo_clock_role_str(uint32_t role)

@@ -8,7 +8,9 @@
  * says; a process's queue revoked), reported, and recovered: the same
  * open file then moves data again.  A second failure within the grace
  * period waits for the operator's `devlink health recover`.  The other
- * devices never notice.
+ * devices never notice.  Each link port's "link" reporter sees its link
+ * cut, or at risk before it fails (naming the lane), shows the lanes
+ * against their thresholds, and turns healthy once the link is back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -211,6 +213,8 @@ TEST_F(devlink, link_ports_are_devlink_ports)
 		port = jget(root, "port", key, NULL);
 		ASSERT_NE(NULL, port) TH_LOG("no devlink port %s", key);
 		EXPECT_STREQ("physical", jstr(jget(port, "flavour", NULL)));
+		/* Typed, so devlink never warns of an untyped port. */
+		EXPECT_STREQ("ib", jstr(jget(port, "type", NULL)));
 		EXPECT_EQ(i, json_object_get_int(jget(port, "port", NULL)));
 	}
 	snprintf(key, sizeof(key), "%s/%d", self->handle, n);
@@ -431,6 +435,166 @@ TEST_F(devlink, a_second_failure_waits_for_the_operator)
 	ASSERT_EQ(0, fw_reporter(self, &r));
 	EXPECT_STREQ("healthy", r.state);
 	EXPECT_EQ(before.recovers + 2, r.recovers);
+}
+
+/* Port @port's "link" reporter. */
+static int link_reporter(FIXTURE_DATA(devlink) *self, int port,
+			 struct reporter *r)
+{
+	char handle[64];
+
+	snprintf(handle, sizeof(handle), "%s/%d", self->handle, port);
+	return reporter_show(handle, "link", r);
+}
+
+/* Wait until port's link reporter counted more than @errors. */
+static bool wait_link_error(FIXTURE_DATA(devlink) *self, int port,
+			    long long errors, double limit_s, struct reporter *r)
+{
+	double start = now_s();
+
+	while (now_s() - start < limit_s) {
+		if (!link_reporter(self, port, r) && r->errors > errors)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+static bool wait_link_healthy(FIXTURE_DATA(devlink) *self, int port,
+			      double limit_s, struct reporter *r)
+{
+	double start = now_s();
+
+	while (now_s() - start < limit_s) {
+		if (!link_reporter(self, port, r) && !strcmp(r->state, "healthy"))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/*
+ * A cut fibre is reported on the port's own reporter, naming the reason;
+ * once the fibre is back and the link up again the reporter is healthy,
+ * the recovery counted.  Other ports' reporters saw nothing.
+ */
+TEST_F_TIMEOUT(devlink, a_cut_link_is_reported_on_its_port, 90)
+{
+	struct reporter before, other_before, r;
+	struct json_object *dump;
+	char handle[64];
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	snprintf(handle, sizeof(handle), "%s/0", self->handle);
+	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter link", handle);
+	ASSERT_TRUE(wait_link_healthy(self, 0, 20, &before));
+	ASSERT_EQ(0, link_reporter(self, 2, &other_before));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "cut 0 1"));
+	ASSERT_TRUE(wait_link_error(self, 0, before.errors, 10, &r));
+	EXPECT_EQ(before.errors + 1, r.errors);
+	EXPECT_STREQ("error", r.state);
+	dump = devlink_json("health dump show %s reporter link%s", handle, "");
+	ASSERT_NE(NULL, dump);
+	EXPECT_STREQ("down", jstr(jget(dump, "event", NULL)));
+	EXPECT_STREQ("loss of signal", jstr(jget(dump, "down_reason", NULL)));
+	json_object_put(dump);
+
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "cut 0 0"));
+	ASSERT_TRUE(wait_link_healthy(self, 0, 30, &r)) TH_LOG("state %s", r.state);
+	EXPECT_EQ(before.recovers + 1, r.recovers);
+	ASSERT_EQ(0, link_reporter(self, 2, &r));
+	EXPECT_EQ(other_before.errors, r.errors);
+	EXPECT_STREQ("healthy", r.state);
+}
+
+/* The lane entry @lane of a link diagnose, NULL if absent. */
+static struct json_object *diagnose_lane(struct json_object *root, int lane)
+{
+	struct json_object *lanes = jget(root, "lanes", NULL);
+
+	if (!lanes || !json_object_is_type(lanes, json_type_array))
+		return NULL;
+	return json_object_array_get_idx(lanes, lane);
+}
+
+/*
+ * A lane whose BER climbs is reported at risk on the port's reporter
+ * before the link fails, naming the lane and the trend; diagnose shows
+ * each lane against its thresholds; the operator's recover retrains once
+ * the cause is gone, and the link is healthy with one recovery counted.
+ */
+TEST_F_TIMEOUT(devlink, a_link_at_risk_is_reported_with_its_lane, 120)
+{
+	struct json_object *dump, *diag, *lane, *v;
+	struct reporter before, r;
+	char handle[64];
+	int lanes, i;
+	char text[8];
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	ASSERT_EQ(0, npo_test_read_attr(self->name, "lanes_per_port", text,
+					sizeof(text)));
+	lanes = atoi(text);
+	snprintf(handle, sizeof(handle), "%s/0", self->handle);
+	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter link", handle);
+	ASSERT_TRUE(wait_link_healthy(self, 0, 20, &before));
+
+	/* Every lane against its thresholds, before any fault. */
+	diag = devlink_json("health diagnose %s reporter link%s", handle, "");
+	ASSERT_NE(NULL, diag);
+	EXPECT_STREQ("active", jstr(jget(diag, "state", NULL)));
+	for (i = 0; i < lanes; i++) {
+		lane = diagnose_lane(diag, i);
+		ASSERT_NE(NULL, lane) TH_LOG("no lane %d in the diagnose", i);
+		EXPECT_EQ(i, json_object_get_int(jget(lane, "lane", NULL)));
+		EXPECT_GT(atof(jstr(jget(lane, "rx_power_dbm", NULL))),
+			  atof(jstr(jget(lane, "rx_power_warn_dbm", NULL))));
+		EXPECT_GT(atof(jstr(jget(lane, "rx_power_warn_dbm", NULL))),
+			  atof(jstr(jget(lane, "rx_power_alarm_dbm", NULL))));
+		EXPECT_EQ(400, json_object_get_int(jget(lane, "ber_alarm_nlog_x100",
+							NULL)));
+	}
+	EXPECT_EQ(NULL, diagnose_lane(diag, lanes));
+	json_object_put(diag);
+
+	/* Lane 3's BER rises 0.2 decades a second. */
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "berramp 0 3 20"));
+	ASSERT_TRUE(wait_link_error(self, 0, before.errors, 20, &r));
+	EXPECT_STREQ("error", r.state);
+	dump = devlink_json("health dump show %s reporter link%s", handle, "");
+	ASSERT_NE(NULL, dump);
+	EXPECT_STREQ("at risk", jstr(jget(dump, "event", NULL)));
+	EXPECT_STREQ("active", jstr(jget(dump, "state", NULL)));
+	EXPECT_EQ(1 << 3, json_object_get_int(jget(dump, "at_risk_lanes", NULL)));
+	EXPECT_EQ(3, json_object_get_int(jget(dump, "at_risk_lane", NULL)));
+	EXPECT_STREQ("BER rising", jstr(jget(dump, "at_risk_reason", NULL)));
+	EXPECT_NE(NULL, jget(dump, "fails_in_s", NULL));
+	json_object_put(dump);
+
+	/* The trend shows on lane 3 alone. */
+	diag = devlink_json("health diagnose %s reporter link%s", handle, "");
+	ASSERT_NE(NULL, diag);
+	v = jget(diagnose_lane(diag, 3), "ber_trend_per_min", NULL);
+	ASSERT_NE(NULL, v);
+	EXPECT_LT(atof(jstr(v)), -5.0) TH_LOG("lane 3 trend %s", jstr(v));
+	v = jget(diagnose_lane(diag, 0), "ber_trend_per_min", NULL);
+	ASSERT_NE(NULL, v);
+	EXPECT_GT(atof(jstr(v)), -0.5) TH_LOG("lane 0 trend %s", jstr(v));
+	json_object_put(diag);
+
+	/* The cause is gone; the operator retrains through devlink. */
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "berramp 0 3 0"));
+	EXPECT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health recover %s reporter link",
+				  handle));
+	ASSERT_TRUE(wait_link_healthy(self, 0, 30, &r));
+	/* Once the link is back, it stays healthy, the recovery counted once. */
+	sleep(3);
+	ASSERT_EQ(0, link_reporter(self, 0, &r));
+	EXPECT_STREQ("healthy", r.state);
+	EXPECT_EQ(before.recovers + 1, r.recovers);
 }
 
 TEST_HARNESS_MAIN

@@ -233,6 +233,137 @@ TEST_F_TIMEOUT(event, rx_power_drop_fails_the_lane, 120)
 	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_DEGRADED);
 }
 
+/*
+ * Wait for an at-risk event on DEV/PORT that says reason (any, if
+ * NPO_RISK_NONE) and names lanes; earlier ones are taken and dropped.
+ */
+static bool wait_risk(FIXTURE_DATA(event) *self, int dev, int port,
+		      uint32_t reason, int timeout_ms, struct npo_nl_port *e)
+{
+	double end = npo_test_now_s() + timeout_ms / 1000.0;
+
+	while (npo_test_now_s() < end) {
+		if (!npo_nl_wait_event(self->ev, NPO_EVENT_AT_RISK, dev, port,
+				       (int)((end - npo_test_now_s()) * 1000) + 1,
+				       e))
+			return false;
+		if (e->risk_lanes &&
+		    (reason == NPO_RISK_NONE || e->risk_reason == reason))
+			return true;
+	}
+	return false;
+}
+
+/* Undo a slow fault: clear it, retrain, back at full width and clean. */
+static void restore_link(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(event) *self, int dev, int port)
+{
+	struct npo_nl_port p;
+	int tries;
+
+	ASSERT_EQ(0, fault(dev, "clear"));
+	ASSERT_EQ(0, retrain(self, dev, port));
+	ASSERT_TRUE(wait_active(self, dev, port, self->lanes, &p));
+	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_DEGRADED);
+	/* The watch forgets the lanes when the link retrains. */
+	for (tries = 0; tries < 100 && p.risk_lanes; tries++) {
+		usleep(50000);
+		ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, dev, port, &p));
+	}
+	EXPECT_EQ(0, p.risk_lanes);
+	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_AT_RISK);
+}
+
+TEST_F_TIMEOUT(event, ber_ramp_warns_before_the_lane_fails, 150)
+{
+	struct npo_nl_port before, e, p;
+	double warned, failed;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 1, 0, self->lanes, &before));
+	ASSERT_TRUE(before.has_risk) TH_LOG("the driver does not watch lanes");
+	ASSERT_EQ(0, before.risk_lanes);
+	/*
+	 * Lane 6's BER rises 0.2 decades a second from about 1e-8: past the
+	 * 1e-6 warning in about 10 s and the 1e-4 training threshold in about
+	 * 20 s, minutes compressed into seconds.
+	 */
+	ASSERT_EQ(0, fault(1, "berramp 0 6 20"));
+	ASSERT_TRUE(wait_risk(self, 1, 0, NPO_RISK_NONE, 30000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	warned = npo_test_now_s();
+	/* Early: the link still carries traffic at full width. */
+	EXPECT_FALSE(npo_nl_wait_event(self->ev, NPO_EVENT_RETRAIN, 1, 0, 0, NULL));
+	EXPECT_FALSE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 1, 0, 0, NULL));
+	EXPECT_EQ(NPO_PORT_ACTIVE, e.state);
+	EXPECT_EQ((uint32_t)self->lanes, e.width);
+	EXPECT_EQ(1u << 6, e.risk_lanes);
+	EXPECT_EQ(6, e.risk_lane);
+	EXPECT_TRUE(e.flags & NPO_PORT_FLAG_AT_RISK);
+	EXPECT_PEER(e, 3, 1);
+	/*
+	 * The first warning comes from the trend, within the watch's
+	 * ten-minute horizon; it sharpens as readings of the ramp replace
+	 * those from before it.
+	 */
+	EXPECT_EQ(NPO_RISK_BER_TREND, e.risk_reason);
+	EXPECT_GE(e.risk_eta_s, 2);
+	EXPECT_LE(e.risk_eta_s, 600);
+
+	/* The link then drops the lane, as predicted. */
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_DEGRADED, 1, 0, 60000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	failed = npo_test_now_s();
+	EXPECT_TRUE(e.fault_lanes & (1u << 6));
+	TH_LOG("at risk %.1f s before the lane failed", failed - warned);
+	EXPECT_GT(failed - warned, 2.0);
+	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 1, 0, &p));
+	EXPECT_EQ(before.flaps, p.flaps);
+	restore_link(_metadata, self, 1, 0);
+}
+
+TEST_F_TIMEOUT(event, rx_power_drift_warns_naming_the_lane, 150)
+{
+	struct npo_nl_port before, e;
+	struct json_object *lanes, *lane, *v;
+	char out[1 << 14];
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 4, 0, self->lanes, &before));
+	/* Lane 2 loses 0.1 dB a second: a connector working loose. */
+	ASSERT_EQ(0, fault(4, "rxdrift 0 2 100"));
+	ASSERT_TRUE(wait_risk(self, 4, 0, NPO_RISK_RX_POWER, 60000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	EXPECT_FALSE(npo_nl_wait_event(self->ev, NPO_EVENT_RETRAIN, 4, 0, 0, NULL));
+	EXPECT_EQ(NPO_PORT_ACTIVE, e.state);
+	EXPECT_EQ(1u << 2, e.risk_lanes);
+	EXPECT_EQ(2, e.risk_lane);
+	EXPECT_PEER(e, 6, 1);
+	EXPECT_GE(e.risk_eta_s, 1);
+
+	/* The lane table shows the lane below its warning, falling. */
+	ASSERT_EQ(0, npo_test_run(out, sizeof(out), "npoctl -j lane npo4/0"));
+	lanes = json_tokener_parse(out);
+	ASSERT_NE(NULL, lanes) TH_LOG("%s", out);
+	lane = json_object_array_get_idx(lanes, 2);
+	ASSERT_TRUE(json_object_object_get_ex(lane, "rx_power_warn_dbm", &v))
+		TH_LOG("%s", out);
+	EXPECT_LT(lane_rx_dbm(lanes, 2), json_object_get_double(v));
+	ASSERT_TRUE(json_object_object_get_ex(lane, "rx_trend_db_per_min", &v));
+	EXPECT_LT(json_object_get_double(v), -3.0);
+	EXPECT_GT(json_object_get_double(v), -9.0);
+	ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(lanes, 0),
+					      "rx_trend_db_per_min", &v));
+	EXPECT_GT(json_object_get_double(v), -0.5);
+	json_object_put(lanes);
+
+	/* npoctl names it in the port's view too. */
+	ASSERT_EQ(0, npo_test_run(out, sizeof(out), "npoctl link show npo4/0"));
+	EXPECT_NE(NULL, strstr(out, "low Rx power")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "AT-RISK")) TH_LOG("%s", out);
+	restore_link(_metadata, self, 4, 0);
+}
+
 TEST_F_TIMEOUT(event, cut_takes_both_ends_down_and_back, 120)
 {
 	struct npo_nl_port before, e, p;

@@ -90,6 +90,13 @@ static void parse_port(struct nlmsghdr *nlh, struct npo_nl_port *p)
 	p->has_lanes = tb[NPO_ATTR_PORT_FAULT_LANES] && tb[NPO_ATTR_PORT_BER_LANES];
 	p->fault_lanes = attr_u32(tb, NPO_ATTR_PORT_FAULT_LANES);
 	p->ber_lanes = attr_u32(tb, NPO_ATTR_PORT_BER_LANES);
+	p->has_risk = tb[NPO_ATTR_PORT_RISK_LANES];
+	p->risk_lanes = attr_u32(tb, NPO_ATTR_PORT_RISK_LANES);
+	p->risk_reason = attr_u32(tb, NPO_ATTR_PORT_RISK_REASON);
+	p->risk_lane = tb[NPO_ATTR_PORT_RISK_LANE] ?
+		       attr_u32(tb, NPO_ATTR_PORT_RISK_LANE) : -1;
+	p->risk_eta_s = tb[NPO_ATTR_PORT_RISK_ETA_S] ?
+			attr_u32(tb, NPO_ATTR_PORT_RISK_ETA_S) : -1;
 	if (tb[NPO_ATTR_PORT_FLAPS])
 		p->flaps = nla_get_u64(tb[NPO_ATTR_PORT_FLAPS]);
 	p->node_id = attr_u32(tb, NPO_ATTR_DEV_NODE_ID);

@@ -33,6 +33,11 @@ struct npo_nl_port {
 	uint32_t fault_lanes;
 	uint32_t ber_lanes;
 	uint64_t flaps;
+	bool has_risk;			/* the link watch's four below were sent */
+	uint32_t risk_lanes;
+	uint32_t risk_reason;		/* enum npo_risk */
+	int64_t risk_lane;		/* -1 when not sent */
+	int64_t risk_eta_s;		/* -1 when not sent */
 	uint64_t counter[NPO_ATTR_CNT_SYMBOL_ERRORS + 1];
 	uint32_t counters_present;	/* bit n: counter[n] was sent */
 	uint32_t node_id;		/* the device's */

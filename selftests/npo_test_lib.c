@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "npo_test_lib.h"
@@ -380,4 +381,12 @@ int npo_test_freed_memory_written(size_t mark)
 	    npo_test_dmesg_since(mark, log, sizeof(log)))
 		return -1;
 	return strstr(log, "pagealloc:") != NULL;
+}
+
+double npo_test_now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
 }

@@ -32,6 +32,9 @@ int npo_test_read_attr(const char *dev, const char *attr, char *buf,
 int npo_test_read_file(const char *path, char *buf, size_t len);
 int npo_test_write_file(const char *path, const char *text);
 
+/* Seconds of the monotonic clock. */
+double npo_test_now_s(void);
+
 /* Run a shell command; exit status, or -1.  Output goes to out if given. */
 int npo_test_run(char *out, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -56,6 +56,8 @@ static void print_flags(uint32_t flags, bool admin_up)
 		print_string(NULL, " %s", "DEGRADED");
 	if (flags & NPO_PORT_FLAG_HIGH_BER)
 		print_string(NULL, " %s", "HIGH-BER");
+	if (flags & NPO_PORT_FLAG_AT_RISK)
+		print_string(NULL, " %s", "AT-RISK");
 	if (!admin_up)
 		print_string(NULL, " %s", "ADMIN-DOWN");
 	print_close_array();
@@ -88,6 +90,32 @@ static void print_lanes(const char *key, const char *fmt, uint32_t mask)
 			break;
 	}
 	print_text(fmt, text);
+}
+
+/*
+ * What the link watch says: in JSON whenever the driver watches the port,
+ * in text only when the link is at risk (one line in the detail view).
+ */
+static void print_risk(struct nlattr **tb, bool detail)
+{
+	uint32_t lanes = get_u32(tb, NPO_ATTR_PORT_RISK_LANES, 0);
+
+	if (!tb[NPO_ATTR_PORT_RISK_LANES] || (!lanes && !print_is_json()))
+		return;
+	print_open_object("risk");
+	print_lanes("lanes", detail ? "  at risk              lanes %s" : "", lanes);
+	print_string("reason", detail ? ": %s" : "",
+		     npo_risk_str(get_u32(tb, NPO_ATTR_PORT_RISK_REASON, 0)));
+	if (tb[NPO_ATTR_PORT_RISK_LANE])
+		print_uint("worst_lane", detail ? " (worst lane %llu" : "",
+			   get_u32(tb, NPO_ATTR_PORT_RISK_LANE, 0));
+	if (tb[NPO_ATTR_PORT_RISK_ETA_S])
+		print_uint("fails_in_s", detail ? ", failing in about %llu s" : "",
+			   get_u32(tb, NPO_ATTR_PORT_RISK_ETA_S, 0));
+	if (tb[NPO_ATTR_PORT_RISK_LANE])
+		print_text(detail ? ")" : "");
+	print_text(detail ? "\n" : "");
+	print_close_object();
 }
 
 static void print_counters(struct nlattr *nest, bool detail)
@@ -196,6 +224,7 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		print_lanes("high_ber_lanes",
 			    ctx->detail ? "  high-BER lanes       %s\n" : "",
 			    get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0));
+	print_risk(tb, ctx->detail);
 	if (ctx->detail)
 		print_text("  flags               ");
 	print_flags(flags, admin_up);
@@ -361,6 +390,38 @@ static int on_prbs_before(UNUSED struct nlattr **tb, struct nlattr *attrs,
 	return 0;
 }
 
+/*
+ * A lane's thresholds and trends, in JSON only (the table stays narrow);
+ * the text table flags a lane below its power warning instead.
+ */
+static void print_lane_limits(struct nlattr **lt)
+{
+	if (lt[NPO_ATTR_LANE_RX_LOW_WARN]) {
+		print_double("rx_power_warn_dbm", "",
+			     (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_LOW_WARN, 0) / 100.0);
+		print_double("rx_power_alarm_dbm", "",
+			     (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_LOW_ALARM, 0) / 100.0);
+		print_double("ber_warn", "",
+			     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER_WARN, 0) / 100));
+		print_double("ber_alarm", "",
+			     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER_ALARM, 0) / 100));
+	}
+	if (lt[NPO_ATTR_LANE_BER_TREND]) {
+		/* Decades of BER per minute: positive is worsening. */
+		print_double("ber_trend_decades_per_min", "",
+			     -(int32_t)get_u32(lt, NPO_ATTR_LANE_BER_TREND, 0) / 100.0);
+		print_double("rx_trend_db_per_min", "",
+			     (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_TREND, 0) / 100.0);
+	}
+}
+
+static bool lane_rx_low(struct nlattr **lt)
+{
+	return lt[NPO_ATTR_LANE_RX_LOW_WARN] &&
+	       (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_POWER, 0) <
+	       (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_LOW_WARN, 0);
+}
+
 static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 		    uint8_t cmd, void *arg)
 {
@@ -427,6 +488,7 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 				   get_u64(lt, NPO_ATTR_LANE_SYMBOL_ERRORS));
 		else
 			print_string("symbol_errors", "  %10s", "unsupported");
+		print_lane_limits(lt);
 		print_open_array("flags");
 		print_text(" ");
 		if (flags & NPO_LANE_FLAG_ACTIVE)
@@ -435,6 +497,8 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 			print_string(NULL, " %s", "LOS");
 		if (flags & NPO_LANE_FLAG_CDR_LOCK)
 			print_string(NULL, " %s", "locked");
+		if (lane_rx_low(lt))
+			print_string(NULL, " %s", "RX-LOW");
 		print_close_array();
 		print_text("\n");
 		print_close_object();
@@ -579,6 +643,25 @@ static void refusal_print(struct nlattr **tb, const char *dev)
 	print_end();
 }
 
+/* An at-risk event names the worst lane, why and when; or that it is over. */
+static void print_event_risk(struct nlattr **tb)
+{
+	uint32_t lanes = get_u32(tb, NPO_ATTR_PORT_RISK_LANES, 0);
+
+	print_lanes("lanes", " lanes %s", lanes);
+	if (!lanes) {
+		print_string("reason", " (%s)", "over");
+		return;
+	}
+	print_uint("lane", " (lane %llu", get_u32(tb, NPO_ATTR_PORT_RISK_LANE, 0));
+	print_string("reason", ": %s",
+		     npo_risk_str(get_u32(tb, NPO_ATTR_PORT_RISK_REASON, 0)));
+	if (tb[NPO_ATTR_PORT_RISK_ETA_S])
+		print_uint("fails_in_s", ", failing in about %llu s",
+			   get_u32(tb, NPO_ATTR_PORT_RISK_ETA_S, 0));
+	print_text(")");
+}
+
 static int on_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		    UNUSED int len, uint8_t cmd, UNUSED void *arg)
 {
@@ -633,6 +716,8 @@ static int on_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	    get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0))
 		print_lanes("lanes", " lanes %s",
 			    get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0));
+	if (ev == NPO_EVENT_AT_RISK)
+		print_event_risk(tb);
 	print_flags(get_u32(tb, NPO_ATTR_PORT_FLAGS, 0), true);
 	print_text("\n");
 	print_close_object();

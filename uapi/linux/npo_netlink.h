@@ -162,6 +162,10 @@ enum npo_link_reason {
  *	NPO_REFUSAL_SIDE_REQUESTER the process that created the queue
  *	(NPO_ATTR_OWNER_PID, _COMM, _UID) and NPO_ATTR_THROTTLE_MS.
  *	Rate-limited per device.
+ * @NPO_EVENT_AT_RISK: an active link is heading for failure, or no longer
+ *	is: NPO_ATTR_PORT_RISK_LANES names the lanes (0 when the risk is
+ *	over), NPO_ATTR_PORT_RISK_REASON the worst lane's &enum npo_risk and
+ *	NPO_ATTR_PORT_RISK_ETA_S, if known, when it is expected to fail.
  */
 enum npo_event {
 	NPO_EVENT_UNSPEC,
@@ -175,6 +179,23 @@ enum npo_event {
 	NPO_EVENT_TEST_DONE,
 	NPO_EVENT_CLOCK,
 	NPO_EVENT_REFUSED,
+	NPO_EVENT_AT_RISK,
+};
+
+/**
+ * enum npo_risk - why an active link is at risk
+ * @NPO_RISK_NONE: it is not.
+ * @NPO_RISK_BER_TREND: a lane's pre-FEC BER is rising towards the training
+ *	threshold and will cross it within the driver's horizon (10 minutes).
+ * @NPO_RISK_HIGH_BER: a lane's pre-FEC BER is above the warning threshold.
+ * @NPO_RISK_RX_POWER: a lane's received optical power is below its
+ *	warning threshold.
+ */
+enum npo_risk {
+	NPO_RISK_NONE,
+	NPO_RISK_BER_TREND,
+	NPO_RISK_HIGH_BER,
+	NPO_RISK_RX_POWER,
 };
 
 /**
@@ -195,6 +216,7 @@ enum npo_refusal_side {
 #define NPO_PORT_FLAG_PEER_PRESENT	_BITUL(2)
 #define NPO_PORT_FLAG_ADMIN_DOWN	_BITUL(3)
 #define NPO_PORT_FLAG_LISTEN		_BITUL(4)
+#define NPO_PORT_FLAG_AT_RISK		_BITUL(5)
 
 /* NPO_ATTR_LANE_FLAGS bits */
 #define NPO_LANE_FLAG_LOS		_BITUL(0)
@@ -305,6 +327,24 @@ enum npo_refusal_side {
  * @NPO_ATTR_REFUSAL_COUNT: u32, refusals this event reports.
  * @NPO_ATTR_THROTTLE_MS: u32, how long the owner's new queues now wait
  *	before they are created, 0 if they do not.
+ * @NPO_ATTR_PORT_RISK_LANES: u32, bit n: lane n is at risk (see
+ *	NPO_EVENT_AT_RISK).  Absent if the driver does not watch the port's
+ *	lanes (a device older than interface 1.9).
+ * @NPO_ATTR_PORT_RISK_REASON: u32, &enum npo_risk of the worst lane.
+ * @NPO_ATTR_PORT_RISK_ETA_S: u32, seconds until the worst lane is expected
+ *	to fail at its present trend; absent when no trend says.
+ * @NPO_ATTR_PORT_RISK_LANE: u32, the worst lane, when a lane is at risk.
+ * @NPO_ATTR_LANE_RX_LOW_ALARM: s32, received power below which the lane
+ *	fails training at the link's rate, 1/100 dBm.
+ * @NPO_ATTR_LANE_RX_LOW_WARN: s32, received power warning threshold,
+ *	1/100 dBm.
+ * @NPO_ATTR_LANE_BER_ALARM: u32, the training BER threshold, -log10 x 100.
+ * @NPO_ATTR_LANE_BER_WARN: u32, the BER warning threshold, -log10 x 100.
+ * @NPO_ATTR_LANE_BER_TREND: s32, change of NPO_ATTR_LANE_BER per minute
+ *	over the driver's recent readings of an active link (negative:
+ *	worsening); absent until there are enough.
+ * @NPO_ATTR_LANE_RX_TREND: s32, change of received power per minute,
+ *	1/100 dBm, likewise.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -394,6 +434,16 @@ enum npo_attr {
 	NPO_ATTR_REFUSAL_STATUS,
 	NPO_ATTR_REFUSAL_COUNT,
 	NPO_ATTR_THROTTLE_MS,
+	NPO_ATTR_PORT_RISK_LANES,
+	NPO_ATTR_PORT_RISK_REASON,
+	NPO_ATTR_PORT_RISK_ETA_S,
+	NPO_ATTR_PORT_RISK_LANE,
+	NPO_ATTR_LANE_RX_LOW_ALARM,
+	NPO_ATTR_LANE_RX_LOW_WARN,
+	NPO_ATTR_LANE_BER_ALARM,
+	NPO_ATTR_LANE_BER_WARN,
+	NPO_ATTR_LANE_BER_TREND,
+	NPO_ATTR_LANE_RX_TREND,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

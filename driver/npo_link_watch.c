@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO link watch: the early warning before a link fails.
+ *
+ * Every second the watch reads the lanes of each active link: received
+ * power, pre-FEC BER and the thresholds the device publishes for them
+ * (interface 1.9).  It keeps the last few readings and fits a line
+ * through them.  A lane is at risk when its received power is below the
+ * warning threshold, its BER is above the warning threshold, or its BER
+ * trend will take it across the training threshold within
+ * NPO_RISK_HORIZON_S.  A change in which lanes are at risk is reported as
+ * NPO_EVENT_AT_RISK (log, netlink, devlink), naming the worst lane, why
+ * and, where a trend says, when it is expected to fail.
+ *
+ * The readings are forgotten whenever the link goes down or retrains:
+ * a trend spans one configuration of the link.
+ */
+#include <linux/math64.h>
+#include <uapi/linux/npo_netlink.h>
+
+#include "npo.h"
+
+#define NPO_WATCH_PERIOD_MS	1000
+#define NPO_WATCH_SAMPLES	8
+#define NPO_WATCH_MIN_SAMPLES	4
+#define NPO_RISK_HORIZON_S	600
+/* Slopes below this, per minute, are noise: 0.1 decade of BER, 0.1 dB. */
+#define NPO_TREND_NOISE		10
+/* A lane at risk for its power is clear 0.5 dB above the warning. */
+#define NPO_RX_CLEAR_CDB	50
+
+/**
+ * struct npo_port_watch - the last readings of one port's lanes
+ * @count: readings kept, up to NPO_WATCH_SAMPLES.
+ * @next: where the next one goes.
+ * @at_ms: when each was taken, ms of the monotonic clock.
+ * @ber: per reading and lane, -log10(BER) x 100.
+ * @rx: per reading and lane, received power, 1/100 dBm.
+ * @reason: per lane, the &enum npo_risk it was last judged at.
+ *
+ * Protected by &npo_dev.link_lock.
+ */
+struct npo_port_watch {
+	unsigned int count;
+	unsigned int next;
+	s64 at_ms[NPO_WATCH_SAMPLES];
+	s16 ber[NPO_WATCH_SAMPLES][NPO_MAX_LANES];
+	s16 rx[NPO_WATCH_SAMPLES][NPO_MAX_LANES];
+	u8 reason[NPO_MAX_LANES];
+};
+
+static const char * const npo_risk_names[] = {
+	[NPO_RISK_NONE] = "none",
+	[NPO_RISK_BER_TREND] = "BER rising",
+	[NPO_RISK_HIGH_BER] = "high BER",
+	[NPO_RISK_RX_POWER] = "low Rx power",
+};
+
+/**
+ * npo_risk_name() - what a &enum npo_risk means, for logs and devlink
+ * @risk: the reason.
+ *
+ * Return: a constant string.
+ */
+const char *npo_risk_name(unsigned int risk)
+{
+	return risk < ARRAY_SIZE(npo_risk_names) ? npo_risk_names[risk] : "?";
+}
+
+/* Least-squares slope of one lane's series, per minute. */
+static s32 npo_watch_slope(const struct npo_port_watch *w,
+			   const s16 (*series)[NPO_MAX_LANES], unsigned int lane)
+{
+	s64 n = w->count, st = 0, sy = 0, stt = 0, sty = 0, den;
+	s64 t0 = w->at_ms[(w->next + NPO_WATCH_SAMPLES - w->count) %
+			  NPO_WATCH_SAMPLES];
+	unsigned int k;
+
+	for (k = 0; k < w->count; k++) {
+		unsigned int j = (w->next + NPO_WATCH_SAMPLES - 1 - k) %
+				 NPO_WATCH_SAMPLES;
+		s64 t = w->at_ms[j] - t0, y = series[j][lane];
+
+		st += t;
+		sy += y;
+		stt += t * t;
+		sty += t * y;
+	}
+	den = n * stt - st * st;
+	if (den <= 0)
+		return 0;
+	return (s32)div64_s64((n * sty - st * sy) * 60000, den);
+}
+
+/* Seconds until value, moving by slope per minute, falls to limit. */
+static u32 npo_watch_eta(s32 value, s32 limit, s32 slope)
+{
+	if (slope > -NPO_TREND_NOISE)
+		return U32_MAX;
+	if (value <= limit)
+		return 1;
+	return max_t(u32, 1, (u32)div_s64((s64)(value - limit) * 60, -slope));
+}
+
+/* How telling a reason is, for the worst lane when their times tie. */
+static unsigned int npo_risk_rank(u8 reason)
+{
+	switch (reason) {
+	case NPO_RISK_RX_POWER:
+		return 3;
+	case NPO_RISK_HIGH_BER:
+		return 2;
+	case NPO_RISK_BER_TREND:
+		return 1;
+	}
+	return 0;
+}
+
+/* Judge the port's lanes by the reading just taken and the trend. */
+static void npo_watch_judge(struct npo_port *port,
+			    const struct npo_hw_port_stats *st)
+{
+	struct npo_port_watch *w = port->watch;
+	struct npo_dev *ndev = port->ndev;
+	u32 lanes = 0, worst_eta = U32_MAX;
+	u8 worst = 0, worst_reason = NPO_RISK_NONE;
+	bool trends = w->count >= NPO_WATCH_MIN_SAMPLES;
+	unsigned int i;
+
+	port->trends_known = trends;
+	for (i = 0; i < ndev->lanes_per_port; i++) {
+		const struct npo_hw_lane_stats *l = &st->lane[i];
+		s32 rx = (s16)le16_to_cpu(l->rx_power_cdbm);
+		s32 ber = le16_to_cpu(l->ber_nlog_c);
+		s32 rx_warn = (s16)le16_to_cpu(l->rx_low_warn_cdbm);
+		s32 rx_alarm = (s16)le16_to_cpu(l->rx_low_alarm_cdbm);
+		s32 ber_warn = le16_to_cpu(l->ber_warn_nlog_c);
+		s32 ber_alarm = le16_to_cpu(l->ber_alarm_nlog_c);
+		u8 reason = NPO_RISK_NONE, was;
+		u32 eta = U32_MAX, ber_eta;
+
+		port->ber_trend[i] = trends ? npo_watch_slope(w, w->ber, i) : 0;
+		port->rx_trend[i] = trends ? npo_watch_slope(w, w->rx, i) : 0;
+		was = w->reason[i];
+		w->reason[i] = NPO_RISK_NONE;
+		/* No thresholds (no firmware) or not carrying the link. */
+		if (!ber_alarm || !(l->flags & NPO_HW_LANE_ACTIVE))
+			continue;
+		if (ber < ber_warn)
+			reason = NPO_RISK_HIGH_BER;
+		/* Low power names the cause where a high BER is the symptom. */
+		if (rx < rx_warn ||
+		    (was == NPO_RISK_RX_POWER &&
+		     rx < rx_warn + NPO_RX_CLEAR_CDB)) {
+			reason = NPO_RISK_RX_POWER;
+			if (trends)
+				eta = npo_watch_eta(rx, rx_alarm,
+						    port->rx_trend[i]);
+		}
+		if (trends) {
+			ber_eta = npo_watch_eta(ber, ber_alarm,
+						port->ber_trend[i]);
+			if (ber_eta <= NPO_RISK_HORIZON_S) {
+				if (reason == NPO_RISK_NONE)
+					reason = NPO_RISK_BER_TREND;
+				eta = min(eta, ber_eta);
+			}
+		}
+		if (reason == NPO_RISK_NONE)
+			continue;
+		w->reason[i] = reason;
+		lanes |= BIT(i);
+		if (worst_reason == NPO_RISK_NONE || eta < worst_eta ||
+		    (eta == worst_eta &&
+		     npo_risk_rank(reason) > npo_risk_rank(worst_reason))) {
+			worst = i;
+			worst_reason = reason;
+			worst_eta = eta;
+		}
+	}
+	port->risk_eta_s = worst_eta == U32_MAX ? 0 : worst_eta;
+	if (lanes == port->risk_lanes && worst_reason == port->risk_reason &&
+	    (!lanes || worst == port->risk_lane))
+		return;
+	port->risk_lanes = lanes;
+	port->risk_reason = worst_reason;
+	port->risk_lane = worst;
+	npo_health_port_event(port, NPO_EVENT_AT_RISK);
+}
+
+/* Keep a reading of an active link's lanes, then judge them. */
+static void npo_watch_take(struct npo_port *port,
+			   const struct npo_hw_port_stats *st)
+{
+	struct npo_port_watch *w = port->watch;
+	unsigned int i;
+
+	w->at_ms[w->next] = ktime_to_ms(ktime_get());
+	for (i = 0; i < port->ndev->lanes_per_port; i++) {
+		w->ber[w->next][i] = le16_to_cpu(st->lane[i].ber_nlog_c);
+		w->rx[w->next][i] = (s16)le16_to_cpu(st->lane[i].rx_power_cdbm);
+	}
+	w->next = (w->next + 1) % NPO_WATCH_SAMPLES;
+	w->count = min(w->count + 1, (unsigned int)NPO_WATCH_SAMPLES);
+	npo_watch_judge(port, st);
+}
+
+static bool npo_port_active(const struct npo_port *port)
+{
+	return FIELD_GET(NPO_PST_STATE, READ_ONCE(port->status)) ==
+	       NPO_HW_PORT_ACTIVE;
+}
+
+static void npo_link_watch_work(struct work_struct *work)
+{
+	struct npo_dev *ndev = container_of(to_delayed_work(work),
+					    struct npo_dev, link_watch_work);
+	unsigned int i;
+
+	for (i = 0; i < ndev->num_ports; i++) {
+		struct npo_port *port = &ndev->ports[i];
+		struct npo_hw_port_stats *st;
+
+		if (!npo_port_active(port))
+			continue;
+		/* Not under the link lock: the mailbox may take seconds. */
+		st = npo_port_read_stats(port, false);
+		if (IS_ERR(st))
+			continue;
+		mutex_lock(&ndev->link_lock);
+		if (ndev->link_running && npo_port_active(port))
+			npo_watch_take(port, st);
+		mutex_unlock(&ndev->link_lock);
+		kfree(st);
+	}
+	mutex_lock(&ndev->link_lock);
+	if (ndev->link_running)
+		queue_delayed_work(system_wq, &ndev->link_watch_work,
+				   msecs_to_jiffies(NPO_WATCH_PERIOD_MS));
+	mutex_unlock(&ndev->link_lock);
+}
+
+static bool npo_link_watched(const struct npo_dev *ndev)
+{
+	return FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
+	       NPO_IF_MINOR_LANE_LIMITS;
+}
+
+/**
+ * npo_link_watch_early_init() - initialise what npo_link_watch_fini() uses
+ * @ndev: the device, just allocated.
+ */
+void npo_link_watch_early_init(struct npo_dev *ndev)
+{
+	INIT_DELAYED_WORK(&ndev->link_watch_work, npo_link_watch_work);
+}
+
+/**
+ * npo_link_watch_init() - prepare the watch of the device's links
+ * @ndev: the device, its ports allocated.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int npo_link_watch_init(struct npo_dev *ndev)
+{
+	unsigned int i;
+
+	if (!npo_link_watched(ndev))
+		return 0;
+	for (i = 0; i < ndev->num_ports; i++) {
+		ndev->ports[i].watch = kzalloc(sizeof(*ndev->ports[i].watch),
+					       GFP_KERNEL);
+		if (!ndev->ports[i].watch)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * npo_link_watch_start() - start watching
+ * @ndev: the device, its links just started.
+ *
+ * Context: under &npo_dev.link_lock.
+ */
+void npo_link_watch_start(struct npo_dev *ndev)
+{
+	lockdep_assert_held(&ndev->link_lock);
+	if (ndev->ports && ndev->ports[0].watch)
+		queue_delayed_work(system_wq, &ndev->link_watch_work,
+				   msecs_to_jiffies(NPO_WATCH_PERIOD_MS));
+}
+
+/**
+ * npo_link_watch_forget() - forget a port's readings and risk
+ * @port: the port, whose link went down or retrains.
+ *
+ * Context: under &npo_dev.link_lock.
+ */
+void npo_link_watch_forget(struct npo_port *port)
+{
+	lockdep_assert_held(&port->ndev->link_lock);
+	if (!port->watch)
+		return;
+	memset(port->watch, 0, sizeof(*port->watch));
+	port->trends_known = false;
+	port->risk_lanes = 0;
+	port->risk_reason = NPO_RISK_NONE;
+	port->risk_eta_s = 0;
+}
+
+/**
+ * npo_link_watch_fini() - free what npo_link_watch_init() allocated
+ * @ndev: the device, its links stopped.
+ */
+void npo_link_watch_fini(struct npo_dev *ndev)
+{
+	unsigned int i;
+
+	cancel_delayed_work_sync(&ndev->link_watch_work);
+	for (i = 0; ndev->ports && i < ndev->num_ports; i++) {
+		kfree(ndev->ports[i].watch);
+		ndev->ports[i].watch = NULL;
+	}
+}
