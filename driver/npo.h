@@ -362,22 +362,6 @@ struct npo_timesync_info {
 };
 
 /**
- * enum npo_dev_fault - why the device was stopped
- * @NPO_FAULT_NONE: it was not.
- * @NPO_FAULT_HEARTBEAT: the firmware stopped beating (a hang).
- * @NPO_FAULT_FW_ASSERT: the firmware asserted; its crash record was read.
- * @NPO_FAULT_PARITY: an uncorrectable parity error in the queue engine.
- * @NPO_FAULT_FATAL: a fatal interrupt with no known cause.
- */
-enum npo_dev_fault {
-	NPO_FAULT_NONE,
-	NPO_FAULT_HEARTBEAT,
-	NPO_FAULT_FW_ASSERT,
-	NPO_FAULT_PARITY,
-	NPO_FAULT_FATAL,
-};
-
-/**
  * struct npo_fw_crash - the firmware's crash record, read at its assert
  * @reason: the assert's reason code.
  * @pc: where the firmware stopped.
@@ -422,6 +406,24 @@ struct npo_fw_health {
 	bool stopped;
 };
 
+struct npo_history_entry;
+
+/**
+ * struct npo_history - the events a device sent, kept (npo_history.c)
+ * @lock: protects the fields below.
+ * @last_seq: the number of the last event.
+ * @head: the oldest event kept in @ring.
+ * @count: events kept.
+ * @ring: the events.
+ */
+struct npo_history {
+	spinlock_t lock; /* all fields */
+	u64 last_seq;
+	unsigned int head;
+	unsigned int count;
+	struct npo_history_entry *ring[NPO_EVENT_HISTORY];
+};
+
 /**
  * struct npo_dev - one NPO device
  * @pdev: the PCI device; NULL once the device is removed while files are
@@ -464,6 +466,7 @@ struct npo_fw_health {
  * @devlink: the devlink instance (npo_devlink.c).
  * @dl_ports: its ports, one per link port.
  * @fwh: the firmware's health (npo_fw_health.c).
+ * @history: the events it sent, kept for those who come later.
  * @debugfs: this device's debugfs directory.
  * @ports: link ports, NULL if the device has no link capability.
  * @port_rates: lane rates the ports support, bit n = rate n + 1.
@@ -549,6 +552,7 @@ struct npo_dev {
 	struct devlink *devlink;
 	struct devlink_port *dl_ports;
 	struct npo_fw_health fwh;
+	struct npo_history history;
 
 	struct dentry *debugfs;
 
@@ -699,6 +703,14 @@ void npo_fw_health_destroy(struct npo_dev *ndev);
 void npo_fw_health_read_crash(struct npo_dev *ndev);
 void npo_fw_health_report(struct npo_dev *ndev);
 
+/* npo_history.c */
+void npo_history_init(struct npo_dev *ndev);
+int npo_history_stamp(struct npo_dev *ndev, struct sk_buff *msg);
+void npo_history_add(struct npo_dev *ndev, const void *attrs, size_t len);
+int npo_history_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+			 struct npo_dev *ndev, u64 after);
+void npo_history_fini(struct npo_dev *ndev);
+
 /* npo_link_health.c */
 void npo_link_health_event(struct npo_port *port, u32 event);
 int npo_link_health_create(struct npo_dev *ndev);
@@ -759,6 +771,7 @@ struct genl_info;
 int npo_clock_register(struct npo_dev *ndev);
 void npo_clock_unregister(struct npo_dev *ndev);
 int npo_clock_index(struct npo_dev *ndev);
+int npo_clock_now(struct npo_dev *ndev, u64 *ns);
 void npo_clock_step(struct npo_dev *ndev, s64 delta);
 void npo_clock_set_freq(struct npo_dev *ndev, long scaled_ppm);
 int npo_clock_nl_get_doit(struct sk_buff *skb, struct genl_info *info);
@@ -818,7 +831,9 @@ int npo_genl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
 void *npo_genl_dump_begin(struct sk_buff *skb, struct netlink_callback *cb,
 			  u8 cmd, struct npo_file *nfile);
 struct sk_buff *npo_genl_event_new(u32 event, void **hdr);
-void npo_genl_event_send(struct sk_buff *msg, void *hdr, int err);
+void npo_genl_dev_event(struct npo_dev *ndev, u32 fault);
+void npo_genl_event_send(struct npo_dev *ndev, struct sk_buff *msg,
+			 void *hdr, int err);
 void npo_genl_port_event(struct npo_port *port, u32 event);
 
 /* npo_quota.c */

@@ -230,6 +230,24 @@ int npo_clock_index(struct npo_dev *ndev)
 	return ndev->ptp ? ptp_clock_index(ndev->ptp) : -1;
 }
 
+/**
+ * npo_clock_now() - the device's clock now: fabric time once it is locked
+ * @ndev: the device, present.
+ * @ns: set to the time, in ns.
+ *
+ * Context: any but hard interrupt.
+ * Return: 0, or -ENODEV for a device without a PHC.
+ */
+int npo_clock_now(struct npo_dev *ndev, u64 *ns)
+{
+	if (!READ_ONCE(ndev->ptp))
+		return -ENODEV;
+	spin_lock(&ndev->clk_lock);
+	*ns = npo_clock_read_locked(ndev, NULL);
+	spin_unlock(&ndev->clk_lock);
+	return 0;
+}
+
 /* --- netlink: CLOCK_GET, CLOCK_SET and clock events ----------------------- */
 
 /* A device's identity and its clock's sync state. */
@@ -391,5 +409,5 @@ void npo_clock_event(struct npo_dev *ndev)
 
 	msg = npo_genl_event_new(NPO_EVENT_CLOCK, &hdr);
 	if (msg)
-		npo_genl_event_send(msg, hdr, npo_clock_put(msg, ndev));
+		npo_genl_event_send(ndev, msg, hdr, npo_clock_put(msg, ndev));
 }

@@ -98,8 +98,11 @@ int npo_devlink_alloc(struct npo_dev *ndev)
 static void npo_devlink_ports_unregister(struct npo_dev *ndev,
 					 unsigned int count)
 {
-	while (count--)
+	while (count--) {
+		/* devlink wants a port untyped before it goes. */
+		devlink_port_type_clear(&ndev->dl_ports[count]);
 		devlink_port_unregister(&ndev->dl_ports[count]);
+	}
 	kfree(ndev->dl_ports);
 	ndev->dl_ports = NULL;
 }

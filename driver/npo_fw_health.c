@@ -25,11 +25,12 @@
 #define NPO_FW_GRACE_MS			10000
 
 static const char * const npo_dev_fault_names[] = {
-	[NPO_FAULT_NONE] = "none",
-	[NPO_FAULT_HEARTBEAT] = "firmware heartbeat lost",
-	[NPO_FAULT_FW_ASSERT] = "firmware assert",
-	[NPO_FAULT_PARITY] = "queue engine parity error",
-	[NPO_FAULT_FATAL] = "fatal device error",
+	[NPO_DEV_FAULT_NONE] = "none",
+	[NPO_DEV_FAULT_HEARTBEAT] = "firmware heartbeat lost",
+	[NPO_DEV_FAULT_FW_ASSERT] = "firmware assert",
+	[NPO_DEV_FAULT_PARITY] = "queue engine parity error",
+	[NPO_DEV_FAULT_FATAL] = "fatal device error",
+	[NPO_DEV_FAULT_PCIE] = "uncorrectable PCIe error",
 };
 
 /**
@@ -109,22 +110,23 @@ void npo_fw_health_report(struct npo_dev *ndev)
 		spin_unlock_irq(&fwh->lock);
 		return;
 	}
-	fault = fwh->stopped ? NPO_FAULT_NONE : fwh->pending;
-	fwh->pending = NPO_FAULT_NONE;
-	if (fault != NPO_FAULT_NONE) {
+	fault = fwh->stopped ? NPO_DEV_FAULT_NONE : fwh->pending;
+	fwh->pending = NPO_DEV_FAULT_NONE;
+	if (fault != NPO_DEV_FAULT_NONE) {
 		fwh->last = fault;
 		fwh->last_at = jiffies;
 	}
 	spin_unlock_irq(&fwh->lock);
-	if (fault == NPO_FAULT_NONE)
+	if (fault == NPO_DEV_FAULT_NONE)
 		return;
-	if (fault == NPO_FAULT_FW_ASSERT)
+	if (fault == NPO_DEV_FAULT_FW_ASSERT)
 		snprintf(msg, sizeof(msg), "%s: node %u: reason 0x%x at pc 0x%x",
 			 npo_dev_fault_name(fault), ndev->node_id,
 			 fwh->crash.reason, fwh->crash.pc);
 	else
 		snprintf(msg, sizeof(msg), "%s: node %u",
 			 npo_dev_fault_name(fault), ndev->node_id);
+	npo_genl_dev_event(ndev, fault);
 	/* The dump devlink takes now is of this fault. */
 	devlink_health_report(fwh->reporter, msg, &fault);
 }
@@ -144,7 +146,7 @@ static void npo_fw_health_watch(struct work_struct *work)
 			      msecs_to_jiffies(NPO_HEARTBEAT_LOST_MS))) {
 		npo_err(ndev, "firmware heartbeat stopped at %u, %u ms ago\n",
 			beat, jiffies_to_msecs(jiffies - fwh->beat_seen));
-		npo_health_fail(ndev, NPO_FAULT_HEARTBEAT);
+		npo_health_fail(ndev, NPO_DEV_FAULT_HEARTBEAT);
 		fwh->beat_seen = jiffies;
 	}
 	schedule_delayed_work(&fwh->watch,
@@ -193,7 +195,7 @@ static int npo_fw_reporter_diagnose(struct devlink_health_reporter *reporter,
 	}
 	devlink_fmsg_string_pair_put(fmsg, "last_fault",
 				     npo_dev_fault_name(last));
-	if (last != NPO_FAULT_NONE)
+	if (last != NPO_DEV_FAULT_NONE)
 		devlink_fmsg_u64_pair_put(fmsg, "last_fault_age_ms",
 					  jiffies_to_msecs(jiffies - last_at));
 	if (crashed)
@@ -212,14 +214,14 @@ static int npo_fw_reporter_dump(struct devlink_health_reporter *reporter,
 {
 	struct npo_dev *ndev = devlink_health_reporter_priv(reporter);
 	enum npo_dev_fault fault = priv_ctx ? *(enum npo_dev_fault *)priv_ctx :
-					      NPO_FAULT_FW_ASSERT;
+					      NPO_DEV_FAULT_FW_ASSERT;
 	struct npo_fw_crash *crash;
 	bool valid;
 
 	if (priv_ctx)
 		devlink_fmsg_string_pair_put(fmsg, "fault",
 					     npo_dev_fault_name(fault));
-	if (fault != NPO_FAULT_FW_ASSERT) {
+	if (fault != NPO_DEV_FAULT_FW_ASSERT) {
 		devlink_fmsg_u32_pair_put(fmsg, "heartbeat", ndev->fwh.beat);
 		return 0;
 	}
@@ -290,7 +292,7 @@ void npo_fw_health_start(struct npo_dev *ndev)
 
 	spin_lock_irq(&ndev->fwh.lock);
 	ndev->fwh.live = true;
-	pending = ndev->fwh.pending != NPO_FAULT_NONE;
+	pending = ndev->fwh.pending != NPO_DEV_FAULT_NONE;
 	spin_unlock_irq(&ndev->fwh.lock);
 	/* A fault during probe is reported now. */
 	if (pending) {

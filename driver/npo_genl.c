@@ -30,6 +30,7 @@ static const struct nla_policy npo_nl_policy[NPO_ATTR_MAX + 1] = {
 	[NPO_ATTR_TEST_DURATION_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &npo_test_ms_range),
 	[NPO_ATTR_CLOCK_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 255),
+	[NPO_ATTR_EVENT_SEQ] = { .type = NLA_U64 },
 };
 
 static struct genl_family npo_genl_family;
@@ -696,6 +697,24 @@ static int npo_nl_mr_get_dumpit(struct sk_buff *skb,
 	return npo_genl_dump_devices(skb, cb, npo_nl_mr_dump_dev);
 }
 
+/* The request's NPO_ATTR_EVENT_SEQ, if any: events after it. */
+static int npo_nl_event_dump_dev(struct sk_buff *skb,
+				 struct netlink_callback *cb,
+				 struct npo_dev *ndev)
+{
+	const struct nlattr *after;
+
+	after = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, NPO_ATTR_EVENT_SEQ);
+	return npo_history_dump_dev(skb, cb, ndev,
+				    after ? nla_get_u64(after) : 0);
+}
+
+static int npo_nl_event_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return npo_genl_dump_devices(skb, cb, npo_nl_event_dump_dev);
+}
+
 static const struct genl_small_ops npo_nl_ops[] = {
 	{
 		.cmd = NPO_CMD_PORT_GET,
@@ -746,6 +765,10 @@ static const struct genl_small_ops npo_nl_ops[] = {
 		.doit = npo_clock_nl_set_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
+	{
+		.cmd = NPO_CMD_EVENT_GET,
+		.dumpit = npo_nl_event_get_dumpit,
+	},
 };
 
 /*
@@ -772,16 +795,16 @@ static struct genl_family npo_genl_family __ro_after_init = {
  * @event: &enum npo_event.
  * @hdr: set to the message's header, for npo_genl_event_send().
  *
+ * Made whether anyone listens or not: the device's history keeps it.
+ *
  * Context: process context.
- * Return: the message with NPO_ATTR_EVENT in it, or NULL if nobody listens
- * or memory is short: the event is then dropped, as events may be.
+ * Return: the message with NPO_ATTR_EVENT in it, or NULL if memory is
+ * short: the event is then dropped, as events may be.
  */
 struct sk_buff *npo_genl_event_new(u32 event, void **hdr)
 {
 	struct sk_buff *msg;
 
-	if (!genl_has_listeners(&npo_genl_family, &init_net, 0))
-		return NULL;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return NULL;
@@ -794,19 +817,56 @@ struct sk_buff *npo_genl_event_new(u32 event, void **hdr)
 }
 
 /**
- * npo_genl_event_send() - send an event message to its listeners
+ * npo_genl_event_send() - keep an event and send it to its listeners
+ * @ndev: the device it is about.
  * @msg: from npo_genl_event_new().
  * @hdr: its header.
  * @err: 0, or why the message could not be filled: it is dropped.
+ *
+ * The event is numbered and timed, kept in the device's history, then
+ * multicast if anyone listens.
  */
-void npo_genl_event_send(struct sk_buff *msg, void *hdr, int err)
+void npo_genl_event_send(struct npo_dev *ndev, struct sk_buff *msg,
+			 void *hdr, int err)
 {
+	if (!err)
+		err = npo_history_stamp(ndev, msg);
 	if (err) {
 		nlmsg_free(msg);
 		return;
 	}
 	genlmsg_end(msg, hdr);
+	npo_history_add(ndev, hdr, skb_tail_pointer(msg) - (u8 *)hdr);
+	if (!genl_has_listeners(&npo_genl_family, &init_net, 0)) {
+		nlmsg_free(msg);
+		return;
+	}
 	genlmsg_multicast(&npo_genl_family, msg, 0, 0, GFP_KERNEL);
+}
+
+/**
+ * npo_genl_dev_event() - tell listeners a device failed or came back
+ * @ndev: the device, its state the one after.
+ * @fault: &enum npo_dev_fault it was stopped for, NPO_DEV_FAULT_NONE for a
+ *	recovery.
+ *
+ * Context: process context, no device lock held.
+ */
+void npo_genl_dev_event(struct npo_dev *ndev, u32 fault)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = npo_genl_event_new(NPO_EVENT_DEVICE, &hdr);
+	if (!msg)
+		return;
+	err = nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
+	      nla_put_string(msg, NPO_ATTR_DEV_NAME, dev_name(&ndev->dev)) ||
+	      nla_put_u32(msg, NPO_ATTR_DEV_NODE_ID, ndev->node_id) ||
+	      nla_put_u32(msg, NPO_ATTR_DEV_STATE, npo_state(ndev)) ||
+	      nla_put_u32(msg, NPO_ATTR_DEV_FAULT, fault) ? -EMSGSIZE : 0;
+	npo_genl_event_send(ndev, msg, hdr, err);
 }
 
 /**
@@ -824,7 +884,7 @@ void npo_genl_port_event(struct npo_port *port, u32 event)
 	msg = npo_genl_event_new(event, &hdr);
 	if (!msg)
 		return;
-	npo_genl_event_send(msg, hdr,
+	npo_genl_event_send(port->ndev, msg, hdr,
 			    npo_put_port(msg, port,
 					 event == NPO_EVENT_LINK_DOWN ?
 					 port->down_reason :

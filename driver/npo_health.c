@@ -147,7 +147,7 @@ static void npo_health_set_pending(struct npo_dev *ndev,
 	unsigned long flags;
 
 	spin_lock_irqsave(&ndev->fwh.lock, flags);
-	if (ndev->fwh.pending == NPO_FAULT_NONE)
+	if (ndev->fwh.pending == NPO_DEV_FAULT_NONE)
 		ndev->fwh.pending = fault;
 	spin_unlock_irqrestore(&ndev->fwh.lock, flags);
 }
@@ -164,7 +164,7 @@ static void npo_health_set_pending(struct npo_dev *ndev,
  */
 void npo_health_fatal(struct npo_dev *ndev)
 {
-	enum npo_dev_fault fault = NPO_FAULT_FATAL;
+	enum npo_dev_fault fault = NPO_DEV_FAULT_FATAL;
 	u32 cause = NPO_FATAL_NONE;
 
 	/* FATAL_CAUSE and the crash record came with interface 1.8. */
@@ -173,12 +173,12 @@ void npo_health_fatal(struct npo_dev *ndev)
 		cause = npo_rd32(ndev, NPO_REG_FATAL_CAUSE);
 
 	if (cause == NPO_FATAL_FW_ASSERT) {
-		fault = NPO_FAULT_FW_ASSERT;
+		fault = NPO_DEV_FAULT_FW_ASSERT;
 		npo_fw_health_read_crash(ndev);
 		npo_err(ndev, "firmware asserted: reason 0x%x at pc 0x%x\n",
 			ndev->fwh.crash.reason, ndev->fwh.crash.pc);
 	} else if (cause == NPO_FATAL_PARITY) {
-		fault = NPO_FAULT_PARITY;
+		fault = NPO_DEV_FAULT_PARITY;
 		npo_err(ndev, "uncorrectable parity error in the queue engine\n");
 	} else {
 		npo_err(ndev, "device reported a fatal error (cause %u)\n",
@@ -298,6 +298,8 @@ int npo_health_restart(struct npo_dev *ndev)
 	else
 		npo_info(ndev, "restarted, %s\n",
 			 npo_state_name(npo_state(ndev)));
+	if (err != -ENODEV)
+		npo_genl_dev_event(ndev, NPO_DEV_FAULT_NONE);
 	return err;
 }
 
@@ -323,12 +325,14 @@ static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
 		state == pci_channel_io_frozen ? "frozen" : "permanently failed");
 	if (state == pci_channel_io_perm_failure) {
 		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
+		npo_genl_dev_event(ndev, NPO_DEV_FAULT_PCIE);
 		return PCI_ERS_RESULT_DISCONNECT;
 	}
 	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
 	npo_link_stop(ndev);
 	/* Refusals read now could name queues the recovery frees and reuses. */
 	cancel_work_sync(&ndev->refusal_work);
+	npo_genl_dev_event(ndev, NPO_DEV_FAULT_PCIE);
 	return state == pci_channel_io_normal ? PCI_ERS_RESULT_CAN_RECOVER :
 						PCI_ERS_RESULT_NEED_RESET;
 }
@@ -369,6 +373,7 @@ static void npo_resume(struct pci_dev *pdev)
 	if (!err)
 		npo_info(ndev, "recovered from PCIe error, %s\n",
 			 npo_state_name(npo_state(ndev)));
+	npo_genl_dev_event(ndev, NPO_DEV_FAULT_NONE);
 }
 
 /*

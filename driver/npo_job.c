@@ -374,7 +374,8 @@ static void npo_refusal_report(struct npo_dev *ndev, struct npo_refusal *r,
 	}
 	msg = npo_genl_event_new(NPO_EVENT_REFUSED, &hdr);
 	if (msg)
-		npo_genl_event_send(msg, hdr, npo_refusal_put(msg, ndev, r));
+		npo_genl_event_send(ndev, msg, hdr,
+				    npo_refusal_put(msg, ndev, r));
 }
 
 static void npo_refusal_work(struct work_struct *work)

@@ -69,6 +69,7 @@ static void npo_dev_release(struct device *dev)
 	ida_destroy(&ndev->queue_ida);
 	ida_destroy(&ndev->mr_ida);
 	npo_job_fini(ndev);
+	npo_history_fini(ndev);
 	kfree(ndev);
 }
 
@@ -109,6 +110,7 @@ static struct npo_dev *npo_dev_alloc(struct pci_dev *pdev)
 	npo_job_init(ndev);
 	npo_link_early_init(ndev);
 	npo_health_init(ndev);
+	npo_history_init(ndev);
 	npo_quota_init(ndev);
 	/*
 	 * Named before anything starts: a link event during probe names the

@@ -109,9 +109,24 @@ const char *npo_event_str(uint32_t event)
 		[NPO_EVENT_CLOCK] = "clock",
 		[NPO_EVENT_REFUSED] = "refused",
 		[NPO_EVENT_AT_RISK] = "at-risk",
+		[NPO_EVENT_DEVICE] = "device",
 	};
 
 	return NAME_OF(names, event);
+}
+
+const char *npo_dev_fault_str(uint32_t fault)
+{
+	static const char *const names[] = {
+		[NPO_DEV_FAULT_NONE] = "none",
+		[NPO_DEV_FAULT_HEARTBEAT] = "firmware heartbeat lost",
+		[NPO_DEV_FAULT_FW_ASSERT] = "firmware assert",
+		[NPO_DEV_FAULT_PARITY] = "queue engine parity error",
+		[NPO_DEV_FAULT_FATAL] = "fatal device error",
+		[NPO_DEV_FAULT_PCIE] = "uncorrectable PCIe error",
+	};
+
+	return NAME_OF(names, fault);
 }
 
 const char *npo_risk_str(uint32_t risk)

@@ -311,9 +311,67 @@ static void tenant_close(struct tenant *t)
  * ready again, the tenant's queue revoked and a new one working, the
  * other device untouched.  How fast is make bench's to measure.
  */
+/* The device's kept events, as npoctl -j events gives them. */
+static struct json_object *kept_events(const char *name)
+{
+	static char out[1 << 18];
+
+	if (npo_test_run(out, sizeof(out), "npoctl -j events %s", name))
+		return NULL;
+	return json_tokener_parse(out);
+}
+
+static long long last_seq(const char *name)
+{
+	struct json_object *ev = kept_events(name);
+	size_t n = ev ? json_object_array_length(ev) : 0;
+	long long seq = n ? json_object_get_int64(jget(json_object_array_get_idx(ev, n - 1),
+						       "seq", NULL)) : 0;
+
+	json_object_put(ev);
+	return seq;
+}
+
+/*
+ * The history tells the story after the fact: after @seq, a device event
+ * naming @fault, then one saying the device is ready again.
+ */
+static void history_says(struct __test_metadata *_metadata, const char *name,
+			 long long seq, const char *fault)
+{
+	struct json_object *ev = kept_events(name), *e;
+	bool failed = false, back = false;
+	long long prev = seq;
+	size_t i;
+
+	ASSERT_NE(NULL, ev);
+	for (i = 0; i < json_object_array_length(ev); i++) {
+		e = json_object_array_get_idx(ev, i);
+		if (json_object_get_int64(jget(e, "seq", NULL)) <= seq)
+			continue;
+		/* Numbered in order, none missing. */
+		EXPECT_EQ(prev + 1, json_object_get_int64(jget(e, "seq", NULL)));
+		prev = json_object_get_int64(jget(e, "seq", NULL));
+		EXPECT_NE(NULL, jget(e, "time_ns", NULL));
+		EXPECT_NE(NULL, jget(e, "fabric_time_ns", NULL));
+		if (strcmp(jstr(jget(e, "event", NULL)), "device"))
+			continue;
+		if (!failed) {
+			EXPECT_STREQ(fault, jstr(jget(e, "fault", NULL)));
+			failed = true;
+		} else if (!strcmp(jstr(jget(e, "state", NULL)), "ready")) {
+			EXPECT_STREQ("none", jstr(jget(e, "fault", NULL)));
+			back = true;
+		}
+	}
+	EXPECT_TRUE(failed) TH_LOG("no device event after #%lld", seq);
+	EXPECT_TRUE(back) TH_LOG("no recovery event after #%lld", seq);
+	json_object_put(ev);
+}
+
 static void fault_recovers(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(devlink) *self, const char *fault,
-			   const char *log_says)
+			   const char *log_says, const char *event_says)
 {
 	struct npo_queue_attr attr = { .sq_entries = 8 };
 	long long resets = npo_test_reset_count(self->name);
@@ -321,6 +379,7 @@ static void fault_recovers(struct __test_metadata *_metadata,
 	struct reporter before, after;
 	struct tenant t;
 	char log[32768];
+	long long seq;
 	double took;
 	size_t mark;
 	int i;
@@ -331,6 +390,7 @@ static void fault_recovers(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, fw_reporter(self, &before));
 	EXPECT_TRUE(before.auto_recover);
 	mark = npo_test_dmesg_mark();
+	seq = last_seq(self->name);
 
 	ASSERT_EQ(0, npo_test_write_file(self->fault, fault));
 	took = wait_error(self, before.errors, 20);
@@ -358,6 +418,7 @@ static void fault_recovers(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
 	EXPECT_NE(NULL, strstr(log, log_says)) TH_LOG("%s", log);
 	EXPECT_NE(NULL, strstr(log, "restarted, ready")) TH_LOG("%s", log);
+	history_says(_metadata, self->name, seq, event_says);
 }
 
 TEST_F(devlink, firmware_assert_is_dumped_and_recovered)
@@ -367,7 +428,7 @@ TEST_F(devlink, firmware_assert_is_dumped_and_recovered)
 
 	NPO_TEST_SETUP_DONE();
 	fault_recovers(_metadata, self, "fwassert beef",
-		       "firmware asserted: reason 0xbeef");
+		       "firmware asserted: reason 0xbeef", "firmware assert");
 	/* The crash record, as read when the firmware stopped. */
 	dump = devlink_json("health dump show %s reporter fw%s", self->handle, "");
 	ASSERT_NE(NULL, dump);
@@ -389,7 +450,8 @@ TEST_F(devlink, firmware_hang_is_seen_by_its_heartbeat)
 
 	NPO_TEST_SETUP_DONE();
 	/* The heartbeat stands still for 1 s before it counts as lost. */
-	fault_recovers(_metadata, self, "fwhang", "firmware heartbeat stopped");
+	fault_recovers(_metadata, self, "fwhang", "firmware heartbeat stopped",
+		       "firmware heartbeat lost");
 	dump = devlink_json("health dump show %s reporter fw%s", self->handle, "");
 	ASSERT_NE(NULL, dump);
 	EXPECT_STREQ("firmware heartbeat lost", jstr(jget(dump, "fault", NULL)));
@@ -401,7 +463,8 @@ TEST_F(devlink, parity_error_is_device_fatal_and_recovered)
 {
 	NPO_TEST_SETUP_DONE();
 	fault_recovers(_metadata, self, "parity",
-		       "uncorrectable parity error in the queue engine");
+		       "uncorrectable parity error in the queue engine",
+		       "queue engine parity error");
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -362,6 +363,110 @@ TEST_F_TIMEOUT(event, rx_power_drift_warns_naming_the_lane, 150)
 	EXPECT_NE(NULL, strstr(out, "low Rx power")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "AT-RISK")) TH_LOG("%s", out);
 	restore_link(_metadata, self, 4, 0);
+}
+
+/* A device's kept events (npoctl -j events [ARGS] DEV), NULL on failure. */
+static struct json_object *kept_events(int dev, const char *args)
+{
+	static char out[1 << 18];
+
+	if (npo_test_run(out, sizeof(out), "npoctl -j events %s npo%d", args, dev))
+		return NULL;
+	return json_tokener_parse(out);
+}
+
+static struct json_object *jmember(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+/* The first kept link-down after seq on the port, NULL if none. */
+static struct json_object *kept_down(struct json_object *ev, const char *port,
+				     int64_t seq)
+{
+	size_t i;
+
+	for (i = 0; ev && i < json_object_array_length(ev); i++) {
+		struct json_object *e = json_object_array_get_idx(ev, i);
+
+		if (json_object_get_int64(jmember(e, "seq")) > seq &&
+		    !strcmp(json_object_get_string(jmember(e, "event")), "link-down") &&
+		    !strcmp(json_object_get_string(jmember(e, "port")), port))
+			return e;
+	}
+	return NULL;
+}
+
+static int64_t kept_last_seq(struct json_object *ev)
+{
+	size_t n = ev ? json_object_array_length(ev) : 0;
+
+	return n ? json_object_get_int64(jmember(json_object_array_get_idx(ev, n - 1),
+						 "seq")) : 0;
+}
+
+/*
+ * Operators arrive after the failure: both ends of a cut link keep the
+ * link-down, numbered, with its reason and peer, on the wall clock and on
+ * the fabric clock, and the two ends' fabric times agree.
+ */
+TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
+{
+	struct json_object *a0, *b0, *a, *b, *ea, *eb;
+	double t0 = (double)time(NULL);
+	int64_t fa, fb;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 5, 0, 0, &(struct npo_nl_port){ 0 }));
+	a0 = kept_events(5, "");
+	b0 = kept_events(6, "");
+	ASSERT_NE(NULL, a0);
+	ASSERT_NE(NULL, b0);
+	ASSERT_EQ(0, fault(5, "cut 0 1"));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 6, 1, 5000, NULL));
+	ASSERT_EQ(0, fault(5, "cut 0 0"));
+	ASSERT_TRUE(wait_active(self, 5, 0, 0, &(struct npo_nl_port){ 0 }));
+
+	a = kept_events(5, "");
+	b = kept_events(6, "");
+	ea = kept_down(a, "npo5/0", kept_last_seq(a0));
+	eb = kept_down(b, "npo6/1", kept_last_seq(b0));
+	ASSERT_NE(NULL, ea) TH_LOG("%s", json_object_to_json_string(a));
+	ASSERT_NE(NULL, eb) TH_LOG("%s", json_object_to_json_string(b));
+	EXPECT_STREQ("loss of signal", json_object_get_string(jmember(ea, "reason")));
+	EXPECT_EQ(7, json_object_get_int(jmember(ea, "peer_node_id")));
+	EXPECT_EQ(6, json_object_get_int(jmember(eb, "peer_node_id")));
+	EXPECT_GE(json_object_get_int64(jmember(ea, "time_ns")) / 1e9, t0 - 1);
+	EXPECT_LE(json_object_get_int64(jmember(ea, "time_ns")) / 1e9,
+		  (double)time(NULL) + 1);
+	/* Both ends saw the cut within a few ticks of each other. */
+	ASSERT_NE(NULL, jmember(ea, "fabric_time_ns"));
+	ASSERT_NE(NULL, jmember(eb, "fabric_time_ns"));
+	fa = json_object_get_int64(jmember(ea, "fabric_time_ns"));
+	fb = json_object_get_int64(jmember(eb, "fabric_time_ns"));
+	TH_LOG("the two ends' link-down %.3f ms apart in fabric time",
+	       llabs(fa - fb) / 1e6);
+	EXPECT_LT(llabs(fa - fb), 500000000LL);
+	/* And the link coming back, after it. */
+	EXPECT_LT(kept_last_seq(a0), kept_last_seq(a));
+	json_object_put(a0);
+	json_object_put(b0);
+	json_object_put(a);
+	json_object_put(b);
+
+	/* --since: nothing happened in the last zero seconds. */
+	a = kept_events(5, "--since 0s");
+	ASSERT_NE(NULL, a);
+	EXPECT_EQ(0, json_object_array_length(a));
+	json_object_put(a);
+	a = kept_events(5, "--since 1h");
+	ASSERT_NE(NULL, a);
+	EXPECT_NE(NULL, kept_down(a, "npo5/0", 0));
+	json_object_put(a);
+	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl events --since yesterday npo5"));
 }
 
 TEST_F_TIMEOUT(event, cut_takes_both_ends_down_and_back, 120)

@@ -44,10 +44,13 @@ TEST(events_and_clocks)
 	EXPECT_STREQ("clock", npo_event_str(NPO_EVENT_CLOCK));
 	EXPECT_STREQ("refused", npo_event_str(NPO_EVENT_REFUSED));
 	EXPECT_STREQ("at-risk", npo_event_str(NPO_EVENT_AT_RISK));
-	EXPECT_STREQ("unknown", npo_event_str(NPO_EVENT_AT_RISK + 1));
+	EXPECT_STREQ("device", npo_event_str(NPO_EVENT_DEVICE));
+	EXPECT_STREQ("unknown", npo_event_str(NPO_EVENT_DEVICE + 1));
 	EXPECT_STREQ("none", npo_risk_str(NPO_RISK_NONE));
 	EXPECT_STREQ("low Rx power", npo_risk_str(NPO_RISK_RX_POWER));
 	EXPECT_STREQ("unknown", npo_risk_str(NPO_RISK_RX_POWER + 1));
+	EXPECT_STREQ("firmware assert", npo_dev_fault_str(NPO_DEV_FAULT_FW_ASSERT));
+	EXPECT_STREQ("unknown", npo_dev_fault_str(NPO_DEV_FAULT_PCIE + 1));
 	EXPECT_STREQ("grandmaster",
 		     npo_clock_role_str(NPO_CLOCK_ROLE_GRANDMASTER));
 	EXPECT_STREQ("follower", npo_clock_role_str(NPO_CLOCK_ROLE_FOLLOWER));
@@ -64,7 +67,7 @@ TEST(every_known_value_has_a_name)
 		EXPECT_STRNE("unknown", npo_port_state_str(v));
 	for (v = NPO_REASON_NONE; v <= NPO_REASON_NO_FIRMWARE; v++)
 		EXPECT_STRNE("unknown", npo_link_reason_str(v));
-	for (v = NPO_EVENT_LINK_UP; v <= NPO_EVENT_AT_RISK; v++)
+	for (v = NPO_EVENT_LINK_UP; v <= NPO_EVENT_DEVICE; v++)
 		EXPECT_STRNE("unknown", npo_event_str(v));
 	for (v = NPO_RISK_NONE; v <= NPO_RISK_RX_POWER; v++)
 		EXPECT_STRNE("unknown", npo_risk_str(v));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * npoctl link, lane and monitor: link diagnostics and control over the npo
- * generic netlink family.
+ * npoctl link and lane: link diagnostics and control over the npo generic
+ * netlink family.
  */
 #include <errno.h>
 #include <math.h>
@@ -30,7 +30,7 @@ static void link_usage(FILE *to)
 		"where  DEV/PORT := npoN/P\n");
 }
 
-static void print_speed(const char *key, uint32_t rate, uint32_t width)
+void link_print_speed(const char *key, uint32_t rate, uint32_t width)
 {
 	char buf[32];
 
@@ -49,7 +49,7 @@ static void print_speed(const char *key, uint32_t rate, uint32_t width)
 }
 
 /* Flags worth an operator's eye, shown without being asked for. */
-static void print_flags(uint32_t flags, bool admin_up)
+void link_print_flags(uint32_t flags, bool admin_up)
 {
 	print_open_array("flags");
 	if (flags & NPO_PORT_FLAG_DEGRADED)
@@ -64,7 +64,7 @@ static void print_flags(uint32_t flags, bool admin_up)
 }
 
 /* A lane mask as "0-3,7" in text, as an array of lane numbers in JSON. */
-static void print_lanes(const char *key, const char *fmt, uint32_t mask)
+void link_print_lanes(const char *key, const char *fmt, uint32_t mask)
 {
 	char text[64] = "";
 	size_t len = 0;
@@ -103,7 +103,7 @@ static void print_risk(struct nlattr **tb, bool detail)
 	if (!tb[NPO_ATTR_PORT_RISK_LANES] || (!lanes && !print_is_json()))
 		return;
 	print_open_object("risk");
-	print_lanes("lanes", detail ? "  at risk              lanes %s" : "", lanes);
+	link_print_lanes("lanes", detail ? "  at risk              lanes %s" : "", lanes);
 	print_string("reason", detail ? ": %s" : "",
 		     npo_risk_str(get_u32(tb, NPO_ATTR_PORT_RISK_REASON, 0)));
 	if (tb[NPO_ATTR_PORT_RISK_LANE])
@@ -183,10 +183,10 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		print_text("  speed                ");
 	else
 		print_text("  ");
-	print_speed("speed", get_u32(tb, NPO_ATTR_PORT_RATE, 0),
+	link_print_speed("speed", get_u32(tb, NPO_ATTR_PORT_RATE, 0),
 		    get_u32(tb, NPO_ATTR_PORT_WIDTH, 0));
 	print_text(ctx->detail ? "\n  capable of           " : " / ");
-	print_speed("max_speed", get_u32(tb, NPO_ATTR_PORT_MAX_RATE, 0),
+	link_print_speed("max_speed", get_u32(tb, NPO_ATTR_PORT_MAX_RATE, 0),
 		    get_u32(tb, NPO_ATTR_PORT_MAX_WIDTH, 0));
 	if (tb[NPO_ATTR_PORT_PEER_NODE_ID]) {
 		snprintf(peer, sizeof(peer), "node %u/%u",
@@ -216,18 +216,18 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		   admin_up);
 	if (get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0) ||
 	    (print_is_json() && tb[NPO_ATTR_PORT_FAULT_LANES]))
-		print_lanes("failing_lanes",
+		link_print_lanes("failing_lanes",
 			    ctx->detail ? "  failing lanes        %s\n" : "",
 			    get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0));
 	if (get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0) ||
 	    (print_is_json() && tb[NPO_ATTR_PORT_BER_LANES]))
-		print_lanes("high_ber_lanes",
+		link_print_lanes("high_ber_lanes",
 			    ctx->detail ? "  high-BER lanes       %s\n" : "",
 			    get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0));
 	print_risk(tb, ctx->detail);
 	if (ctx->detail)
 		print_text("  flags               ");
-	print_flags(flags, admin_up);
+	link_print_flags(flags, admin_up);
 	print_text("\n");
 	print_counters(tb[NPO_ATTR_PORT_COUNTERS], ctx->detail || print_is_json());
 	print_close_object();
@@ -597,156 +597,4 @@ int cmd_lane(int argc, char **argv)
 	ret = port_request(&nl, NPO_CMD_LANE_GET, argv[0], on_lanes);
 	npo_nl_close(&nl);
 	return ret;
-}
-
-/*
- * A refused remote request: who asked, in which job, and, where this
- * device's queue asked, which process owns it and whether it is throttled.
- */
-static void refusal_print(struct nlattr **tb, const char *dev)
-{
-	bool requester = get_u32(tb, NPO_ATTR_REFUSAL_SIDE, 0) ==
-			 NPO_REFUSAL_SIDE_REQUESTER;
-	uint32_t queue = get_u32(tb, NPO_ATTR_QUEUE_ID, 0);
-	uint32_t peer = get_u32(tb, NPO_ATTR_REFUSAL_PEER_NODE, 0);
-
-	print_begin(print_is_json(), false);
-	print_open_object(NULL);
-	print_string("device", "%s", dev);
-	print_uint("node", " (node %llu): ", get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0));
-	print_string("event", "%s", npo_event_str(NPO_EVENT_REFUSED));
-	print_string("side", "", requester ? "requester" : "target");
-	print_uint("count", " %llu", get_u32(tb, NPO_ATTR_REFUSAL_COUNT, 0));
-	if (requester) {
-		print_uint("queue", " of queue %llu", queue);
-		print_uint("peer_node", " to node %llu", peer);
-	} else {
-		print_uint("peer_node", " from node %llu", peer);
-		print_uint("queue", " queue %llu", queue);
-	}
-	if (print_is_json())
-		print_uint("job", "", get_u32(tb, NPO_ATTR_JOB, 0));
-	else
-		print_text(", job 0x%08x", get_u32(tb, NPO_ATTR_JOB, 0));
-	print_string("status", " (%s)", npo_status_str(
-		     get_u32(tb, NPO_ATTR_REFUSAL_STATUS, 0)));
-	if (tb[NPO_ATTR_OWNER_PID]) {
-		print_uint("pid", ": pid %llu", get_u32(tb, NPO_ATTR_OWNER_PID, 0));
-		print_string("comm", " %s", tb[NPO_ATTR_OWNER_COMM] ?
-			     nla_get_string(tb[NPO_ATTR_OWNER_COMM]) : "?");
-		print_uint("uid", " uid %llu", get_u32(tb, NPO_ATTR_OWNER_UID, 0));
-		print_uint("throttle_ms", ", new queues delayed %llu ms",
-			   get_u32(tb, NPO_ATTR_THROTTLE_MS, 0));
-	}
-	print_text("\n");
-	print_close_object();
-	print_end();
-}
-
-/* An at-risk event names the worst lane, why and when; or that it is over. */
-static void print_event_risk(struct nlattr **tb)
-{
-	uint32_t lanes = get_u32(tb, NPO_ATTR_PORT_RISK_LANES, 0);
-
-	print_lanes("lanes", " lanes %s", lanes);
-	if (!lanes) {
-		print_string("reason", " (%s)", "over");
-		return;
-	}
-	print_uint("lane", " (lane %llu", get_u32(tb, NPO_ATTR_PORT_RISK_LANE, 0));
-	print_string("reason", ": %s",
-		     npo_risk_str(get_u32(tb, NPO_ATTR_PORT_RISK_REASON, 0)));
-	if (tb[NPO_ATTR_PORT_RISK_ETA_S])
-		print_uint("fails_in_s", ", failing in about %llu s",
-			   get_u32(tb, NPO_ATTR_PORT_RISK_ETA_S, 0));
-	print_text(")");
-}
-
-static int on_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
-		    UNUSED int len, uint8_t cmd, UNUSED void *arg)
-{
-	const char *dev = tb[NPO_ATTR_DEV_NAME] ?
-			  nla_get_string(tb[NPO_ATTR_DEV_NAME]) : "?";
-	uint32_t ev = get_u32(tb, NPO_ATTR_EVENT, 0);
-	char name[48];
-
-	if (cmd != NPO_CMD_EVENT)
-		return 0;
-	if (ev == NPO_EVENT_REFUSED) {
-		refusal_print(tb, dev);
-		return 0;
-	}
-	if (ev == NPO_EVENT_CLOCK) {
-		print_begin(print_is_json(), false);
-		print_open_object(NULL);
-		print_string("device", "%s: ", dev);
-		print_string("event", "%s", npo_event_str(ev));
-		clock_print_state(tb);
-		print_text("\n");
-		print_close_object();
-		print_end();
-		return 0;
-	}
-	snprintf(name, sizeof(name), "%s/%u", dev,
-		 get_u32(tb, NPO_ATTR_PORT_INDEX, 0));
-	/* One self-contained line or JSON object per event. */
-	print_begin(print_is_json(), false);
-	print_open_object(NULL);
-	print_string("port", "%s: ", name);
-	print_string("event", "%s", npo_event_str(ev));
-	print_string("state", " state %s", npo_port_state_str(
-		     get_u32(tb, NPO_ATTR_PORT_STATE, 0)));
-	print_text(" ");
-	print_speed("speed", get_u32(tb, NPO_ATTR_PORT_RATE, 0),
-		    get_u32(tb, NPO_ATTR_PORT_WIDTH, 0));
-	if (tb[NPO_ATTR_PORT_PEER_NODE_ID]) {
-		print_uint("peer_node_id", " peer node %llu",
-			   nla_get_u32(tb[NPO_ATTR_PORT_PEER_NODE_ID]));
-		print_uint("peer_port", "/%llu", get_u32(tb, NPO_ATTR_PORT_PEER_PORT, 0));
-	}
-	if (ev == NPO_EVENT_LINK_DOWN || ev == NPO_EVENT_TRAIN_FAILED)
-		print_string("reason", " (%s)",
-			     npo_link_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
-	/* The lanes to blame, where the event has any. */
-	if ((ev == NPO_EVENT_DEGRADED || ev == NPO_EVENT_TRAIN_FAILED) &&
-	    get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0))
-		print_lanes("lanes", " lanes %s",
-			    get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0));
-	if (ev == NPO_EVENT_ERR_THRESHOLD &&
-	    get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0))
-		print_lanes("lanes", " lanes %s",
-			    get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0));
-	if (ev == NPO_EVENT_AT_RISK)
-		print_event_risk(tb);
-	print_flags(get_u32(tb, NPO_ATTR_PORT_FLAGS, 0), true);
-	print_text("\n");
-	print_close_object();
-	print_end();
-	return 0;
-}
-
-int cmd_monitor(int argc, char **argv)
-{
-	struct npo_nl nl;
-	int ret;
-
-	if (argc) {
-		if (matches(argv[0], "help")) {
-			printf("Usage: npoctl monitor\n");
-			return NPOCTL_EXIT_OK;
-		}
-		npoctl_err("monitor takes no arguments");
-		return NPOCTL_EXIT_USAGE;
-	}
-	ret = npo_nl_open(&nl);
-	if (ret)
-		return ret;
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	ret = npo_nl_listen(&nl, on_event, NULL);
-	npo_nl_close(&nl);
-	if (ret) {
-		npoctl_err("monitor: cannot listen for events: %s", strerror(-ret));
-		return NPOCTL_EXIT_ERROR;
-	}
-	return NPOCTL_EXIT_OK;
 }

@@ -60,5 +60,9 @@ int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port);
 
 /* A clock's role, state, grandmaster, offset, delay and frequency. */
 void clock_print_state(struct nlattr **tb);
+/* Pieces of a port's view that events print too (link.c). */
+void link_print_speed(const char *key, uint32_t rate, uint32_t width);
+void link_print_flags(uint32_t flags, bool admin_up);
+void link_print_lanes(const char *key, const char *fmt, uint32_t mask);
 
 #endif

@@ -55,6 +55,7 @@ static const struct {
 	{ "link", cmd_link },
 	{ "lane", cmd_lane },
 	{ "monitor", cmd_monitor },
+	{ "events", cmd_events },
 	{ "topo", cmd_topo },
 	{ "queue", cmd_queue },
 	{ "clock", cmd_clock },

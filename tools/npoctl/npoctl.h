@@ -21,6 +21,7 @@ int cmd_dev(int argc, char **argv);
 int cmd_link(int argc, char **argv);
 int cmd_lane(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
+int cmd_events(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_clock(int argc, char **argv);

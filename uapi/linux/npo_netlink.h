@@ -41,6 +41,11 @@
  *	CAP_NET_ADMIN.
  * @NPO_CMD_CLOCK_GET: get one device's fabric clock (NPO_ATTR_DEV_INDEX)
  *	or dump every device's: NPO_ATTR_CLOCK_* attributes.
+ * @NPO_CMD_EVENT_GET: dump each device's event history, oldest first: the
+ *	events it sent on NPO_GENL_MCGRP_EVENTS, the last NPO_EVENT_HISTORY of
+ *	them, whether anyone listened or not, with the same attributes.
+ *	Optionally of one device (NPO_ATTR_DEV_INDEX) and only those after
+ *	NPO_ATTR_EVENT_SEQ.
  * @NPO_CMD_CLOCK_SET: set a device's NPO_ATTR_CLOCK_PRIORITY.  Needs
  *	CAP_NET_ADMIN.
  * @__NPO_CMD_MAX: one past the last command.
@@ -59,6 +64,7 @@ enum npo_cmd {
 	NPO_CMD_MR_GET,
 	NPO_CMD_CLOCK_GET,
 	NPO_CMD_CLOCK_SET,
+	NPO_CMD_EVENT_GET,
 
 	__NPO_CMD_MAX,
 	NPO_CMD_MAX = __NPO_CMD_MAX - 1
@@ -162,6 +168,9 @@ enum npo_link_reason {
  *	NPO_REFUSAL_SIDE_REQUESTER the process that created the queue
  *	(NPO_ATTR_OWNER_PID, _COMM, _UID) and NPO_ATTR_THROTTLE_MS.
  *	Rate-limited per device.
+ * @NPO_EVENT_DEVICE: a device failed or came back: NPO_ATTR_DEV_STATE is
+ *	its state after, NPO_ATTR_DEV_FAULT why it was stopped
+ *	(NPO_DEV_FAULT_NONE for a recovery).
  * @NPO_EVENT_AT_RISK: an active link is heading for failure, or no longer
  *	is: NPO_ATTR_PORT_RISK_LANES names the lanes (0 when the risk is
  *	over), NPO_ATTR_PORT_RISK_REASON the worst lane's &enum npo_risk and
@@ -180,6 +189,29 @@ enum npo_event {
 	NPO_EVENT_CLOCK,
 	NPO_EVENT_REFUSED,
 	NPO_EVENT_AT_RISK,
+	NPO_EVENT_DEVICE,
+};
+
+/* Events each device keeps for NPO_CMD_EVENT_GET. */
+#define NPO_EVENT_HISTORY	256
+
+/**
+ * enum npo_dev_fault - why a device was stopped (NPO_EVENT_DEVICE)
+ * @NPO_DEV_FAULT_NONE: it was not: the event is a recovery.
+ * @NPO_DEV_FAULT_HEARTBEAT: the firmware stopped beating (a hang).
+ * @NPO_DEV_FAULT_FW_ASSERT: the firmware asserted; devlink's "fw" reporter
+ *	has its crash record.
+ * @NPO_DEV_FAULT_PARITY: an uncorrectable parity error in the queue engine.
+ * @NPO_DEV_FAULT_FATAL: a fatal interrupt with no known cause.
+ * @NPO_DEV_FAULT_PCIE: an uncorrectable PCIe error (AER).
+ */
+enum npo_dev_fault {
+	NPO_DEV_FAULT_NONE,
+	NPO_DEV_FAULT_HEARTBEAT,
+	NPO_DEV_FAULT_FW_ASSERT,
+	NPO_DEV_FAULT_PARITY,
+	NPO_DEV_FAULT_FATAL,
+	NPO_DEV_FAULT_PCIE,
 };
 
 /**
@@ -345,6 +377,14 @@ enum npo_refusal_side {
  *	worsening); absent until there are enough.
  * @NPO_ATTR_LANE_RX_TREND: s32, change of received power per minute,
  *	1/100 dBm, likewise.
+ * @NPO_ATTR_EVENT_SEQ: u64, an event's number on its device, from 1; in an
+ *	NPO_CMD_EVENT_GET request, dump only the events after it.
+ * @NPO_ATTR_EVENT_TIME: u64, when the event happened, ns of CLOCK_REALTIME.
+ * @NPO_ATTR_EVENT_FABRIC_TIME: u64, when, ns of the device's fabric clock
+ *	(its PHC): comparable across the devices of a synchronized fabric.
+ *	Absent on a device without a clock.
+ * @NPO_ATTR_DEV_STATE: u32, &enum npo_dev_state (<linux/npo.h>).
+ * @NPO_ATTR_DEV_FAULT: u32, &enum npo_dev_fault.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -444,6 +484,11 @@ enum npo_attr {
 	NPO_ATTR_LANE_BER_WARN,
 	NPO_ATTR_LANE_BER_TREND,
 	NPO_ATTR_LANE_RX_TREND,
+	NPO_ATTR_EVENT_SEQ,
+	NPO_ATTR_EVENT_TIME,
+	NPO_ATTR_EVENT_FABRIC_TIME,
+	NPO_ATTR_DEV_STATE,
+	NPO_ATTR_DEV_FAULT,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npoctl monitor and events: what the devices report, as it happens
+ * (the netlink events group) and after the fact (each device's history).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nl.h"
+#include "npoctl.h"
+#include "print.h"
+
+/*
+ * A refused remote request: who asked, in which job, and, where this
+ * device's queue asked, which process owns it and whether it is throttled.
+ */
+static void refusal_print(struct nlattr **tb, const char *dev)
+{
+	bool requester = get_u32(tb, NPO_ATTR_REFUSAL_SIDE, 0) ==
+			 NPO_REFUSAL_SIDE_REQUESTER;
+	uint32_t queue = get_u32(tb, NPO_ATTR_QUEUE_ID, 0);
+	uint32_t peer = get_u32(tb, NPO_ATTR_REFUSAL_PEER_NODE, 0);
+
+	print_string("device", "%s", dev);
+	print_uint("node", " (node %llu): ", get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0));
+	print_string("event", "%s", npo_event_str(NPO_EVENT_REFUSED));
+	print_string("side", "", requester ? "requester" : "target");
+	print_uint("count", " %llu", get_u32(tb, NPO_ATTR_REFUSAL_COUNT, 0));
+	if (requester) {
+		print_uint("queue", " of queue %llu", queue);
+		print_uint("peer_node", " to node %llu", peer);
+	} else {
+		print_uint("peer_node", " from node %llu", peer);
+		print_uint("queue", " queue %llu", queue);
+	}
+	if (print_is_json())
+		print_uint("job", "", get_u32(tb, NPO_ATTR_JOB, 0));
+	else
+		print_text(", job 0x%08x", get_u32(tb, NPO_ATTR_JOB, 0));
+	print_string("status", " (%s)", npo_status_str(
+		     get_u32(tb, NPO_ATTR_REFUSAL_STATUS, 0)));
+	if (tb[NPO_ATTR_OWNER_PID]) {
+		print_uint("pid", ": pid %llu", get_u32(tb, NPO_ATTR_OWNER_PID, 0));
+		print_string("comm", " %s", tb[NPO_ATTR_OWNER_COMM] ?
+			     nla_get_string(tb[NPO_ATTR_OWNER_COMM]) : "?");
+		print_uint("uid", " uid %llu", get_u32(tb, NPO_ATTR_OWNER_UID, 0));
+		print_uint("throttle_ms", ", new queues delayed %llu ms",
+			   get_u32(tb, NPO_ATTR_THROTTLE_MS, 0));
+	}
+}
+
+/* An at-risk event names the worst lane, why and when; or that it is over. */
+static void print_event_risk(struct nlattr **tb)
+{
+	uint32_t lanes = get_u32(tb, NPO_ATTR_PORT_RISK_LANES, 0);
+
+	link_print_lanes("lanes", " lanes %s", lanes);
+	if (!lanes) {
+		print_string("reason", " (%s)", "over");
+		return;
+	}
+	print_uint("lane", " (lane %llu", get_u32(tb, NPO_ATTR_PORT_RISK_LANE, 0));
+	print_string("reason", ": %s",
+		     npo_risk_str(get_u32(tb, NPO_ATTR_PORT_RISK_REASON, 0)));
+	if (tb[NPO_ATTR_PORT_RISK_ETA_S])
+		print_uint("fails_in_s", ", failing in about %llu s",
+			   get_u32(tb, NPO_ATTR_PORT_RISK_ETA_S, 0));
+	print_text(")");
+}
+
+/* A device failed or came back. */
+static void device_print(struct nlattr **tb, const char *dev)
+{
+	uint32_t fault = get_u32(tb, NPO_ATTR_DEV_FAULT, 0);
+
+	print_string("device", "%s", dev);
+	print_uint("node", " (node %llu): ", get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0));
+	print_string("event", "%s", npo_event_str(NPO_EVENT_DEVICE));
+	print_string("state", " state %s",
+		     npo_state_str(get_u32(tb, NPO_ATTR_DEV_STATE, 0)));
+	if (fault || print_is_json())
+		print_string("fault", " (%s)", npo_dev_fault_str(fault));
+}
+
+/* A port's event: its state after, the peer, the reason, the lanes. */
+static void port_event_print(struct nlattr **tb, const char *dev, uint32_t ev)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "%s/%u", dev,
+		 get_u32(tb, NPO_ATTR_PORT_INDEX, 0));
+	print_string("port", "%s: ", name);
+	print_string("event", "%s", npo_event_str(ev));
+	print_string("state", " state %s", npo_port_state_str(
+		     get_u32(tb, NPO_ATTR_PORT_STATE, 0)));
+	print_text(" ");
+	link_print_speed("speed", get_u32(tb, NPO_ATTR_PORT_RATE, 0),
+			 get_u32(tb, NPO_ATTR_PORT_WIDTH, 0));
+	if (tb[NPO_ATTR_PORT_PEER_NODE_ID]) {
+		print_uint("peer_node_id", " peer node %llu",
+			   nla_get_u32(tb[NPO_ATTR_PORT_PEER_NODE_ID]));
+		print_uint("peer_port", "/%llu", get_u32(tb, NPO_ATTR_PORT_PEER_PORT, 0));
+	}
+	if (ev == NPO_EVENT_LINK_DOWN || ev == NPO_EVENT_TRAIN_FAILED)
+		print_string("reason", " (%s)",
+			     npo_link_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
+	/* The lanes to blame, where the event has any. */
+	if ((ev == NPO_EVENT_DEGRADED || ev == NPO_EVENT_TRAIN_FAILED) &&
+	    get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0))
+		link_print_lanes("lanes", " lanes %s",
+				 get_u32(tb, NPO_ATTR_PORT_FAULT_LANES, 0));
+	if (ev == NPO_EVENT_ERR_THRESHOLD &&
+	    get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0))
+		link_print_lanes("lanes", " lanes %s",
+				 get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0));
+	if (ev == NPO_EVENT_AT_RISK)
+		print_event_risk(tb);
+	link_print_flags(get_u32(tb, NPO_ATTR_PORT_FLAGS, 0), true);
+}
+
+/* When a kept event happened: its number, wall-clock and fabric time. */
+static void stamp_print(struct nlattr **tb)
+{
+	uint64_t ns = get_u64(tb, NPO_ATTR_EVENT_TIME);
+	time_t secs = ns / 1000000000;
+	char when[32] = "?";
+	struct tm tm;
+
+	if (localtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	print_uint("seq", "#%-5llu ", get_u64(tb, NPO_ATTR_EVENT_SEQ));
+	if (print_is_json()) {
+		print_uint("time_ns", "", ns);
+	} else {
+		print_text("%s.%06llu ", when,
+			   (unsigned long long)(ns % 1000000000) / 1000);
+	}
+	if (tb[NPO_ATTR_EVENT_FABRIC_TIME])
+		print_uint("fabric_time_ns", "", get_u64(tb, NPO_ATTR_EVENT_FABRIC_TIME));
+}
+
+/* One event as a line of text or a JSON object, its time first if kept. */
+static void event_print(struct nlattr **tb, bool kept)
+{
+	const char *dev = tb[NPO_ATTR_DEV_NAME] ?
+			  nla_get_string(tb[NPO_ATTR_DEV_NAME]) : "?";
+	uint32_t ev = get_u32(tb, NPO_ATTR_EVENT, 0);
+
+	print_open_object(NULL);
+	if (kept)
+		stamp_print(tb);
+	if (ev == NPO_EVENT_REFUSED) {
+		refusal_print(tb, dev);
+	} else if (ev == NPO_EVENT_CLOCK) {
+		print_string("device", "%s: ", dev);
+		print_string("event", "%s", npo_event_str(ev));
+		clock_print_state(tb);
+	} else if (ev == NPO_EVENT_DEVICE) {
+		device_print(tb, dev);
+	} else {
+		port_event_print(tb, dev, ev);
+	}
+	print_text("\n");
+	print_close_object();
+}
+
+/* Live: one self-contained line or JSON object per event. */
+static int on_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
+		    UNUSED int len, uint8_t cmd, UNUSED void *arg)
+{
+	if (cmd != NPO_CMD_EVENT)
+		return 0;
+	print_begin(print_is_json(), false);
+	event_print(tb, false);
+	print_end();
+	return 0;
+}
+
+int cmd_monitor(int argc, char **argv)
+{
+	struct npo_nl nl;
+	int ret;
+
+	if (argc) {
+		if (matches(argv[0], "help")) {
+			printf("Usage: npoctl monitor\n");
+			return NPOCTL_EXIT_OK;
+		}
+		npoctl_err("monitor takes no arguments");
+		return NPOCTL_EXIT_USAGE;
+	}
+	ret = npo_nl_open(&nl);
+	if (ret)
+		return ret;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ret = npo_nl_listen(&nl, on_event, NULL);
+	npo_nl_close(&nl);
+	if (ret) {
+		npoctl_err("monitor: cannot listen for events: %s", strerror(-ret));
+		return NPOCTL_EXIT_ERROR;
+	}
+	return NPOCTL_EXIT_OK;
+}
+
+/* Kept events from this far back, in ns of CLOCK_REALTIME (0: all). */
+struct history_filter {
+	uint64_t since_ns;
+};
+
+static int on_kept_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
+			 UNUSED int len, uint8_t cmd, void *arg)
+{
+	struct history_filter *f = arg;
+
+	if (cmd != NPO_CMD_EVENT_GET ||
+	    get_u64(tb, NPO_ATTR_EVENT_TIME) < f->since_ns)
+		return 0;
+	event_print(tb, true);
+	return 0;
+}
+
+/* "90", "90s", "15m", "2h", "1d": seconds, or -1. */
+static long long parse_duration(const char *s)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+
+	if (end == s || v < 0)
+		return -1;
+	switch (*end) {
+	case '\0':
+	case 's':
+		break;
+	case 'm':
+		v *= 60;
+		break;
+	case 'h':
+		v *= 3600;
+		break;
+	case 'd':
+		v *= 86400;
+		break;
+	default:
+		return -1;
+	}
+	return end[0] && end[1] ? -1 : v;
+}
+
+static void events_usage(FILE *to)
+{
+	fprintf(to, "Usage: npoctl events [ --since DURATION ] [ npoN ]\n"
+		    "where  DURATION := N[s|m|h|d]\n");
+}
+
+int cmd_events(int argc, char **argv)
+{
+	struct history_filter f = { 0 };
+	const char *dev = NULL;
+	struct timespec now;
+	struct nl_msg *msg;
+	struct npo_nl nl;
+	long long since;
+	int i, ret;
+
+	for (i = 0; i < argc; i++) {
+		if (matches(argv[i], "help")) {
+			events_usage(stdout);
+			return NPOCTL_EXIT_OK;
+		} else if (!strcmp(argv[i], "--since") && i + 1 < argc) {
+			since = parse_duration(argv[++i]);
+			if (since < 0) {
+				npoctl_err("events: '%s' is not a duration", argv[i]);
+				return NPOCTL_EXIT_USAGE;
+			}
+			clock_gettime(CLOCK_REALTIME, &now);
+			f.since_ns = (uint64_t)now.tv_sec * 1000000000ull +
+				     now.tv_nsec - (uint64_t)since * 1000000000ull;
+		} else if (!dev && !strncmp(argv[i], "npo", 3) &&
+			   isdigit((unsigned char)argv[i][3])) {
+			dev = argv[i];
+		} else {
+			npoctl_err("events: bad argument '%s'", argv[i]);
+			events_usage(stderr);
+			return NPOCTL_EXIT_USAGE;
+		}
+	}
+	ret = npo_nl_open(&nl);
+	if (ret)
+		return ret;
+	msg = npo_nl_msg(&nl, NPO_CMD_EVENT_GET, NLM_F_DUMP);
+	if (!msg) {
+		npo_nl_close(&nl);
+		return NPOCTL_EXIT_ERROR;
+	}
+	if (dev)
+		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, strtoul(dev + 3, NULL, 10));
+	print_open_array(NULL);
+	ret = npo_nl_request(&nl, msg, on_kept_event, &f);
+	print_close_array();
+	ret = npo_nl_report(&nl, ret, "events");
+	npo_nl_close(&nl);
+	return ret;
+}
