@@ -691,6 +691,7 @@ void npo_health_fatal(struct npo_dev *ndev);
 void npo_health_quarantine(struct npo_dev *ndev);
 void npo_health_fail(struct npo_dev *ndev, enum npo_dev_fault fault);
 int npo_health_restart(struct npo_dev *ndev);
+void npo_health_dev_event(struct npo_dev *ndev, enum npo_dev_fault fault);
 void npo_health_init(struct npo_dev *ndev);
 
 /* npo_fw_health.c */

@@ -126,7 +126,7 @@ void npo_fw_health_report(struct npo_dev *ndev)
 	else
 		snprintf(msg, sizeof(msg), "%s: node %u",
 			 npo_dev_fault_name(fault), ndev->node_id);
-	npo_genl_dev_event(ndev, fault);
+	npo_health_dev_event(ndev, fault);
 	/* The dump devlink takes now is of this fault. */
 	devlink_health_report(fwh->reporter, msg, &fault);
 }

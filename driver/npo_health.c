@@ -15,6 +15,7 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_trace.h"
 
 /* --- ports ---------------------------------------------------------------- */
 
@@ -102,12 +103,27 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
  */
 void npo_health_port_event(struct npo_port *port, u32 event)
 {
+	trace_npo_port_event(port, event);
 	npo_health_log_port(port, event);
 	npo_genl_port_event(port, event);
 	npo_link_health_event(port, event);
 }
 
 /* --- the device ----------------------------------------------------------- */
+
+/**
+ * npo_health_dev_event() - report that a device failed or came back
+ * @ndev: the device, its state the one after.
+ * @fault: &enum npo_dev_fault it was stopped for, NPO_DEV_FAULT_NONE for a
+ *	recovery.
+ *
+ * Context: process context, no device lock held.
+ */
+void npo_health_dev_event(struct npo_dev *ndev, enum npo_dev_fault fault)
+{
+	trace_npo_dev_event(ndev, fault, npo_state(ndev));
+	npo_genl_dev_event(ndev, fault);
+}
 
 /*
  * The device is being stopped or reset: a mailbox command waiting for it
@@ -255,19 +271,24 @@ static int npo_health_restart_locked(struct npo_dev *ndev)
 	int err;
 
 	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
+	trace_npo_recovery_step(ndev, "quiesce", 0);
 	npo_link_stop(ndev);
 	/* Refusals read now could name queues the restart frees and reuses. */
 	cancel_work_sync(&ndev->refusal_work);
 	/* The device must not reach memory while it is freed. */
 	pci_clear_master(pdev);
 	npo_health_abort_commands(ndev);
+	trace_npo_recovery_step(ndev, "reset", 0);
 	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
+	trace_npo_recovery_step(ndev, "revoke", 0);
 	npo_files_release_dma(ndev, false);
 	pci_set_master(pdev);
+	trace_npo_recovery_step(ndev, "start", 0);
 	err = npo_hw_start(ndev);
 	/* A firmware that did not load is no recovery. */
 	if (!err && npo_state(ndev) != NPO_DEV_STATE_READY)
 		err = -EIO;
+	trace_npo_recovery_step(ndev, err ? "failed" : "ready", err);
 	return err;
 }
 
@@ -299,7 +320,7 @@ int npo_health_restart(struct npo_dev *ndev)
 		npo_info(ndev, "restarted, %s\n",
 			 npo_state_name(npo_state(ndev)));
 	if (err != -ENODEV)
-		npo_genl_dev_event(ndev, NPO_DEV_FAULT_NONE);
+		npo_health_dev_event(ndev, NPO_DEV_FAULT_NONE);
 	return err;
 }
 
@@ -325,14 +346,14 @@ static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
 		state == pci_channel_io_frozen ? "frozen" : "permanently failed");
 	if (state == pci_channel_io_perm_failure) {
 		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
-		npo_genl_dev_event(ndev, NPO_DEV_FAULT_PCIE);
+		npo_health_dev_event(ndev, NPO_DEV_FAULT_PCIE);
 		return PCI_ERS_RESULT_DISCONNECT;
 	}
 	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
 	npo_link_stop(ndev);
 	/* Refusals read now could name queues the recovery frees and reuses. */
 	cancel_work_sync(&ndev->refusal_work);
-	npo_genl_dev_event(ndev, NPO_DEV_FAULT_PCIE);
+	npo_health_dev_event(ndev, NPO_DEV_FAULT_PCIE);
 	return state == pci_channel_io_normal ? PCI_ERS_RESULT_CAN_RECOVER :
 						PCI_ERS_RESULT_NEED_RESET;
 }
@@ -373,7 +394,7 @@ static void npo_resume(struct pci_dev *pdev)
 	if (!err)
 		npo_info(ndev, "recovered from PCIe error, %s\n",
 			 npo_state_name(npo_state(ndev)));
-	npo_genl_dev_event(ndev, NPO_DEV_FAULT_NONE);
+	npo_health_dev_event(ndev, NPO_DEV_FAULT_NONE);
 }
 
 /*

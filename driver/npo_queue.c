@@ -25,6 +25,7 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_trace.h"
 
 /*
  * mmap() offsets, in pages: the kind, then the queue number, then room for
@@ -375,6 +376,9 @@ void npo_queue_release_all(struct npo_file *nfile, bool hw_alive)
 
 	xa_for_each(&nfile->queues, id, q) {
 		xa_erase(&nfile->queues, id);
+		/* Not the process's doing: the device stopped or went away. */
+		if (!hw_alive)
+			trace_npo_queue_revoked(nfile->ndev, q->id, q->owner.tgid);
 		npo_queue_release(nfile, q, hw_alive);
 	}
 }

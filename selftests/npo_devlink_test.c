@@ -459,12 +459,35 @@ TEST_F(devlink, firmware_hang_is_seen_by_its_heartbeat)
 	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter fw", self->handle);
 }
 
+/*
+ * The recovery, step by step, in the tracepoints too: the device's fault,
+ * the tenant's queue revoked, each restart step, the device ready again.
+ */
 TEST_F(devlink, parity_error_is_device_fatal_and_recovered)
 {
+	char trace[1 << 16], want[96];
+	char *at;
+
 	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(npo_test_trace_start()) TH_LOG("no tracefs");
 	fault_recovers(_metadata, self, "parity",
 		       "uncorrectable parity error in the queue engine",
 		       "queue engine parity error");
+	ASSERT_EQ(0, npo_test_trace_stop(trace, sizeof(trace)));
+	/* In order: fault (parity, 3), queue revoked, restart, ready (1). */
+	snprintf(want, sizeof(want), "npo_dev_event: %s node", self->name);
+	at = strstr(trace, want);
+	ASSERT_NE(NULL, at) TH_LOG("%s", trace);
+	EXPECT_NE(NULL, strstr(at, "fault 3 state"));
+	snprintf(want, sizeof(want), "npo_queue_revoked: %s queue", self->name);
+	EXPECT_NE(NULL, strstr(trace, want)) TH_LOG("%s", trace);
+	snprintf(want, sizeof(want), "npo_recovery_step: %s reset err 0", self->name);
+	at = strstr(at, want);
+	ASSERT_NE(NULL, at) TH_LOG("%s", trace);
+	snprintf(want, sizeof(want), "npo_recovery_step: %s ready err 0", self->name);
+	at = strstr(at, want);
+	ASSERT_NE(NULL, at) TH_LOG("%s", trace);
+	EXPECT_NE(NULL, strstr(at, "fault 0 state 1")) TH_LOG("%s", trace);
 }
 
 /*

@@ -277,7 +277,7 @@ static void restore_link(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(event, ber_ramp_warns_before_the_lane_fails, 150)
 {
-	struct npo_nl_port before, e, p;
+	struct npo_nl_port before, e;
 	double warned, failed;
 
 	NPO_TEST_SETUP_DONE();
@@ -318,8 +318,6 @@ TEST_F_TIMEOUT(event, ber_ramp_warns_before_the_lane_fails, 150)
 	EXPECT_TRUE(e.fault_lanes & (1u << 6));
 	TH_LOG("at risk %.1f s before the lane failed", failed - warned);
 	EXPECT_GT(failed - warned, 2.0);
-	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 1, 0, &p));
-	EXPECT_EQ(before.flaps, p.flaps);
 	restore_link(_metadata, self, 1, 0);
 }
 
@@ -383,6 +381,14 @@ static struct json_object *jmember(struct json_object *o, const char *key)
 	return v;
 }
 
+/* A member's string, "" if it is absent. */
+static const char *jstring(struct json_object *o, const char *key)
+{
+	struct json_object *v = jmember(o, key);
+
+	return v ? json_object_get_string(v) : "";
+}
+
 /* The first kept link-down after seq on the port, NULL if none. */
 static struct json_object *kept_down(struct json_object *ev, const char *port,
 				     int64_t seq)
@@ -393,8 +399,8 @@ static struct json_object *kept_down(struct json_object *ev, const char *port,
 		struct json_object *e = json_object_array_get_idx(ev, i);
 
 		if (json_object_get_int64(jmember(e, "seq")) > seq &&
-		    !strcmp(json_object_get_string(jmember(e, "event")), "link-down") &&
-		    !strcmp(json_object_get_string(jmember(e, "port")), port))
+		    !strcmp(jstring(e, "event"), "link-down") &&
+		    !strcmp(jstring(e, "port"), port))
 			return e;
 	}
 	return NULL;
@@ -417,7 +423,8 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 {
 	struct json_object *a0, *b0, *a, *b, *ea, *eb;
 	double t0 = (double)time(NULL);
-	int64_t fa, fb;
+	int64_t fa, fb, before;
+	static char trace[1 << 17];
 
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 5, 0, 0, &(struct npo_nl_port){ 0 }));
@@ -425,10 +432,17 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 	b0 = kept_events(6, "");
 	ASSERT_NE(NULL, a0);
 	ASSERT_NE(NULL, b0);
+	ASSERT_TRUE(npo_test_trace_start()) TH_LOG("no tracefs");
 	ASSERT_EQ(0, fault(5, "cut 0 1"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 6, 1, 5000, NULL));
 	ASSERT_EQ(0, fault(5, "cut 0 0"));
 	ASSERT_TRUE(wait_active(self, 5, 0, 0, &(struct npo_nl_port){ 0 }));
+	/* The tracepoint saw it too: npo5 (node 6) port 0, LINK_DOWN (2). */
+	ASSERT_EQ(0, npo_test_trace_stop(trace, sizeof(trace)));
+	EXPECT_NE(NULL, strstr(trace, "npo_port_event: npo5 node 6 port 0 event 2 "))
+		TH_LOG("%s", trace);
+	EXPECT_NE(NULL, strstr(trace, "npo_port_event: npo6 node 7 port 1 event 2 "))
+		TH_LOG("%s", trace);
 
 	a = kept_events(5, "");
 	b = kept_events(6, "");
@@ -436,7 +450,7 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 	eb = kept_down(b, "npo6/1", kept_last_seq(b0));
 	ASSERT_NE(NULL, ea) TH_LOG("%s", json_object_to_json_string(a));
 	ASSERT_NE(NULL, eb) TH_LOG("%s", json_object_to_json_string(b));
-	EXPECT_STREQ("loss of signal", json_object_get_string(jmember(ea, "reason")));
+	EXPECT_STREQ("loss of signal", jstring(ea, "reason"));
 	EXPECT_EQ(7, json_object_get_int(jmember(ea, "peer_node_id")));
 	EXPECT_EQ(6, json_object_get_int(jmember(eb, "peer_node_id")));
 	EXPECT_GE(json_object_get_int64(jmember(ea, "time_ns")) / 1e9, t0 - 1);
@@ -452,21 +466,113 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 	EXPECT_LT(llabs(fa - fb), 500000000LL);
 	/* And the link coming back, after it. */
 	EXPECT_LT(kept_last_seq(a0), kept_last_seq(a));
+	before = kept_last_seq(a0);
 	json_object_put(a0);
 	json_object_put(b0);
 	json_object_put(a);
 	json_object_put(b);
 
-	/* --since: nothing happened in the last zero seconds. */
+	/*
+	 * --since: the cut is not of the last zero seconds, but of the last
+	 * hour.  (Older events may look newer: phc2sys in npo_clock_test
+	 * steps the system clock, and kept times are the wall clock's.)
+	 */
 	a = kept_events(5, "--since 0s");
 	ASSERT_NE(NULL, a);
-	EXPECT_EQ(0, json_object_array_length(a));
+	EXPECT_EQ(NULL, kept_down(a, "npo5/0", before));
 	json_object_put(a);
 	a = kept_events(5, "--since 1h");
 	ASSERT_NE(NULL, a);
-	EXPECT_NE(NULL, kept_down(a, "npo5/0", 0));
+	EXPECT_NE(NULL, kept_down(a, "npo5/0", before));
 	json_object_put(a);
 	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl events --since yesterday npo5"));
+}
+
+/* npoctl -j health's item for "port P" of device dev, NULL if none. */
+static struct json_object *health_item(struct json_object *h, int dev,
+				       const char *what)
+{
+	struct json_object *devs = jmember(h, "devices"), *items;
+	char name[16];
+	size_t i, j;
+
+	snprintf(name, sizeof(name), "npo%d", dev);
+	for (i = 0; devs && i < json_object_array_length(devs); i++) {
+		struct json_object *d = json_object_array_get_idx(devs, i);
+
+		if (strcmp(jstring(d, "device"), name))
+			continue;
+		items = jmember(d, "items");
+		for (j = 0; items && j < json_object_array_length(items); j++) {
+			struct json_object *it = json_object_array_get_idx(items, j);
+
+			if (!strcmp(jstring(it, "what"), what))
+				return it;
+		}
+	}
+	return NULL;
+}
+
+static struct json_object *health(int *status)
+{
+	static char out[1 << 16];
+
+	*status = npo_test_run(out, sizeof(out), "npoctl -j health");
+	return json_tokener_parse(out);
+}
+
+/*
+ * npoctl health says what is wrong and where: a cut link is failed on both
+ * of its ports with the reason, the host is not ok (exit 3), and once the
+ * fibre is back both ports are ok again.
+ */
+TEST_F_TIMEOUT(event, health_names_a_cut_link, 120)
+{
+	struct json_object *h, *it;
+	int status, tries;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_active(self, 5, 0, 0, &(struct npo_nl_port){ 0 }));
+	h = health(&status);
+	ASSERT_NE(NULL, h);
+	EXPECT_STREQ("ok", jstring(health_item(h, 5, "port 0"), "health"));
+	json_object_put(h);
+
+	ASSERT_EQ(0, fault(5, "cut 0 1"));
+	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 6, 1, 5000, NULL));
+	h = health(&status);
+	ASSERT_NE(NULL, h);
+	EXPECT_EQ(3, status);
+	EXPECT_STREQ("failed", jstring(h, "health"));
+	it = health_item(h, 5, "port 0");
+	ASSERT_NE(NULL, it);
+	EXPECT_STREQ("failed", jstring(it, "health"));
+	EXPECT_STREQ("loss of signal", jstring(it, "reason"));
+	EXPECT_NE(NULL, jmember(it, "since_ms"));
+	it = health_item(h, 6, "port 1");
+	ASSERT_NE(NULL, it);
+	EXPECT_STREQ("failed", jstring(it, "health"));
+	/* The neighbours' other ports are fine. */
+	EXPECT_STREQ("ok", jstring(health_item(h, 5, "port 1"), "health"));
+	json_object_put(h);
+
+	ASSERT_EQ(0, fault(5, "cut 0 0"));
+	ASSERT_TRUE(wait_active(self, 5, 0, self->lanes, &(struct npo_nl_port){ 0 }));
+	for (tries = 0; tries < 50; tries++) {
+		h = health(&status);
+		ASSERT_NE(NULL, h);
+		if (!strcmp(jstring(health_item(h, 6, "port 1"), "health"), "ok"))
+			break;
+		json_object_put(h);
+		h = NULL;
+		usleep(100000);
+	}
+	ASSERT_NE(NULL, h);
+	EXPECT_STREQ("ok", jstring(health_item(h, 5, "port 0"), "health"));
+	json_object_put(h);
+	/* The text form says it in one line per device. */
+	EXPECT_NE(2, npo_test_run(NULL, 0, "npoctl health"));
+	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl health npoX"));
 }
 
 TEST_F_TIMEOUT(event, cut_takes_both_ends_down_and_back, 120)

@@ -390,3 +390,20 @@ double npo_test_now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
+
+#define TRACING	"/sys/kernel/tracing"
+
+bool npo_test_trace_start(void)
+{
+	if (access(TRACING "/events/npo/enable", W_OK) &&
+	    npo_test_run(NULL, 0, "mount -t tracefs nodev " TRACING))
+		return false;
+	return !npo_test_run(NULL, 0, "echo > " TRACING "/trace") &&
+	       !npo_test_write_file(TRACING "/events/npo/enable", "1");
+}
+
+int npo_test_trace_stop(char *buf, size_t len)
+{
+	npo_test_write_file(TRACING "/events/npo/enable", "0");
+	return npo_test_read_file(TRACING "/trace", buf, len);
+}

@@ -32,6 +32,13 @@ int npo_test_read_attr(const char *dev, const char *attr, char *buf,
 int npo_test_read_file(const char *path, char *buf, size_t len);
 int npo_test_write_file(const char *path, const char *text);
 
+/*
+ * The driver's tracepoints: on, with an empty buffer (false without
+ * tracefs); then off, and what they recorded.
+ */
+bool npo_test_trace_start(void);
+int npo_test_trace_stop(char *buf, size_t len);
+
 /* Seconds of the monotonic clock. */
 double npo_test_now_s(void);
 

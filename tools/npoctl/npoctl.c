@@ -56,6 +56,7 @@ static const struct {
 	{ "lane", cmd_lane },
 	{ "monitor", cmd_monitor },
 	{ "events", cmd_events },
+	{ "health", cmd_health },
 	{ "topo", cmd_topo },
 	{ "queue", cmd_queue },
 	{ "clock", cmd_clock },

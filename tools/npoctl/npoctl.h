@@ -8,6 +8,7 @@
 #define NPOCTL_EXIT_OK		0
 #define NPOCTL_EXIT_ERROR	1	/* no driver, no device, device error */
 #define NPOCTL_EXIT_USAGE	2	/* bad command line */
+#define NPOCTL_EXIT_UNHEALTHY	3	/* npoctl health: something is not ok */
 
 /* For callbacks whose signature a library fixes. */
 #define UNUSED __attribute__((unused))
@@ -22,6 +23,7 @@ int cmd_link(int argc, char **argv);
 int cmd_lane(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_health(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_clock(int argc, char **argv);
