@@ -422,18 +422,18 @@ int npo_genl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
 				      struct npo_dev *ndev))
 {
 	unsigned long index = cb->args[0], last = NPO_MAX_DEVICES - 1;
+	const struct nlattr *only;
 	unsigned long resume;
-	struct nlattr *tb[NPO_ATTR_MAX + 1];
 	struct npo_dev *ndev;
-	int err;
+	int err = 0;
 
-	/* The core validated the request; parse it again for the filter. */
-	err = genlmsg_parse(cb->nlh, &npo_genl_family, tb, NPO_ATTR_MAX,
-			    npo_nl_policy, cb->extack);
-	if (err)
-		return err;
-	if (tb[NPO_ATTR_DEV_INDEX]) {
-		last = nla_get_u32(tb[NPO_ATTR_DEV_INDEX]);
+	/*
+	 * The core validated the request against the policy: find the filter
+	 * without a table of every attribute on the stack.
+	 */
+	only = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, NPO_ATTR_DEV_INDEX);
+	if (only) {
+		last = nla_get_u32(only);
 		index = max(index, last);
 	}
 	resume = index;
