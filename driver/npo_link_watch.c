@@ -285,7 +285,8 @@ int npo_link_watch_init(struct npo_dev *ndev)
 void npo_link_watch_start(struct npo_dev *ndev)
 {
 	lockdep_assert_held(&ndev->link_lock);
-	if (ndev->ports && ndev->ports[0].watch)
+	/* Watched if npo_link_watch_init() gave the ports their readings. */
+	if (ndev->num_ports && ndev->ports[0].watch)
 		queue_delayed_work(system_wq, &ndev->link_watch_work,
 				   msecs_to_jiffies(NPO_WATCH_PERIOD_MS));
 }
