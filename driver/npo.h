@@ -118,10 +118,6 @@ struct npo_link_health;
  * @risk_reason: &enum npo_risk of the worst of them.
  * @risk_lane: the worst of them.
  * @risk_eta_s: when the worst is expected to fail, in s; 0 unknown.
- * @ber_trend: per lane, change of -log10(BER) x 100 per minute.
- * @rx_trend: per lane, change of received power per minute, 1/100 dBm.
- * @trends_known: the watch has enough readings for @ber_trend and
- *	@rx_trend.
  * @health: the port's devlink "link" reporter, or NULL (npo_link_health.c);
  *	set and cleared under &npo_dev.link_lock.
  *
@@ -160,9 +156,6 @@ struct npo_port {
 	u8 risk_reason;
 	u8 risk_lane;
 	u32 risk_eta_s;
-	s32 ber_trend[NPO_MAX_LANES];
-	s32 rx_trend[NPO_MAX_LANES];
-	bool trends_known;
 	struct npo_link_health *health;
 };
 
@@ -706,8 +699,9 @@ void npo_fw_health_report(struct npo_dev *ndev);
 
 /* npo_history.c */
 void npo_history_init(struct npo_dev *ndev);
-int npo_history_stamp(struct npo_dev *ndev, struct sk_buff *msg);
-void npo_history_add(struct npo_dev *ndev, const void *attrs, size_t len);
+int npo_history_stamp(struct npo_dev *ndev, struct sk_buff *msg, u64 *seq);
+void npo_history_add(struct npo_dev *ndev, u64 seq, const void *attrs,
+		     size_t len);
 int npo_history_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			 struct npo_dev *ndev, u64 after);
 void npo_history_fini(struct npo_dev *ndev);
@@ -760,10 +754,24 @@ const char *npo_port_rate_name(unsigned int rate);
 u32 npo_port_rate_mbps(unsigned int rate);
 
 /* npo_link_watch.c */
+
+/**
+ * struct npo_lane_trends - the link watch's trends of a port's lanes
+ * @known: it has enough readings for the rest.
+ * @ber: per lane, change of -log10(BER) x 100 per minute.
+ * @rx: per lane, change of received power per minute, 1/100 dBm.
+ */
+struct npo_lane_trends {
+	bool known;
+	s32 ber[NPO_MAX_LANES];
+	s32 rx[NPO_MAX_LANES];
+};
+
 void npo_link_watch_early_init(struct npo_dev *ndev);
 int npo_link_watch_init(struct npo_dev *ndev);
 void npo_link_watch_start(struct npo_dev *ndev);
 void npo_link_watch_forget(struct npo_port *port);
+void npo_link_watch_trends(struct npo_port *port, struct npo_lane_trends *out);
 void npo_link_watch_fini(struct npo_dev *ndev);
 const char *npo_risk_name(unsigned int risk);
 

@@ -107,13 +107,6 @@ cancel:
 	return -EMSGSIZE;
 }
 
-/* The link watch's trends, copied under the link lock. */
-struct npo_lane_trends {
-	bool known;
-	s32 ber[NPO_MAX_LANES];
-	s32 rx[NPO_MAX_LANES];
-};
-
 /* What the device publishes of a lane's thresholds (interface 1.9). */
 static int npo_put_lane_limits(struct sk_buff *msg,
 			       const struct npo_hw_lane_stats *l)
@@ -298,9 +291,7 @@ static int npo_fill_port(struct sk_buff *msg, struct npo_port *port, u8 cmd,
 	}
 	npo_port_lock_fresh(port);
 	err = npo_put_port(msg, port, FIELD_GET(NPO_PST_FAIL, port->status));
-	trends.known = port->trends_known;
-	memcpy(trends.ber, port->ber_trend, sizeof(trends.ber));
-	memcpy(trends.rx, port->rx_trend, sizeof(trends.rx));
+	npo_link_watch_trends(port, &trends);
 	npo_port_unlock(port);
 	if (!err)
 		err = npo_put_counters(msg, st);
@@ -829,14 +820,16 @@ struct sk_buff *npo_genl_event_new(u32 event, void **hdr)
 void npo_genl_event_send(struct npo_dev *ndev, struct sk_buff *msg,
 			 void *hdr, int err)
 {
+	u64 seq;
+
 	if (!err)
-		err = npo_history_stamp(ndev, msg);
+		err = npo_history_stamp(ndev, msg, &seq);
 	if (err) {
 		nlmsg_free(msg);
 		return;
 	}
 	genlmsg_end(msg, hdr);
-	npo_history_add(ndev, hdr, skb_tail_pointer(msg) - (u8 *)hdr);
+	npo_history_add(ndev, seq, hdr, skb_tail_pointer(msg) - (u8 *)hdr);
 	if (!genl_has_listeners(&npo_genl_family, &init_net, 0)) {
 		nlmsg_free(msg);
 		return;

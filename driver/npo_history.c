@@ -39,20 +39,21 @@ void npo_history_init(struct npo_dev *ndev)
  * npo_history_stamp() - number and time an event, in its message
  * @ndev: the device the event is about.
  * @msg: the event's message, its attributes put.
+ * @seq: set to the event's number.
  *
  * The number is taken even if the event is then lost: a gap in the
  * numbers a listener sees says events were dropped.
  *
  * Return: 0 or -EMSGSIZE.
  */
-int npo_history_stamp(struct npo_dev *ndev, struct sk_buff *msg)
+int npo_history_stamp(struct npo_dev *ndev, struct sk_buff *msg, u64 *seq)
 {
-	u64 seq, fabric;
+	u64 fabric;
 
 	spin_lock(&ndev->history.lock);
-	seq = ++ndev->history.last_seq;
+	*seq = ++ndev->history.last_seq;
 	spin_unlock(&ndev->history.lock);
-	if (nla_put_u64_64bit(msg, NPO_ATTR_EVENT_SEQ, seq, NPO_ATTR_PAD) ||
+	if (nla_put_u64_64bit(msg, NPO_ATTR_EVENT_SEQ, *seq, NPO_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, NPO_ATTR_EVENT_TIME, ktime_get_real_ns(),
 			      NPO_ATTR_PAD))
 		return -EMSGSIZE;
@@ -66,6 +67,7 @@ int npo_history_stamp(struct npo_dev *ndev, struct sk_buff *msg)
 /**
  * npo_history_add() - keep an event
  * @ndev: the device it is about.
+ * @seq: its number, from npo_history_stamp().
  * @attrs: its attributes, stamped by npo_history_stamp().
  * @len: their length.
  *
@@ -73,20 +75,17 @@ int npo_history_stamp(struct npo_dev *ndev, struct sk_buff *msg)
  *
  * Context: process context.
  */
-void npo_history_add(struct npo_dev *ndev, const void *attrs, size_t len)
+void npo_history_add(struct npo_dev *ndev, u64 seq, const void *attrs,
+		     size_t len)
 {
 	struct npo_history *h = &ndev->history;
 	struct npo_history_entry *e, *old = NULL;
-	struct nlattr *seq;
 
-	seq = nla_find(attrs, len, NPO_ATTR_EVENT_SEQ);
-	if (!seq)
-		return;
 	/* Lost for want of memory: the gap in the numbers says so. */
 	e = kmalloc(struct_size(e, attrs, len), GFP_KERNEL);
 	if (!e)
 		return;
-	e->seq = nla_get_u64(seq);
+	e->seq = seq;
 	e->len = len;
 	memcpy(e->attrs, attrs, len);
 	spin_lock(&h->lock);

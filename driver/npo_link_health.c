@@ -49,22 +49,20 @@ struct npo_link_snapshot {
  * @reporter: the devlink reporter, or NULL.
  * @live: reports go to devlink (it is registered); under link_lock.
  * @reported: a fault was reported and the link is not yet back clean.
- * @lock: protects @reported, @queue, @head, @count and @dropped.
+ * @lock: protects @reported, @queue, @head and @count.
  * @queue: snapshots waiting for the work.
  * @head: the oldest of them.
  * @count: how many.
- * @dropped: snapshots lost to a full queue.
  * @work: hands the snapshots to devlink.
  */
 struct npo_link_health {
 	struct devlink_health_reporter *reporter;
 	bool live;
 	bool reported;
-	spinlock_t lock; /* reported, queue, head, count, dropped */
+	spinlock_t lock; /* reported, queue, head, count */
 	struct npo_link_snapshot queue[NPO_LINK_REPORTS_QUEUED];
 	unsigned int head;
 	unsigned int count;
-	u64 dropped;
 	struct work_struct work;
 };
 
@@ -194,8 +192,7 @@ static int npo_link_reporter_recover(struct devlink_health_reporter *reporter,
 static void npo_link_fmsg_lanes(struct devlink_fmsg *fmsg,
 				struct npo_port *port,
 				const struct npo_hw_port_stats *st,
-				const s32 *ber_trend, const s32 *rx_trend,
-				bool trends)
+				const struct npo_lane_trends *trends)
 {
 	unsigned int i;
 
@@ -225,11 +222,11 @@ static void npo_link_fmsg_lanes(struct devlink_fmsg *fmsg,
 			devlink_fmsg_u32_pair_put(fmsg, "ber_alarm_nlog_x100",
 						  le16_to_cpu(l->ber_alarm_nlog_c));
 		}
-		if (trends) {
+		if (trends->known) {
 			npo_fmsg_centi_put(fmsg, "ber_trend_per_min",
-					   ber_trend[i]);
+					   trends->ber[i]);
 			npo_fmsg_centi_put(fmsg, "rx_trend_db_per_min",
-					   rx_trend[i]);
+					   trends->rx[i]);
 		}
 		devlink_fmsg_u64_pair_put(fmsg, "fec_corrected",
 					  le64_to_cpu(l->fec_corrected));
@@ -245,17 +242,14 @@ static int npo_link_reporter_diagnose(struct devlink_health_reporter *reporter,
 				      struct netlink_ext_ack *extack)
 {
 	struct npo_port *port = npo_link_reporter_port(reporter);
-	s32 ber_trend[NPO_MAX_LANES], rx_trend[NPO_MAX_LANES];
+	struct npo_lane_trends trends;
 	struct npo_link_snapshot snap;
 	struct npo_hw_port_stats *st;
-	bool trends;
 
 	st = npo_port_read_stats(port, false);
 	npo_port_lock_fresh(port);
 	npo_link_snapshot(port, NPO_EVENT_UNSPEC, &snap);
-	trends = port->trends_known;
-	memcpy(ber_trend, port->ber_trend, sizeof(ber_trend));
-	memcpy(rx_trend, port->rx_trend, sizeof(rx_trend));
+	npo_link_watch_trends(port, &trends);
 	npo_port_unlock(port);
 	npo_link_fmsg_put(fmsg, &snap);
 	/* The port's state is worth having without its lanes. */
@@ -264,7 +258,7 @@ static int npo_link_reporter_diagnose(struct devlink_health_reporter *reporter,
 					     "device not answering");
 		return 0;
 	}
-	npo_link_fmsg_lanes(fmsg, port, st, ber_trend, rx_trend, trends);
+	npo_link_fmsg_lanes(fmsg, port, st, &trends);
 	kfree(st);
 	return 0;
 }
@@ -360,8 +354,8 @@ static void npo_link_health_work(struct work_struct *work)
 {
 	struct npo_link_health *lh = container_of(work, struct npo_link_health,
 						  work);
-	struct npo_port *port = devlink_health_reporter_priv(lh->reporter);
 	struct devlink_health_reporter *r = lh->reporter;
+	struct npo_port *port = npo_link_reporter_port(r);
 	struct npo_link_snapshot snap;
 	char msg[96];
 
@@ -446,7 +440,6 @@ void npo_link_health_event(struct npo_port *port, u32 event)
 		/* The oldest goes: the latest state matters most. */
 		lh->head = (lh->head + 1) % NPO_LINK_REPORTS_QUEUED;
 		lh->count--;
-		lh->dropped++;
 	}
 	snap = &lh->queue[(lh->head + lh->count) % NPO_LINK_REPORTS_QUEUED];
 	npo_link_snapshot(port, event, snap);

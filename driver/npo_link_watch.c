@@ -37,6 +37,7 @@
  * @ber: per reading and lane, -log10(BER) x 100.
  * @rx: per reading and lane, received power, 1/100 dBm.
  * @reason: per lane, the &enum npo_risk it was last judged at.
+ * @trends: the lanes' trends through the readings.
  *
  * Protected by &npo_dev.link_lock.
  */
@@ -47,6 +48,7 @@ struct npo_port_watch {
 	s16 ber[NPO_WATCH_SAMPLES][NPO_MAX_LANES];
 	s16 rx[NPO_WATCH_SAMPLES][NPO_MAX_LANES];
 	u8 reason[NPO_MAX_LANES];
+	struct npo_lane_trends trends;
 };
 
 static const char * const npo_risk_names[] = {
@@ -127,7 +129,7 @@ static void npo_watch_judge(struct npo_port *port,
 	bool trends = w->count >= NPO_WATCH_MIN_SAMPLES;
 	unsigned int i;
 
-	port->trends_known = trends;
+	w->trends.known = trends;
 	for (i = 0; i < ndev->lanes_per_port; i++) {
 		const struct npo_hw_lane_stats *l = &st->lane[i];
 		s32 rx = (s16)le16_to_cpu(l->rx_power_cdbm);
@@ -139,8 +141,8 @@ static void npo_watch_judge(struct npo_port *port,
 		u8 reason = NPO_RISK_NONE, was;
 		u32 eta = U32_MAX, ber_eta;
 
-		port->ber_trend[i] = trends ? npo_watch_slope(w, w->ber, i) : 0;
-		port->rx_trend[i] = trends ? npo_watch_slope(w, w->rx, i) : 0;
+		w->trends.ber[i] = trends ? npo_watch_slope(w, w->ber, i) : 0;
+		w->trends.rx[i] = trends ? npo_watch_slope(w, w->rx, i) : 0;
 		was = w->reason[i];
 		w->reason[i] = NPO_RISK_NONE;
 		/* No thresholds (no firmware) or not carrying the link. */
@@ -155,11 +157,11 @@ static void npo_watch_judge(struct npo_port *port,
 			reason = NPO_RISK_RX_POWER;
 			if (trends)
 				eta = npo_watch_eta(rx, rx_alarm,
-						    port->rx_trend[i]);
+						    w->trends.rx[i]);
 		}
 		if (trends) {
 			ber_eta = npo_watch_eta(ber, ber_alarm,
-						port->ber_trend[i]);
+						w->trends.ber[i]);
 			if (ber_eta <= NPO_RISK_HORIZON_S) {
 				if (reason == NPO_RISK_NONE)
 					reason = NPO_RISK_BER_TREND;
@@ -303,10 +305,25 @@ void npo_link_watch_forget(struct npo_port *port)
 	if (!port->watch)
 		return;
 	memset(port->watch, 0, sizeof(*port->watch));
-	port->trends_known = false;
 	port->risk_lanes = 0;
 	port->risk_reason = NPO_RISK_NONE;
 	port->risk_eta_s = 0;
+}
+
+/**
+ * npo_link_watch_trends() - copy what the watch says of a port's lanes
+ * @port: the port.
+ * @out: the trends; not known if the port is not watched.
+ *
+ * Context: under &npo_dev.link_lock.
+ */
+void npo_link_watch_trends(struct npo_port *port, struct npo_lane_trends *out)
+{
+	lockdep_assert_held(&port->ndev->link_lock);
+	if (port->watch)
+		*out = port->watch->trends;
+	else
+		out->known = false;
 }
 
 /**
