@@ -3,7 +3,6 @@
  * npoctl clock: fabric time sync of every device, and the grandmaster
  * priority that steers its election.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,20 +74,6 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	return 0;
 }
 
-/* "npo3" or "3": the device index, or -1. */
-static long dev_index(const char *s)
-{
-	char *end;
-	long v;
-
-	if (!strncmp(s, "npo", 3))
-		s += 3;
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	v = strtol(s, &end, 10);
-	return *end || v > 255 ? -1 : v;
-}
-
 static int clock_show(struct npo_nl *nl, long dev)
 {
 	struct nl_msg *msg = npo_nl_msg(nl, NPO_CMD_CLOCK_GET,
@@ -140,7 +125,7 @@ int cmd_clock(int argc, char **argv)
 		return NPOCTL_EXIT_OK;
 	}
 	if (argc >= 2)
-		dev = dev_index(argv[1]);
+		dev = npo_parse_dev(argv[1]);
 	if ((argc && !matches(argv[0], "show") && !matches(argv[0], "set")) ||
 	    (argc && matches(argv[0], "show") && argc > 2) ||
 	    (argc && matches(argv[0], "set") &&

@@ -3,7 +3,6 @@
  * npoctl monitor and events: what the devices report, as it happens
  * (the netlink events group) and after the fact (each device's history).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,10 +258,9 @@ static void events_usage(FILE *to)
 int cmd_events(int argc, char **argv)
 {
 	struct history_filter f = { 0 };
-	const char *dev = NULL;
 	struct timespec now;
-	struct nl_msg *msg;
 	struct npo_nl nl;
+	long dev = -1;
 	long long since;
 	int i, ret;
 
@@ -279,9 +277,9 @@ int cmd_events(int argc, char **argv)
 			clock_gettime(CLOCK_REALTIME, &now);
 			f.since_ns = (uint64_t)now.tv_sec * 1000000000ull +
 				     now.tv_nsec - (uint64_t)since * 1000000000ull;
-		} else if (!dev && !strncmp(argv[i], "npo", 3) &&
-			   isdigit((unsigned char)argv[i][3])) {
-			dev = argv[i];
+		} else if (dev < 0 && !strncmp(argv[i], "npo", 3) &&
+			   npo_parse_dev(argv[i]) >= 0) {
+			dev = npo_parse_dev(argv[i]);
 		} else {
 			npoctl_err("events: bad argument '%s'", argv[i]);
 			events_usage(stderr);
@@ -291,15 +289,8 @@ int cmd_events(int argc, char **argv)
 	ret = npo_nl_open(&nl);
 	if (ret)
 		return ret;
-	msg = npo_nl_msg(&nl, NPO_CMD_EVENT_GET, NLM_F_DUMP);
-	if (!msg) {
-		npo_nl_close(&nl);
-		return NPOCTL_EXIT_ERROR;
-	}
-	if (dev)
-		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, strtoul(dev + 3, NULL, 10));
 	print_open_array(NULL);
-	ret = npo_nl_request(&nl, msg, on_kept_event, &f);
+	ret = npo_nl_dump(&nl, NPO_CMD_EVENT_GET, dev, on_kept_event, &f);
 	print_close_array();
 	ret = npo_nl_report(&nl, ret, "events");
 	npo_nl_close(&nl);

@@ -6,7 +6,6 @@
  * (ports and clocks over netlink, device state from libnpo, and the last
  * device event from each device's history).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,18 +158,6 @@ static int on_kept(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	return 0;
 }
 
-static int dump(struct npo_nl *nl, uint8_t cmd, long dev, npo_nl_handler fn,
-		struct host_health *h)
-{
-	struct nl_msg *msg = npo_nl_msg(nl, cmd, NLM_F_DUMP);
-
-	if (!msg)
-		return -ENOMEM;
-	if (dev >= 0)
-		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, dev);
-	return npo_nl_request(nl, msg, fn, h);
-}
-
 /* "12 s", "5 min", "3 h": how long, roughly. */
 static void format_age(uint64_t ms, char *buf, size_t len)
 {
@@ -285,14 +272,13 @@ int cmd_health(int argc, char **argv)
 		health_usage(stdout);
 		return NPOCTL_EXIT_OK;
 	}
-	if (argc > 1 || (argc == 1 && (strncmp(argv[0], "npo", 3) ||
-				       !isdigit((unsigned char)argv[0][3])))) {
+	if (argc)
+		only = npo_parse_dev(argv[0]);
+	if (argc > 1 || (argc == 1 && (only < 0 || strncmp(argv[0], "npo", 3)))) {
 		npoctl_err("health: bad arguments");
 		health_usage(stderr);
 		return NPOCTL_EXIT_USAGE;
 	}
-	if (argc)
-		only = strtol(argv[0] + 3, NULL, 10);
 	list = npo_get_device_list(&n);
 	if (!list) {
 		npoctl_err(errno == ENOENT ?
@@ -307,11 +293,11 @@ int cmd_health(int argc, char **argv)
 		npo_free_device_list(list);
 		return ret;
 	}
-	ret = dump(&nl, NPO_CMD_PORT_GET, only, on_port, h);
+	ret = npo_nl_dump(&nl, NPO_CMD_PORT_GET, only, on_port, h);
 	if (!ret)
-		ret = dump(&nl, NPO_CMD_CLOCK_GET, only, on_clock, h);
+		ret = npo_nl_dump(&nl, NPO_CMD_CLOCK_GET, only, on_clock, h);
 	if (!ret)
-		ret = dump(&nl, NPO_CMD_EVENT_GET, only, on_kept, h);
+		ret = npo_nl_dump(&nl, NPO_CMD_EVENT_GET, only, on_kept, h);
 	if (ret) {
 		ret = npo_nl_report(&nl, ret, "health");
 		goto out;
@@ -319,7 +305,7 @@ int cmd_health(int argc, char **argv)
 	print_open_object(NULL);
 	print_open_array("devices");
 	for (i = 0; i < n; i++) {
-		long idx = strtol(list[i].name + 3, NULL, 10);
+		long idx = npo_parse_dev(list[i].name);
 		struct npo_device *dev;
 		int err;
 

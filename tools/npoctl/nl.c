@@ -2,6 +2,7 @@
 /*
  * npoctl: generic netlink requests, replies, errors and events.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,6 +219,31 @@ int npo_nl_listen(struct npo_nl *nl, npo_nl_handler fn, void *arg)
 		if (nl_recvmsgs_default(nl->sk) < 0 && !req.done)
 			return -EIO;
 	return 0;
+}
+
+long npo_parse_dev(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!strncmp(s, "npo", 3))
+		s += 3;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	v = strtol(s, &end, 10);
+	return *end || v > 255 ? -1 : v;
+}
+
+int npo_nl_dump(struct npo_nl *nl, uint8_t cmd, long dev, npo_nl_handler fn,
+		void *arg)
+{
+	struct nl_msg *msg = npo_nl_msg(nl, cmd, NLM_F_DUMP);
+
+	if (!msg)
+		return -ENOMEM;
+	if (dev >= 0)
+		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, dev);
+	return npo_nl_request(nl, msg, fn, arg);
 }
 
 int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port)

@@ -38,6 +38,9 @@ int npo_nl_receive(struct npo_nl *nl, npo_nl_handler fn, void *arg);
 /* Both: send msg (freed) and feed each reply to fn. */
 int npo_nl_request(struct npo_nl *nl, struct nl_msg *msg, npo_nl_handler fn,
 		   void *arg);
+/* Dump cmd for every device, or device dev only (dev >= 0). */
+int npo_nl_dump(struct npo_nl *nl, uint8_t cmd, long dev, npo_nl_handler fn,
+		void *arg);
 /* Join the events group and feed each event to fn until fn returns < 0. */
 int npo_nl_listen(struct npo_nl *nl, npo_nl_handler fn, void *arg);
 
@@ -55,6 +58,8 @@ static inline uint64_t get_u64(struct nlattr **tb, int attr)
 	return tb[attr] ? nla_get_u64(tb[attr]) : 0;
 }
 
+/* Parse "npoN" or "N": the device index, or -1. */
+long npo_parse_dev(const char *s);
 /* Parse "npoN/P" or "N/P". */
 int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port);
 

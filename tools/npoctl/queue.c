@@ -3,7 +3,6 @@
  * npoctl queue: the DMA queues and memory regions of every process using
  * NPO devices, for administrators.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,20 +125,7 @@ static int on_region(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	return 0;
 }
 
-static int dump(struct npo_nl *nl, uint8_t cmd, const char *dev,
-		npo_nl_handler fn, unsigned int *count)
-{
-	struct nl_msg *msg = npo_nl_msg(nl, cmd, NLM_F_DUMP);
-
-	if (!msg)
-		return -ENOMEM;
-	if (dev)
-		nla_put_u32(msg, NPO_ATTR_DEV_INDEX,
-			    strtoul(dev + (strncmp(dev, "npo", 3) ? 0 : 3), NULL, 10));
-	return npo_nl_request(nl, msg, fn, count);
-}
-
-static int queue_show(struct npo_nl *nl, const char *dev)
+static int queue_show(struct npo_nl *nl, long dev)
 {
 	unsigned int queues = 0, regions = 0;
 	int err;
@@ -149,14 +135,14 @@ static int queue_show(struct npo_nl *nl, const char *dev)
 		   "DEV", "PID", "COMMAND", "UID", "PD", "JOB", "QUEUE",
 		   "SQ/CQ/RQ", "SQ-HEAD", "CQ-TAIL", "PENDING", "MODE");
 	print_open_array("queues");
-	err = dump(nl, NPO_CMD_QUEUE_GET, dev, on_queue, &queues);
+	err = npo_nl_dump(nl, NPO_CMD_QUEUE_GET, dev, on_queue, &queues);
 	print_close_array();
 	if (!err) {
 		print_text("\n%-6s  %7s  %-15s  %6s  %4s  %-10s  %-10s  %-14s  %12s  %s\n",
 			   "DEV", "PID", "COMMAND", "UID", "PD", "JOB", "LKEY",
 			   "ADDRESS", "LENGTH", "ACCESS");
 		print_open_array("regions");
-		err = dump(nl, NPO_CMD_MR_GET, dev, on_region, &regions);
+		err = npo_nl_dump(nl, NPO_CMD_MR_GET, dev, on_region, &regions);
 		print_close_array();
 	}
 	print_close_object();
@@ -173,7 +159,7 @@ int cmd_queue(int argc, char **argv)
 		return NPOCTL_EXIT_OK;
 	}
 	if (argc > 2 || (argc && !matches(argv[0], "show")) ||
-	    (argc == 2 && strncmp(argv[1], "npo", 3) && !isdigit((unsigned char)argv[1][0]))) {
+	    (argc == 2 && npo_parse_dev(argv[1]) < 0)) {
 		npoctl_err("queue: bad arguments");
 		queue_usage(stderr);
 		return NPOCTL_EXIT_USAGE;
@@ -181,7 +167,7 @@ int cmd_queue(int argc, char **argv)
 	ret = npo_nl_open(&nl);
 	if (ret)
 		return ret;
-	ret = queue_show(&nl, argc == 2 ? argv[1] : NULL);
+	ret = queue_show(&nl, argc == 2 ? npo_parse_dev(argv[1]) : -1);
 	npo_nl_close(&nl);
 	return ret;
 }
