@@ -113,11 +113,13 @@ struct npo_link_health;
  *	share it for NPO_STATS_SHARED_MS.
  * @stats_at: when it was read, in jiffies.
  * @watch: the link watch's recent readings of the lanes, or NULL
- *	(npo_link_watch.c); only the watch's work touches the readings.
+ *	(npo_link_watch.c); set before the links start.
  * @risk_lanes: lanes at risk, as last reported (NPO_EVENT_AT_RISK).
  * @risk_reason: &enum npo_risk of the worst of them.
  * @risk_lane: the worst of them.
  * @risk_eta_s: when the worst is expected to fail, in s; 0 unknown.
+ * @risk_log: limits the kernel log's at-risk lines; netlink, the history
+ *	and devlink still hear every change.
  * @health: the port's devlink "link" reporter, or NULL (npo_link_health.c);
  *	set and cleared under &npo_dev.link_lock.
  *
@@ -156,6 +158,7 @@ struct npo_port {
 	u8 risk_reason;
 	u8 risk_lane;
 	u32 risk_eta_s;
+	struct ratelimit_state risk_log;
 	struct npo_link_health *health;
 };
 
@@ -489,7 +492,10 @@ struct npo_history {
  * @cmd_buf: one page the device reads command blocks from.
  * @cmd_dma: its bus address.
  * @cmd_lock: one command block at a time.
- * @clk_lock: keeps multi-register clock accesses whole.
+ * @clk_lock: keeps multi-register clock accesses whole, and the anchor.
+ * @fabric_anchor_mono: CLOCK_MONOTONIC, ns, when fabric time was last read
+ *	from a locked clock; 0 if never.
+ * @fabric_anchor: the fabric time read then, ns.
  * @ptp_info: the PHC's operations.
  * @ptp: the PHC, NULL if the device has no clock; withdrawn by removal
  *	under @remove_lock.
@@ -573,7 +579,9 @@ struct npo_dev {
 	void *cmd_buf;
 	dma_addr_t cmd_dma;
 	struct mutex cmd_lock; /* cmd_buf */
-	spinlock_t clk_lock; /* clock register sequences */
+	spinlock_t clk_lock; /* clock register sequences, fabric anchor */
+	u64 fabric_anchor_mono;
+	u64 fabric_anchor;
 	struct ptp_clock_info ptp_info;
 	struct ptp_clock *ptp;
 	struct npo_timesync ts;
@@ -780,7 +788,8 @@ struct genl_info;
 int npo_clock_register(struct npo_dev *ndev);
 void npo_clock_unregister(struct npo_dev *ndev);
 int npo_clock_index(struct npo_dev *ndev);
-int npo_clock_now(struct npo_dev *ndev, u64 *ns);
+int npo_clock_fabric_now(struct npo_dev *ndev, u64 *ns);
+void npo_clock_forget_fabric(struct npo_dev *ndev);
 void npo_clock_step(struct npo_dev *ndev, s64 delta);
 void npo_clock_set_freq(struct npo_dev *ndev, long scaled_ppm);
 int npo_clock_nl_get_doit(struct sk_buff *skb, struct genl_info *info);

@@ -230,22 +230,71 @@ int npo_clock_index(struct npo_dev *ndev)
 	return ndev->ptp ? ptp_clock_index(ndev->ptp) : -1;
 }
 
+/*
+ * How long fabric time is carried on the host's clock once the device's
+ * clock cannot be read: long enough to stamp the fault that stopped it.
+ */
+#define NPO_FABRIC_CARRY_NS	(10 * NSEC_PER_SEC)
+
 /**
- * npo_clock_now() - the device's clock now: fabric time once it is locked
- * @ndev: the device, present.
+ * npo_clock_fabric_now() - fabric time now, if this device can say it
+ * @ndev: the device.
  * @ns: set to the time, in ns.
  *
+ * Only a ready device whose clock is locked to the grandmaster, or holds
+ * its last frequency in holdover, keeps fabric time: a free-running,
+ * stopped or resetting clock would stamp a time no other node agrees
+ * with, and a read of a device that left the bus is all ones.  Each good
+ * reading anchors fabric time to the host's monotonic clock; for a few
+ * seconds after the device stops answering (a fault, a reset) fabric time
+ * is carried on from that anchor, so the fault itself is stamped, to
+ * within the host clock's drift over those seconds.  Time sync refreshes
+ * the anchor every interval.
+ *
  * Context: any but hard interrupt.
- * Return: 0, or -ENODEV for a device without a PHC.
+ * Return: 0, -ENODEV for a device without a PHC, or -EAGAIN when neither
+ * its clock nor a recent anchor gives fabric time.
  */
-int npo_clock_now(struct npo_dev *ndev, u64 *ns)
+int npo_clock_fabric_now(struct npo_dev *ndev, u64 *ns)
 {
+	u8 state = READ_ONCE(ndev->ts.state);
+	u64 mono = ktime_get_ns();
+	int err = 0;
+
 	if (!READ_ONCE(ndev->ptp))
 		return -ENODEV;
 	spin_lock(&ndev->clk_lock);
-	*ns = npo_clock_read_locked(ndev, NULL);
+	if (npo_state(ndev) == NPO_DEV_STATE_READY &&
+	    (state == NPO_CLOCK_LOCKED || state == NPO_CLOCK_HOLDOVER)) {
+		*ns = npo_clock_read_locked(ndev, NULL);
+		if (*ns != U64_MAX) {
+			ndev->fabric_anchor_mono = mono;
+			ndev->fabric_anchor = *ns;
+			goto out;
+		}
+	}
+	if (ndev->fabric_anchor_mono &&
+	    mono - ndev->fabric_anchor_mono < NPO_FABRIC_CARRY_NS)
+		*ns = ndev->fabric_anchor + (mono - ndev->fabric_anchor_mono);
+	else
+		err = -EAGAIN;
+out:
 	spin_unlock(&ndev->clk_lock);
-	return 0;
+	return err;
+}
+
+/**
+ * npo_clock_forget_fabric() - carry no fabric time across a jump
+ * @ndev: the device, whose clock user space just stepped or set.
+ *
+ * A grandmaster's clock set by hand is a new fabric time: the anchor of
+ * npo_clock_fabric_now() no longer holds.
+ */
+void npo_clock_forget_fabric(struct npo_dev *ndev)
+{
+	spin_lock(&ndev->clk_lock);
+	ndev->fabric_anchor_mono = 0;
+	spin_unlock(&ndev->clk_lock);
 }
 
 /* --- netlink: CLOCK_GET, CLOCK_SET and clock events ----------------------- */

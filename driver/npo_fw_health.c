@@ -31,6 +31,7 @@ static const char * const npo_dev_fault_names[] = {
 	[NPO_DEV_FAULT_PARITY] = "queue engine parity error",
 	[NPO_DEV_FAULT_FATAL] = "fatal device error",
 	[NPO_DEV_FAULT_PCIE] = "uncorrectable PCIe error",
+	[NPO_DEV_FAULT_RECOVERY_FAILED] = "recovery failed",
 };
 
 /**

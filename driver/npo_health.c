@@ -12,6 +12,7 @@
  * handlers below what to do about the device.
  */
 #include <linux/pci.h>
+#include <linux/ratelimit.h>
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
@@ -73,6 +74,8 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 		break;
 	case NPO_EVENT_AT_RISK:
 		lanes = port->risk_lanes;
+		if (!__ratelimit(&port->risk_log))
+			break;
 		if (!lanes) {
 			npo_info(ndev, "port %u: no longer at risk\n",
 				 port->index);
@@ -320,7 +323,8 @@ int npo_health_restart(struct npo_dev *ndev)
 		npo_info(ndev, "restarted, %s\n",
 			 npo_state_name(npo_state(ndev)));
 	if (err != -ENODEV)
-		npo_health_dev_event(ndev, NPO_DEV_FAULT_NONE);
+		npo_health_dev_event(ndev, err ? NPO_DEV_FAULT_RECOVERY_FAILED :
+						 NPO_DEV_FAULT_NONE);
 	return err;
 }
 
@@ -391,10 +395,14 @@ static void npo_resume(struct pci_dev *pdev)
 	mutex_lock(&ndev->recover_lock);
 	err = npo_health_restart_locked(ndev);
 	mutex_unlock(&ndev->recover_lock);
-	if (!err)
+	if (err)
+		npo_err(ndev, "not recovered from PCIe error (%pe)\n",
+			ERR_PTR(err));
+	else
 		npo_info(ndev, "recovered from PCIe error, %s\n",
 			 npo_state_name(npo_state(ndev)));
-	npo_health_dev_event(ndev, NPO_DEV_FAULT_NONE);
+	npo_health_dev_event(ndev, err ? NPO_DEV_FAULT_RECOVERY_FAILED :
+					 NPO_DEV_FAULT_NONE);
 }
 
 /*

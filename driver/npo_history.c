@@ -57,7 +57,7 @@ int npo_history_stamp(struct npo_dev *ndev, struct sk_buff *msg, u64 *seq)
 	    nla_put_u64_64bit(msg, NPO_ATTR_EVENT_TIME, ktime_get_real_ns(),
 			      NPO_ATTR_PAD))
 		return -EMSGSIZE;
-	if (!npo_clock_now(ndev, &fabric) &&
+	if (!npo_clock_fabric_now(ndev, &fabric) &&
 	    nla_put_u64_64bit(msg, NPO_ATTR_EVENT_FABRIC_TIME, fabric,
 			      NPO_ATTR_PAD))
 		return -EMSGSIZE;

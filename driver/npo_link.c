@@ -6,6 +6,7 @@
  */
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
+#include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/npo_netlink.h>
@@ -641,6 +642,8 @@ int npo_link_init(struct npo_dev *ndev)
 		port->state_since = ktime_get();
 		init_completion(&port->prbs_done);
 		mutex_init(&port->stats_lock);
+		/* A lane hovering at a threshold warns a few times a minute. */
+		ratelimit_state_init(&port->risk_log, 60 * HZ, 4);
 		INIT_DELAYED_WORK(&port->retrain_work, npo_port_retrain_work);
 	}
 	return npo_link_watch_init(ndev);

@@ -303,14 +303,18 @@ static bool npo_link_down_is_fault(u8 reason)
 	return true;
 }
 
-/* Up at full width, below the BER warning and not at risk. */
+/*
+ * Up at full width, below the BER warning and not at risk.  A watched
+ * link's BER is the watch's to judge, with its margin: the device's
+ * HIGH_BER flag clears at the threshold itself.
+ */
 static bool npo_link_clean(const struct npo_port *port)
 {
 	u32 st = port->status;
+	u32 faults = NPO_PST_DEGRADED | (port->watch ? 0 : NPO_PST_HIGH_BER);
 
 	return FIELD_GET(NPO_PST_STATE, st) == NPO_HW_PORT_ACTIVE &&
-	       !(st & (NPO_PST_DEGRADED | NPO_PST_HIGH_BER)) &&
-	       !port->risk_lanes;
+	       !(st & faults) && !port->risk_lanes;
 }
 
 static void npo_link_report_msg(const struct npo_port *port,

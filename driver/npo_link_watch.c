@@ -13,7 +13,15 @@
  * and, where a trend says, when it is expected to fail.
  *
  * The readings are forgotten whenever the link goes down or retrains:
- * a trend spans one configuration of the link.
+ * a trend spans one configuration of the link.  A reading taken while
+ * that happened is dropped, and the port's status is read again
+ * before each judgement, so that the watch never judges a link by a state
+ * it has left.
+ *
+ * A lane's risk is sticky: high BER and low power clear only a margin
+ * past their warning thresholds, and a trend must say so twice in a row
+ * to raise a risk and stay clear of the horizon twice over to drop it, so
+ * a noisy reading near a threshold does not make the port flap.
  */
 #include <linux/math64.h>
 #include <uapi/linux/npo_netlink.h>
@@ -28,6 +36,10 @@
 #define NPO_TREND_NOISE		10
 /* A lane at risk for its power is clear 0.5 dB above the warning. */
 #define NPO_RX_CLEAR_CDB	50
+/* A lane at risk for its BER is clear 0.3 decade below the warning. */
+#define NPO_BER_CLEAR		30
+/* Readings in a row a trend must show before it raises a risk. */
+#define NPO_TREND_PERSIST	2
 
 /**
  * struct npo_port_watch - the last readings of one port's lanes
@@ -37,17 +49,26 @@
  * @ber: per reading and lane, -log10(BER) x 100.
  * @rx: per reading and lane, received power, 1/100 dBm.
  * @reason: per lane, the &enum npo_risk it was last judged at.
+ * @trend_seen: per lane, readings in a row whose trend said "at risk".
+ * @usable: per lane, how many of the last readings its trend is fitted
+ *	through: a lane that recovers from a step (a BER or power fault that
+ *	passed) starts a new trend rather than fit a line through the step.
  * @trends: the lanes' trends through the readings.
+ * @gen: counts npo_link_watch_forget(); a reading taken across a change
+ *	is not kept.
  *
  * Protected by &npo_dev.link_lock.
  */
 struct npo_port_watch {
+	unsigned int gen;
 	unsigned int count;
 	unsigned int next;
 	s64 at_ms[NPO_WATCH_SAMPLES];
 	s16 ber[NPO_WATCH_SAMPLES][NPO_MAX_LANES];
 	s16 rx[NPO_WATCH_SAMPLES][NPO_MAX_LANES];
 	u8 reason[NPO_MAX_LANES];
+	u8 trend_seen[NPO_MAX_LANES];
+	u8 usable[NPO_MAX_LANES];
 	struct npo_lane_trends trends;
 };
 
@@ -69,16 +90,16 @@ const char *npo_risk_name(unsigned int risk)
 	return risk < ARRAY_SIZE(npo_risk_names) ? npo_risk_names[risk] : "?";
 }
 
-/* Least-squares slope of one lane's series, per minute. */
+/* Least-squares slope of a lane's last readings (@usable), per minute. */
 static s32 npo_watch_slope(const struct npo_port_watch *w,
 			   const s16 (*series)[NPO_MAX_LANES], unsigned int lane)
 {
-	s64 n = w->count, st = 0, sy = 0, stt = 0, sty = 0, den;
-	s64 t0 = w->at_ms[(w->next + NPO_WATCH_SAMPLES - w->count) %
+	s64 n = w->usable[lane], st = 0, sy = 0, stt = 0, sty = 0, den;
+	s64 t0 = w->at_ms[(w->next + NPO_WATCH_SAMPLES - n) %
 			  NPO_WATCH_SAMPLES];
 	unsigned int k;
 
-	for (k = 0; k < w->count; k++) {
+	for (k = 0; k < n; k++) {
 		unsigned int j = (w->next + NPO_WATCH_SAMPLES - 1 - k) %
 				 NPO_WATCH_SAMPLES;
 		s64 t = w->at_ms[j] - t0, y = series[j][lane];
@@ -126,10 +147,9 @@ static void npo_watch_judge(struct npo_port *port,
 	struct npo_dev *ndev = port->ndev;
 	u32 lanes = 0, worst_eta = U32_MAX;
 	u8 worst = 0, worst_reason = NPO_RISK_NONE;
-	bool trends = w->count >= NPO_WATCH_MIN_SAMPLES;
 	unsigned int i;
 
-	w->trends.known = trends;
+	w->trends.known = w->count >= NPO_WATCH_MIN_SAMPLES;
 	for (i = 0; i < ndev->lanes_per_port; i++) {
 		const struct npo_hw_lane_stats *l = &st->lane[i];
 		s32 rx = (s16)le16_to_cpu(l->rx_power_cdbm);
@@ -138,6 +158,7 @@ static void npo_watch_judge(struct npo_port *port,
 		s32 rx_alarm = (s16)le16_to_cpu(l->rx_low_alarm_cdbm);
 		s32 ber_warn = le16_to_cpu(l->ber_warn_nlog_c);
 		s32 ber_alarm = le16_to_cpu(l->ber_alarm_nlog_c);
+		bool trends = w->usable[i] >= NPO_WATCH_MIN_SAMPLES;
 		u8 reason = NPO_RISK_NONE, was;
 		u32 eta = U32_MAX, ber_eta;
 
@@ -148,7 +169,8 @@ static void npo_watch_judge(struct npo_port *port,
 		/* No thresholds (no firmware) or not carrying the link. */
 		if (!ber_alarm || !(l->flags & NPO_HW_LANE_ACTIVE))
 			continue;
-		if (ber < ber_warn)
+		if (ber < ber_warn ||
+		    (was == NPO_RISK_HIGH_BER && ber < ber_warn + NPO_BER_CLEAR))
 			reason = NPO_RISK_HIGH_BER;
 		/* Low power names the cause where a high BER is the symptom. */
 		if (rx < rx_warn ||
@@ -159,14 +181,31 @@ static void npo_watch_judge(struct npo_port *port,
 				eta = npo_watch_eta(rx, rx_alarm,
 						    w->trends.rx[i]);
 		}
-		if (trends) {
-			ber_eta = npo_watch_eta(ber, ber_alarm,
-						w->trends.ber[i]);
-			if (ber_eta <= NPO_RISK_HORIZON_S) {
-				if (reason == NPO_RISK_NONE)
-					reason = NPO_RISK_BER_TREND;
-				eta = min(eta, ber_eta);
-			}
+		/* Past a step: the readings before it are of another regime. */
+		if (reason == NPO_RISK_NONE && (was == NPO_RISK_HIGH_BER ||
+						was == NPO_RISK_RX_POWER)) {
+			w->usable[i] = 1;
+			w->trend_seen[i] = 0;
+			w->trends.ber[i] = 0;
+			w->trends.rx[i] = 0;
+			trends = false;
+		}
+		ber_eta = trends ? npo_watch_eta(ber, ber_alarm,
+						 w->trends.ber[i]) : U32_MAX;
+		/* Raised after a few readings, dropped well past the horizon. */
+		if (ber_eta <= NPO_RISK_HORIZON_S ||
+		    (was == NPO_RISK_BER_TREND &&
+		     ber_eta <= 2 * NPO_RISK_HORIZON_S)) {
+			if (w->trend_seen[i] < NPO_TREND_PERSIST)
+				w->trend_seen[i]++;
+		} else {
+			w->trend_seen[i] = 0;
+		}
+		if (w->trend_seen[i] >= NPO_TREND_PERSIST ||
+		    (was == NPO_RISK_BER_TREND && w->trend_seen[i])) {
+			if (reason == NPO_RISK_NONE)
+				reason = NPO_RISK_BER_TREND;
+			eta = min(eta, ber_eta);
 		}
 		if (reason == NPO_RISK_NONE)
 			continue;
@@ -201,6 +240,8 @@ static void npo_watch_take(struct npo_port *port,
 	for (i = 0; i < port->ndev->lanes_per_port; i++) {
 		w->ber[w->next][i] = le16_to_cpu(st->lane[i].ber_nlog_c);
 		w->rx[w->next][i] = (s16)le16_to_cpu(st->lane[i].rx_power_cdbm);
+		if (w->usable[i] < NPO_WATCH_SAMPLES)
+			w->usable[i]++;
 	}
 	w->next = (w->next + 1) % NPO_WATCH_SAMPLES;
 	w->count = min(w->count + 1, (unsigned int)NPO_WATCH_SAMPLES);
@@ -222,7 +263,11 @@ static void npo_link_watch_work(struct work_struct *work)
 	for (i = 0; i < ndev->num_ports; i++) {
 		struct npo_port *port = &ndev->ports[i];
 		struct npo_hw_port_stats *st;
+		unsigned int gen;
 
+		mutex_lock(&ndev->link_lock);
+		gen = port->watch->gen;
+		mutex_unlock(&ndev->link_lock);
 		if (!npo_port_active(port))
 			continue;
 		/* Not under the link lock: the mailbox may take seconds. */
@@ -230,7 +275,14 @@ static void npo_link_watch_work(struct work_struct *work)
 		if (IS_ERR(st))
 			continue;
 		mutex_lock(&ndev->link_lock);
-		if (ndev->link_running && npo_port_active(port))
+		/*
+		 * The status the interrupt work last read may be older than
+		 * the reading: the device clears HIGH_BER without an event.
+		 */
+		if (ndev->link_running)
+			npo_port_refresh(port);
+		if (ndev->link_running && npo_port_active(port) &&
+		    port->watch->gen == gen)
 			npo_watch_take(port, st);
 		mutex_unlock(&ndev->link_lock);
 		kfree(st);
@@ -301,10 +353,14 @@ void npo_link_watch_start(struct npo_dev *ndev)
  */
 void npo_link_watch_forget(struct npo_port *port)
 {
+	unsigned int gen;
+
 	lockdep_assert_held(&port->ndev->link_lock);
 	if (!port->watch)
 		return;
+	gen = port->watch->gen;
 	memset(port->watch, 0, sizeof(*port->watch));
+	port->watch->gen = gen + 1;
 	port->risk_lanes = 0;
 	port->risk_reason = NPO_RISK_NONE;
 	port->risk_eta_s = 0;

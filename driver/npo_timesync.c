@@ -218,7 +218,8 @@ static void npo_ts_set_state(struct npo_dev *ndev, u8 state)
 		return;
 	npo_dbg(ndev, CLOCK, "clock %s -> %s\n", npo_clock_state_name(ts->state),
 		npo_clock_state_name(state));
-	ts->state = state;
+	/* Event stamps read it without the lock (npo_clock_fabric_now()). */
+	WRITE_ONCE(ts->state, state);
 	ts->changed = true;
 }
 
@@ -507,6 +508,8 @@ static void npo_ts_rx_work(struct work_struct *work)
 	changed = ts->changed;
 	ts->changed = false;
 	mutex_unlock(&ts->lock);
+	/* Keeps fabric time at hand for the stamp of a fault. */
+	npo_clock_fabric_now(ndev, &(u64){ 0 });
 	if (changed)
 		npo_clock_event(ndev);
 }
@@ -738,6 +741,8 @@ void npo_timesync_user_changed(struct npo_dev *ndev, bool jumped)
 
 	if (!ts->wq)
 		return;
+	if (jumped)
+		npo_clock_forget_fabric(ndev);
 	mutex_lock(&ts->lock);
 	ts->freq_ppb16 = (s64)(s32)npo_rd32(ndev, NPO_REG_CLK_ADJ_FINE) * 1000;
 	if (jumped)
@@ -863,7 +868,7 @@ int npo_timesync_start(struct npo_dev *ndev)
 	ts->prio = NPO_TS_DEFAULT_PRIORITY;
 	ts->max_adj_ppb = ndev->ptp_info.max_adj;
 	ts->role = NPO_CLOCK_ROLE_GRANDMASTER;
-	ts->state = NPO_CLOCK_UNLOCKED;
+	WRITE_ONCE(ts->state, NPO_CLOCK_UNLOCKED);
 	ts->parent = -1;
 	ts->gm_node = ndev->node_id;
 	ts->gm_prio = ts->prio;

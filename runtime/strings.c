@@ -124,6 +124,7 @@ const char *npo_dev_fault_str(uint32_t fault)
 		[NPO_DEV_FAULT_PARITY] = "queue engine parity error",
 		[NPO_DEV_FAULT_FATAL] = "fatal device error",
 		[NPO_DEV_FAULT_PCIE] = "uncorrectable PCIe error",
+		[NPO_DEV_FAULT_RECOVERY_FAILED] = "recovery failed",
 	};
 
 	return NAME_OF(names, fault);

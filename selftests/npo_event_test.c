@@ -152,6 +152,44 @@ TEST_F_TIMEOUT(event, dead_lane_degrades_naming_the_lane, 120)
 	EXPECT_EQ(0, p.fault_lanes);
 }
 
+/*
+ * Wait for an at-risk event on DEV/PORT that says reason (any, if
+ * NPO_RISK_NONE) and names lanes; earlier ones are taken and dropped.
+ */
+static bool wait_risk(FIXTURE_DATA(event) *self, int dev, int port,
+		      uint32_t reason, int timeout_ms, struct npo_nl_port *e)
+{
+	double end = npo_test_now_s() + timeout_ms / 1000.0;
+
+	while (npo_test_now_s() < end) {
+		if (!npo_nl_wait_event(self->ev, NPO_EVENT_AT_RISK, dev, port,
+				       (int)((end - npo_test_now_s()) * 1000) + 1,
+				       e))
+			return false;
+		if (e->risk_lanes &&
+		    (reason == NPO_RISK_NONE || e->risk_reason == reason))
+			return true;
+	}
+	return false;
+}
+
+/* Wait for an at-risk event on DEV/PORT that says the risk is over. */
+static bool wait_risk_over(FIXTURE_DATA(event) *self, int dev, int port,
+			   int timeout_ms, struct npo_nl_port *e)
+{
+	double end = npo_test_now_s() + timeout_ms / 1000.0;
+
+	while (npo_test_now_s() < end) {
+		if (!npo_nl_wait_event(self->ev, NPO_EVENT_AT_RISK, dev, port,
+				       (int)((end - npo_test_now_s()) * 1000) + 1,
+				       e))
+			return false;
+		if (!e->risk_lanes)
+			return true;
+	}
+	return false;
+}
+
 TEST_F_TIMEOUT(event, high_ber_crosses_threshold_naming_the_lane, 120)
 {
 	struct npo_nl_port before, e, p;
@@ -173,8 +211,18 @@ TEST_F_TIMEOUT(event, high_ber_crosses_threshold_naming_the_lane, 120)
 	EXPECT_GT(p.counter[CNT(FEC_CORRECTED)], before.counter[CNT(FEC_CORRECTED)]);
 	EXPECT_GT(p.counter[CNT(SYMBOL_ERRORS)], before.counter[CNT(SYMBOL_ERRORS)]);
 
-	/* Cleared: the flag and the lane mask go, the link never dropped. */
-	ASSERT_EQ(0, fault(2, "ber 0 3 0"));
+	/* The watch holds the lane at risk for it. */
+	ASSERT_TRUE(wait_risk(self, 2, 0, NPO_RISK_HIGH_BER, 5000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	EXPECT_EQ(1u << 3, e.risk_lanes);
+	EXPECT_EQ(3, e.risk_lane);
+
+	/*
+	 * 7.9e-7, just better than the warning: the device's flag and lane
+	 * mask go, but a lane hovering at the threshold stays at risk until
+	 * it is clear by a margin, rather than flapping.
+	 */
+	ASSERT_EQ(0, fault(2, "ber 0 3 610"));
 	for (tries = 0; tries < 100; tries++) {
 		ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 2, 0, &p));
 		if (!(p.flags & NPO_PORT_FLAG_HIGH_BER))
@@ -183,6 +231,21 @@ TEST_F_TIMEOUT(event, high_ber_crosses_threshold_naming_the_lane, 120)
 	}
 	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_HIGH_BER);
 	EXPECT_EQ(0, p.ber_lanes);
+	EXPECT_FALSE(wait_risk_over(self, 2, 0, 3000, &e));
+	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 2, 0, &p));
+	EXPECT_EQ(1u << 3, p.risk_lanes);
+	EXPECT_TRUE(p.flags & NPO_PORT_FLAG_AT_RISK);
+
+	/*
+	 * Cleared: the device says nothing when the BER falls back; the watch
+	 * sees it and says the risk is over.  The link never dropped.
+	 */
+	ASSERT_EQ(0, fault(2, "ber 0 3 0"));
+	EXPECT_TRUE(wait_risk_over(self, 2, 0, 5000, &e))
+		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
+	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 2, 0, &p));
+	EXPECT_EQ(0, p.risk_lanes);
+	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_AT_RISK);
 	EXPECT_EQ(NPO_PORT_ACTIVE, p.state);
 	EXPECT_EQ(before.flaps, p.flaps);
 	EXPECT_FALSE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 2, 0, 0, NULL));
@@ -232,27 +295,6 @@ TEST_F_TIMEOUT(event, rx_power_drop_fails_the_lane, 120)
 	ASSERT_TRUE(wait_active(self, 3, 0, self->lanes, &p));
 	EXPECT_EQ(before.rate_mbps, p.rate_mbps);
 	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_DEGRADED);
-}
-
-/*
- * Wait for an at-risk event on DEV/PORT that says reason (any, if
- * NPO_RISK_NONE) and names lanes; earlier ones are taken and dropped.
- */
-static bool wait_risk(FIXTURE_DATA(event) *self, int dev, int port,
-		      uint32_t reason, int timeout_ms, struct npo_nl_port *e)
-{
-	double end = npo_test_now_s() + timeout_ms / 1000.0;
-
-	while (npo_test_now_s() < end) {
-		if (!npo_nl_wait_event(self->ev, NPO_EVENT_AT_RISK, dev, port,
-				       (int)((end - npo_test_now_s()) * 1000) + 1,
-				       e))
-			return false;
-		if (e->risk_lanes &&
-		    (reason == NPO_RISK_NONE || e->risk_reason == reason))
-			return true;
-	}
-	return false;
 }
 
 /* Undo a slow fault: clear it, retrain, back at full width and clean. */
@@ -485,7 +527,14 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 	ASSERT_NE(NULL, a);
 	EXPECT_NE(NULL, kept_down(a, "npo5/0", before));
 	json_object_put(a);
+	/* Longer ago than the epoch is every event; past a century, no. */
+	a = kept_events(5, "--since 36500d");
+	ASSERT_NE(NULL, a);
+	EXPECT_NE(NULL, kept_down(a, "npo5/0", before));
+	json_object_put(a);
 	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl events --since yesterday npo5"));
+	EXPECT_EQ(2, npo_test_run(NULL, 0,
+				  "npoctl events --since 9999999999999999d npo5"));
 }
 
 /* npoctl -j health's item for "port P" of device dev, NULL if none. */
@@ -573,6 +622,8 @@ TEST_F_TIMEOUT(event, health_names_a_cut_link, 120)
 	/* The text form says it in one line per device. */
 	EXPECT_NE(2, npo_test_run(NULL, 0, "npoctl health"));
 	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl health npoX"));
+	/* A device that is not there is an error, not a healthy host. */
+	EXPECT_EQ(1, npo_test_run(NULL, 0, "npoctl health npo99"));
 }
 
 TEST_F_TIMEOUT(event, cut_takes_both_ends_down_and_back, 120)

@@ -170,7 +170,8 @@ enum npo_link_reason {
  *	Rate-limited per device.
  * @NPO_EVENT_DEVICE: a device failed or came back: NPO_ATTR_DEV_STATE is
  *	its state after, NPO_ATTR_DEV_FAULT why it was stopped
- *	(NPO_DEV_FAULT_NONE for a recovery).
+ *	(NPO_DEV_FAULT_NONE for a recovery that brought it back,
+ *	NPO_DEV_FAULT_RECOVERY_FAILED for one that did not).
  * @NPO_EVENT_AT_RISK: an active link is heading for failure, or no longer
  *	is: NPO_ATTR_PORT_RISK_LANES names the lanes (0 when the risk is
  *	over), NPO_ATTR_PORT_RISK_REASON the worst lane's &enum npo_risk and
@@ -204,6 +205,9 @@ enum npo_event {
  * @NPO_DEV_FAULT_PARITY: an uncorrectable parity error in the queue engine.
  * @NPO_DEV_FAULT_FATAL: a fatal interrupt with no known cause.
  * @NPO_DEV_FAULT_PCIE: an uncorrectable PCIe error (AER).
+ * @NPO_DEV_FAULT_RECOVERY_FAILED: a recovery (a restart or the end of a
+ *	PCIe error recovery) did not bring the device back: it stays down
+ *	until an operator recovers it or rebinds the driver.
  */
 enum npo_dev_fault {
 	NPO_DEV_FAULT_NONE,
@@ -212,6 +216,7 @@ enum npo_dev_fault {
 	NPO_DEV_FAULT_PARITY,
 	NPO_DEV_FAULT_FATAL,
 	NPO_DEV_FAULT_PCIE,
+	NPO_DEV_FAULT_RECOVERY_FAILED,
 };
 
 /**
@@ -382,7 +387,10 @@ enum npo_refusal_side {
  * @NPO_ATTR_EVENT_TIME: u64, when the event happened, ns of CLOCK_REALTIME.
  * @NPO_ATTR_EVENT_FABRIC_TIME: u64, when, ns of the device's fabric clock
  *	(its PHC): comparable across the devices of a synchronized fabric.
- *	Absent on a device without a clock.
+ *	Absent when the device's clock did not keep fabric time then: no
+ *	clock, or not locked.  A fault that stops the device is stamped with
+ *	fabric time carried on the host's clock from the last good reading,
+ *	for up to 10 s.
  * @NPO_ATTR_DEV_STATE: u32, &enum npo_dev_state (<linux/npo.h>).
  * @NPO_ATTR_DEV_FAULT: u32, &enum npo_dev_fault.
  * @__NPO_ATTR_MAX: one past the last attribute.
