@@ -223,30 +223,38 @@ static int on_kept_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
 }
 
 /* "90", "90s", "15m", "2h", "1d": seconds, or -1. */
+/* Seconds in N[s|m|h|d], up to a century; -1 if it is not one. */
 static long long parse_duration(const char *s)
 {
+	const long long century = 100LL * 365 * 86400;
+	long long unit;
 	char *end;
-	long long v = strtoll(s, &end, 10);
+	long long v;
 
-	if (end == s || v < 0)
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (end == s || v < 0 || errno)
 		return -1;
 	switch (*end) {
 	case '\0':
 	case 's':
+		unit = 1;
 		break;
 	case 'm':
-		v *= 60;
+		unit = 60;
 		break;
 	case 'h':
-		v *= 3600;
+		unit = 3600;
 		break;
 	case 'd':
-		v *= 86400;
+		unit = 86400;
 		break;
 	default:
 		return -1;
 	}
-	return end[0] && end[1] ? -1 : v;
+	if ((end[0] && end[1]) || v > century / unit)
+		return -1;
+	return v * unit;
 }
 
 static void events_usage(FILE *to)
@@ -275,8 +283,10 @@ int cmd_events(int argc, char **argv)
 				return NPOCTL_EXIT_USAGE;
 			}
 			clock_gettime(CLOCK_REALTIME, &now);
-			f.since_ns = (uint64_t)now.tv_sec * 1000000000ull +
-				     now.tv_nsec - (uint64_t)since * 1000000000ull;
+			/* Longer ago than the epoch: every event kept. */
+			f.since_ns = since >= now.tv_sec ? 0 :
+				     (uint64_t)(now.tv_sec - since) *
+				     1000000000ull + now.tv_nsec;
 		} else if (dev < 0 && !strncmp(argv[i], "npo", 3) &&
 			   npo_parse_dev(argv[i]) >= 0) {
 			dev = npo_parse_dev(argv[i]);

@@ -266,7 +266,7 @@ int cmd_health(int argc, char **argv)
 	struct host_health *h;
 	long only = -1;
 	struct npo_nl nl;
-	int i, n, ret;
+	int i, n, ret, matched = 0;
 
 	if (argc && matches(argv[0], "help")) {
 		health_usage(stdout);
@@ -296,8 +296,12 @@ int cmd_health(int argc, char **argv)
 	ret = npo_nl_dump(&nl, NPO_CMD_PORT_GET, only, on_port, h);
 	if (!ret)
 		ret = npo_nl_dump(&nl, NPO_CMD_CLOCK_GET, only, on_clock, h);
-	if (!ret)
+	/* A driver older than interface 1.9 keeps no history: no last fault. */
+	if (!ret) {
 		ret = npo_nl_dump(&nl, NPO_CMD_EVENT_GET, only, on_kept, h);
+		if (ret == -EOPNOTSUPP)
+			ret = 0;
+	}
 	if (ret) {
 		ret = npo_nl_report(&nl, ret, "health");
 		goto out;
@@ -311,6 +315,7 @@ int cmd_health(int argc, char **argv)
 
 		if ((only >= 0 && idx != only) || idx < 0 || idx >= MAX_DEVS)
 			continue;
+		matched++;
 		dev = npo_open_device(list[i].name);
 		if (!dev) {
 			npoctl_err("%s: %s", list[i].name, npo_strerror(errno));
@@ -328,6 +333,12 @@ int cmd_health(int argc, char **argv)
 		worst = v > worst ? v : worst;
 	}
 	print_close_array();
+	if (only >= 0 && !matched) {
+		print_close_object();
+		npoctl_err("health: no device npo%ld", only);
+		ret = NPOCTL_EXIT_ERROR;
+		goto out;
+	}
 	print_string("health", "host: %s\n", verdict_names[worst]);
 	print_close_object();
 	ret = worst == OK ? NPOCTL_EXIT_OK : NPOCTL_EXIT_UNHEALTHY;
