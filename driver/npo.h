@@ -459,6 +459,8 @@ struct npo_history {
  * @stops: how often the device was stopped (npo_health.c); a command that
  *	sees it change while it waits gets -ENODEV, not a stale answer.
  * @recover_lock: one device restart at a time (devlink or PCIe recovery).
+ * @pcie_correctable: corrected PCIe errors the PCI core told us of.
+ * @pcie_log: limits the kernel log's lines about them.
  * @devlink: the devlink instance (npo_devlink.c).
  * @dl_ports: its ports, one per link port.
  * @fwh: the firmware's health (npo_fw_health.c).
@@ -548,6 +550,8 @@ struct npo_dev {
 	struct completion mbox_done;
 	atomic_t stops; /* times the device was stopped under a command */
 	struct mutex recover_lock; /* one device restart at a time */
+	atomic64_t pcie_correctable;
+	struct ratelimit_state pcie_log;
 	struct devlink *devlink;
 	struct devlink_port *dl_ports;
 	struct npo_fw_health fwh;

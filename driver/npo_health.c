@@ -336,6 +336,7 @@ void npo_health_init(struct npo_dev *ndev)
 {
 	INIT_WORK(&ndev->dead_work, npo_health_dead_work);
 	mutex_init(&ndev->recover_lock);
+	ratelimit_state_init(&ndev->pcie_log, 10 * HZ, 5);
 	atomic_set(&ndev->stops, 0);
 	npo_fw_health_init(ndev);
 }
@@ -405,6 +406,26 @@ static void npo_resume(struct pci_dev *pdev)
 					 NPO_DEV_FAULT_NONE);
 }
 
+#ifdef NPO_HAVE_COR_ERROR_DETECTED
+/*
+ * A corrected error costs a replay, not data: count it and say so, at a
+ * rate a flaky slot cannot turn into a flood.  The PCI core counts them
+ * by type too (aer_dev_correctable), on every kernel.
+ */
+static void npo_cor_error_detected(struct pci_dev *pdev)
+{
+	struct npo_dev *ndev = pci_get_drvdata(pdev);
+	u64 n;
+
+	if (!ndev)
+		return;
+	n = atomic64_inc_return(&ndev->pcie_correctable);
+	if (__ratelimit(&ndev->pcie_log))
+		npo_warn(ndev, "node %u: correctable PCIe error (%llu so far)\n",
+			 ndev->node_id, n);
+}
+#endif
+
 /*
  * PCIe error recovery (AER): stop the links and hold the device while the
  * link is reset, check it answers, then start it again from its firmware.
@@ -416,4 +437,7 @@ const struct pci_error_handlers npo_err_handlers = {
 	.mmio_enabled = npo_mmio_enabled,
 	.slot_reset = npo_slot_reset,
 	.resume = npo_resume,
+#ifdef NPO_HAVE_COR_ERROR_DETECTED
+	.cor_error_detected = npo_cor_error_detected,
+#endif
 };

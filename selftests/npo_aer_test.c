@@ -4,7 +4,9 @@
  * driver's error handlers, and the device comes back ready with its
  * firmware running, while the other devices never notice: the devices'
  * own reset counters, read from their BARs, say which one was reset.
- * Errors are injected with the kernel's aer_inject module.
+ * A corrected error is counted, by the PCI core and by the driver, and
+ * resets nothing.  Errors are injected with the kernel's aer_inject
+ * module.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include <npo.h>
 
@@ -22,6 +27,7 @@
 
 #define PCI_ERR_UNC_COMP_TIME	0x00004000	/* non-fatal by default */
 #define PCI_ERR_UNC_MALF_TLP	0x00040000	/* fatal by default */
+#define PCI_ERR_COR_RCVR	0x00000001	/* receiver error */
 
 /* The record /dev/aer_inject takes (drivers/pci/pcie/aer_inject.c). */
 struct aer_error_inj {
@@ -66,11 +72,13 @@ FIXTURE_TEARDOWN(aer)
 {
 }
 
-static int inject(FIXTURE_DATA(aer) *self, unsigned int uncor)
+static int inject_status(FIXTURE_DATA(aer) *self, unsigned int uncor,
+			 unsigned int cor)
 {
 	struct aer_error_inj e = {
 		.bus = self->bus, .dev = self->dev, .fn = self->fn,
-		.uncor_status = uncor, .domain = self->domain,
+		.uncor_status = uncor, .cor_status = cor,
+		.domain = self->domain,
 	};
 	int fd = open("/dev/aer_inject", O_WRONLY);
 	ssize_t n;
@@ -80,6 +88,11 @@ static int inject(FIXTURE_DATA(aer) *self, unsigned int uncor)
 	n = write(fd, &e, sizeof(e));
 	close(fd);
 	return n == sizeof(e) ? 0 : -errno;
+}
+
+static int inject(FIXTURE_DATA(aer) *self, unsigned int uncor)
+{
+	return inject_status(self, uncor, 0);
 }
 
 /* Resets of the device under test and of another, before an injection. */
@@ -284,6 +297,111 @@ TEST_F(aer, recovery_stops_the_device_before_it_frees)
 	npo_test_flood_close(&f);
 	EXPECT_EQ(-ENOENT, npo_dereg_mr(mr));
 	npo_close_device(d);
+}
+
+/* The AER core's count of the device's errors of a kind, -1 if none. */
+static long long aer_total(const char *name, const char *kind,
+			   const char *total)
+{
+	char path[128], out[4096], *line;
+	long long n = -1;
+
+	snprintf(path, sizeof(path), NPO_SYSFS_CLASS "/%s/device/aer_dev_%s",
+		 name, kind);
+	if (npo_test_read_file(path, out, sizeof(out)))
+		return -1;
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, total, strlen(total)) &&
+		    line[strlen(total)] == ' ')
+			n = atoll(line + strlen(total) + 1);
+	return n;
+}
+
+/* Drivers hear of corrected errors from 6.3 on; the PCI core counts them. */
+static bool kernel_tells_drivers(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	return !uname(&u) && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+	       (major > 6 || (major == 6 && minor >= 3));
+}
+
+/* The "pcie" item of npoctl -j health DEV, as counts; false if absent. */
+static bool health_pcie(const char *name, long long *cor, long long *fatal)
+{
+	static char out[1 << 16];
+	struct json_object *h, *devs, *items, *it, *v;
+	bool found = false;
+	size_t i;
+
+	if (npo_test_run(out, sizeof(out), "npoctl -j health %s", name) == 1)
+		return false;
+	h = json_tokener_parse(out);
+	if (!h)
+		return false;
+	if (json_object_object_get_ex(h, "devices", &devs) &&
+	    json_object_object_get_ex(json_object_array_get_idx(devs, 0),
+				      "items", &items))
+		for (i = 0; i < json_object_array_length(items); i++) {
+			it = json_object_array_get_idx(items, i);
+			if (!json_object_object_get_ex(it, "what", &v) ||
+			    strcmp(json_object_get_string(v), "pcie"))
+				continue;
+			json_object_object_get_ex(it, "correctable", &v);
+			*cor = json_object_get_int64(v);
+			json_object_object_get_ex(it, "fatal", &v);
+			*fatal = json_object_get_int64(v);
+			found = true;
+		}
+	json_object_put(h);
+	return found;
+}
+
+/*
+ * A corrected error costs a replay, not a reset: the PCI core counts it
+ * on this device alone, npoctl health shows the count, the driver says so
+ * (where the kernel tells it), and nothing is recovered or reset.
+ */
+TEST_F(aer, correctable_error_is_counted_not_recovered)
+{
+	long long before, after = -1, other_before = -1, cor = -1, fatal = -1;
+	char log[65536], state[32], other[32] = "";
+	long long resets;
+	size_t mark;
+	int tries;
+
+	NPO_TEST_SETUP_DONE();
+	before = aer_total(self->name, "correctable", "TOTAL_ERR_COR");
+	ASSERT_GE(before, 0) TH_LOG("no AER statistics for %s", self->name);
+	if (!npo_test_device_name(1, other, sizeof(other)))
+		other_before = aer_total(other, "correctable", "TOTAL_ERR_COR");
+	resets = npo_test_reset_count(self->name);
+	mark = npo_test_dmesg_mark();
+	ASSERT_EQ(0, inject_status(self, 0, PCI_ERR_COR_RCVR));
+	/* The AER core handles it in a kernel thread: wait, bounded. */
+	for (tries = 0; tries < 100; tries++) {
+		after = aer_total(self->name, "correctable", "TOTAL_ERR_COR");
+		if (after > before)
+			break;
+		usleep(50000);
+	}
+	EXPECT_EQ(before + 1, after);
+	if (other[0])
+		EXPECT_EQ(other_before,
+			  aer_total(other, "correctable", "TOTAL_ERR_COR"));
+
+	ASSERT_TRUE(health_pcie(self->name, &cor, &fatal));
+	EXPECT_EQ(after, cor);
+	EXPECT_EQ(aer_total(self->name, "fatal", "TOTAL_ERR_FATAL"), fatal);
+
+	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
+	if (kernel_tells_drivers())
+		EXPECT_NE(NULL, strstr(log, "correctable PCIe error (")) TH_LOG("%s", log);
+	EXPECT_EQ(NULL, strstr(log, "PCIe error reported")) TH_LOG("%s", log);
+	ASSERT_EQ(0, npo_test_read_attr(self->name, "state", state, sizeof(state)));
+	EXPECT_STREQ("ready", state);
+	EXPECT_EQ(resets, npo_test_reset_count(self->name));
 }
 
 TEST_HARNESS_MAIN

@@ -4,9 +4,11 @@
  * where.  Each device, port and clock is judged ok, degraded, at-risk or
  * failed, with the reason and since when, from what the driver reports
  * (ports and clocks over netlink, device state from libnpo, and the last
- * device event from each device's history).
+ * device event from each device's history), and the PCIe errors the PCI
+ * core counted for the device (AER).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +181,61 @@ static uint64_t now_real_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + t.tv_nsec;
 }
 
+/* PCIe errors of the device, as the kernel's AER core counted them. */
+struct pcie_errors {
+	bool known;
+	unsigned long long correctable, nonfatal, fatal;
+};
+
+/* TOTAL line of /sys/class/npo/NAME/device/aer_dev_KIND; false if none. */
+static bool read_aer_total(const char *name, const char *kind,
+			   const char *total, unsigned long long *n)
+{
+	const char *root = getenv("NPO_SYSFS_ROOT");
+	char path[PATH_MAX], line[128], key[64];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/class/npo/%s/device/aer_dev_%s",
+		 root && *root ? root : "/sys", name, kind);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%63s %llu", key, n) == 2 &&
+			!strcmp(key, total);
+	fclose(f);
+	return found;
+}
+
+static void read_pcie_errors(const char *name, struct pcie_errors *e)
+{
+	e->known = read_aer_total(name, "correctable", "TOTAL_ERR_COR",
+				  &e->correctable) &&
+		   read_aer_total(name, "nonfatal", "TOTAL_ERR_NONFATAL",
+				  &e->nonfatal) &&
+		   read_aer_total(name, "fatal", "TOTAL_ERR_FATAL", &e->fatal);
+}
+
+/*
+ * Errors the link corrected or the driver recovered from are history,
+ * not a fault: shown when there were any, judged ok.
+ */
+static void print_pcie(const struct pcie_errors *e)
+{
+	if (!e->known ||
+	    (!print_is_json() && !e->correctable && !e->nonfatal && !e->fatal))
+		return;
+	print_open_object(NULL);
+	print_string("what", "  %-8s", "pcie");
+	print_string("health", " %-9s", "ok");
+	print_uint("correctable", " %llu corrected", e->correctable);
+	print_uint("nonfatal", ", %llu non-fatal", e->nonfatal);
+	print_uint("fatal", ", %llu fatal errors since boot", e->fatal);
+	print_text("\n");
+	print_close_object();
+}
+
 static void print_item(const char *what, enum verdict v, const char *state,
 		       const char *reason, uint64_t since_ms, bool since_known)
 {
@@ -203,6 +260,7 @@ static void print_item(const char *what, enum verdict v, const char *state,
 static enum verdict print_device(const struct npo_device_attr *a,
 				 const struct dev_health *d)
 {
+	struct pcie_errors pcie;
 	enum verdict worst, v;
 	unsigned int i, ok_ports = 0, unused = 0;
 	char what[16];
@@ -244,6 +302,8 @@ static enum verdict print_device(const struct npo_device_attr *a,
 			print_item("clock", d->clock.verdict, NULL,
 				   d->clock.reason, 0, false);
 	}
+	read_pcie_errors(a->name, &pcie);
+	print_pcie(&pcie);
 	print_close_array();
 	if (!print_is_json() && unused)
 		print_text("  %u ports ok, %u without a peer\n", ok_ports, unused);
