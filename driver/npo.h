@@ -82,6 +82,30 @@ struct sk_buff;
 #define NPO_STATS_SHARED_MS	200
 
 struct npo_port_watch;
+
+/**
+ * struct npo_port_down - a port's flight record of its last link-down
+ * @time_known: @time was latched by the device (interface 1.10) while its
+ *	clock kept fabric time.
+ * @time: the device clock at the instant the link lost its signal, ns:
+ *	both ends of a cut link latch the same fabric time.
+ * @lanes_known: the link watch had read the lanes before the loss.
+ * @lanes_age_ms: how long before the driver heard of the loss they were
+ *	read, ms.
+ * @ber: per lane, -log10(pre-FEC BER) x 100 then.
+ * @rx: per lane, received power then, 1/100 dBm.
+ * @eye: per lane, eye height then, mV.
+ */
+struct npo_port_down {
+	bool time_known;
+	u64 time;
+	bool lanes_known;
+	u32 lanes_age_ms;
+	u16 ber[NPO_MAX_LANES];
+	s16 rx[NPO_MAX_LANES];
+	u16 eye[NPO_MAX_LANES];
+};
+
 struct npo_link_health;
 
 /**
@@ -120,6 +144,8 @@ struct npo_link_health;
  * @risk_eta_s: when the worst is expected to fail, in s; 0 unknown.
  * @risk_log: limits the kernel log's at-risk lines; netlink, the history
  *	and devlink still hear every change.
+ * @last_down: when the link last went down and how its lanes looked just
+ *	before, sent with NPO_EVENT_LINK_DOWN.
  * @health: the port's devlink "link" reporter, or NULL (npo_link_health.c);
  *	set and cleared under &npo_dev.link_lock.
  *
@@ -159,6 +185,7 @@ struct npo_port {
 	u8 risk_lane;
 	u32 risk_eta_s;
 	struct ratelimit_state risk_log;
+	struct npo_port_down last_down;
 	struct npo_link_health *health;
 };
 
@@ -784,6 +811,7 @@ int npo_link_watch_init(struct npo_dev *ndev);
 void npo_link_watch_start(struct npo_dev *ndev);
 void npo_link_watch_forget(struct npo_port *port);
 void npo_link_watch_trends(struct npo_port *port, struct npo_lane_trends *out);
+void npo_link_watch_last(struct npo_port *port, struct npo_port_down *down);
 void npo_link_watch_fini(struct npo_dev *ndev);
 const char *npo_risk_name(unsigned int risk);
 
@@ -794,6 +822,7 @@ void npo_clock_unregister(struct npo_dev *ndev);
 int npo_clock_index(struct npo_dev *ndev);
 int npo_clock_fabric_now(struct npo_dev *ndev, u64 *ns);
 void npo_clock_forget_fabric(struct npo_dev *ndev);
+bool npo_clock_keeps_fabric(struct npo_dev *ndev);
 void npo_clock_step(struct npo_dev *ndev, s64 delta);
 void npo_clock_set_freq(struct npo_dev *ndev, long scaled_ppm);
 int npo_clock_nl_get_doit(struct sk_buff *skb, struct genl_info *info);

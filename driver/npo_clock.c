@@ -230,6 +230,21 @@ int npo_clock_index(struct npo_dev *ndev)
 	return ndev->ptp ? ptp_clock_index(ndev->ptp) : -1;
 }
 
+/**
+ * npo_clock_keeps_fabric() - whether the device's clock is fabric time now
+ * @ndev: the device.
+ *
+ * Return: true if the device is ready and its clock locked to the
+ * grandmaster or in holdover.
+ */
+bool npo_clock_keeps_fabric(struct npo_dev *ndev)
+{
+	u8 state = READ_ONCE(ndev->ts.state);
+
+	return npo_state(ndev) == NPO_DEV_STATE_READY &&
+	       (state == NPO_CLOCK_LOCKED || state == NPO_CLOCK_HOLDOVER);
+}
+
 /*
  * How long fabric time is carried on the host's clock once the device's
  * clock cannot be read: long enough to stamp the fault that stopped it.
@@ -257,15 +272,13 @@ int npo_clock_index(struct npo_dev *ndev)
  */
 int npo_clock_fabric_now(struct npo_dev *ndev, u64 *ns)
 {
-	u8 state = READ_ONCE(ndev->ts.state);
 	u64 mono = ktime_get_ns();
 	int err = 0;
 
 	if (!READ_ONCE(ndev->ptp))
 		return -ENODEV;
 	spin_lock(&ndev->clk_lock);
-	if (npo_state(ndev) == NPO_DEV_STATE_READY &&
-	    (state == NPO_CLOCK_LOCKED || state == NPO_CLOCK_HOLDOVER)) {
+	if (npo_clock_keeps_fabric(ndev)) {
 		*ns = npo_clock_read_locked(ndev, NULL);
 		if (*ns != U64_MAX) {
 			ndev->fabric_anchor_mono = mono;

@@ -862,6 +862,34 @@ void npo_genl_dev_event(struct npo_dev *ndev, u32 fault)
 	npo_genl_event_send(ndev, msg, hdr, err);
 }
 
+/* A link-down's flight record: when the signal went, the lanes before. */
+static int npo_put_port_down(struct sk_buff *msg, const struct npo_port *port)
+{
+	const struct npo_port_down *d = &port->last_down;
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (d->time_known &&
+	    nla_put_u64_64bit(msg, NPO_ATTR_PORT_DOWN_TIME, d->time,
+			      NPO_ATTR_PAD))
+		return -EMSGSIZE;
+	if (!d->lanes_known)
+		return 0;
+	if (nla_put_u32(msg, NPO_ATTR_PORT_DOWN_LANES_AGE_MS, d->lanes_age_ms))
+		return -EMSGSIZE;
+	for (i = 0; i < port->ndev->lanes_per_port; i++) {
+		nest = nla_nest_start(msg, NPO_ATTR_LANE);
+		if (!nest ||
+		    nla_put_u32(msg, NPO_ATTR_LANE_INDEX, i) ||
+		    nla_put_s32(msg, NPO_ATTR_LANE_RX_POWER, d->rx[i]) ||
+		    nla_put_u32(msg, NPO_ATTR_LANE_BER, d->ber[i]) ||
+		    nla_put_u32(msg, NPO_ATTR_LANE_EYE_HEIGHT, d->eye[i]))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
 /**
  * npo_genl_port_event() - tell listeners about a port event
  * @port: the port, its cached state fresh.
@@ -873,15 +901,17 @@ void npo_genl_port_event(struct npo_port *port, u32 event)
 {
 	struct sk_buff *msg;
 	void *hdr;
+	int err;
 
 	msg = npo_genl_event_new(event, &hdr);
 	if (!msg)
 		return;
-	npo_genl_event_send(port->ndev, msg, hdr,
-			    npo_put_port(msg, port,
-					 event == NPO_EVENT_LINK_DOWN ?
-					 port->down_reason :
-					 FIELD_GET(NPO_PST_FAIL, port->status)));
+	err = npo_put_port(msg, port, event == NPO_EVENT_LINK_DOWN ?
+				      port->down_reason :
+				      FIELD_GET(NPO_PST_FAIL, port->status));
+	if (!err && event == NPO_EVENT_LINK_DOWN)
+		err = npo_put_port_down(msg, port);
+	npo_genl_event_send(port->ndev, msg, hdr, err);
 }
 
 /**

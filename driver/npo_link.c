@@ -526,6 +526,28 @@ void npo_link_abort_tests(struct npo_dev *ndev)
 	mutex_unlock(&ndev->link_lock);
 }
 
+/*
+ * The port's flight record of a link-down: when the device says the
+ * signal went, and the lanes as the watch last read them.
+ */
+static void npo_port_record_down(struct npo_port *port)
+{
+	struct npo_dev *ndev = port->ndev;
+	struct npo_port_down *d = &port->last_down;
+	u32 lo, hi;
+
+	memset(d, 0, sizeof(*d));
+	if (FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
+	    NPO_IF_MINOR_DOWN_TIME && npo_clock_keeps_fabric(ndev)) {
+		/* Latched until the next loss: the halves belong together. */
+		lo = npo_port_rd(port, NPO_P_DOWN_TIME_LO);
+		hi = npo_port_rd(port, NPO_P_DOWN_TIME_HI);
+		d->time = (u64)hi << 32 | lo;
+		d->time_known = d->time && d->time != U64_MAX;
+	}
+	npo_link_watch_last(port, d);
+}
+
 static void npo_port_handle(struct npo_port *port, u32 ev)
 {
 	struct npo_dev *ndev = port->ndev;
@@ -536,6 +558,8 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 	npo_dbg(ndev, LINK, "port %u: events 0x%x, status 0x%x\n", port->index,
 		ev, st);
 
+	if (ev & NPO_PEV_DOWN)
+		npo_port_record_down(port);
 	/* A trend spans one configuration of the link. */
 	if (ev & (NPO_PEV_DOWN | NPO_PEV_RETRAIN | NPO_PEV_UP))
 		npo_link_watch_forget(port);

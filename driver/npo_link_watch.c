@@ -48,6 +48,7 @@
  * @at_ms: when each was taken, ms of the monotonic clock.
  * @ber: per reading and lane, -log10(BER) x 100.
  * @rx: per reading and lane, received power, 1/100 dBm.
+ * @eye: per lane, the eye height of the last reading, mV.
  * @reason: per lane, the &enum npo_risk it was last judged at.
  * @trend_seen: per lane, readings in a row whose trend said "at risk".
  * @usable: per lane, how many of the last readings its trend is fitted
@@ -66,6 +67,7 @@ struct npo_port_watch {
 	s64 at_ms[NPO_WATCH_SAMPLES];
 	s16 ber[NPO_WATCH_SAMPLES][NPO_MAX_LANES];
 	s16 rx[NPO_WATCH_SAMPLES][NPO_MAX_LANES];
+	u16 eye[NPO_MAX_LANES];
 	u8 reason[NPO_MAX_LANES];
 	u8 trend_seen[NPO_MAX_LANES];
 	u8 usable[NPO_MAX_LANES];
@@ -240,6 +242,7 @@ static void npo_watch_take(struct npo_port *port,
 	for (i = 0; i < port->ndev->lanes_per_port; i++) {
 		w->ber[w->next][i] = le16_to_cpu(st->lane[i].ber_nlog_c);
 		w->rx[w->next][i] = (s16)le16_to_cpu(st->lane[i].rx_power_cdbm);
+		w->eye[i] = le16_to_cpu(st->lane[i].eye_height_mv);
 		if (w->usable[i] < NPO_WATCH_SAMPLES)
 			w->usable[i]++;
 	}
@@ -380,6 +383,32 @@ void npo_link_watch_trends(struct npo_port *port, struct npo_lane_trends *out)
 		*out = port->watch->trends;
 	else
 		out->known = false;
+}
+
+/**
+ * npo_link_watch_last() - the watch's last reading of a port's lanes
+ * @port: the port, whose link just went down (before its readings are
+ *	forgotten).
+ * @down: its flight record: the lanes, if the watch has read them.
+ *
+ * Context: under &npo_dev.link_lock.
+ */
+void npo_link_watch_last(struct npo_port *port, struct npo_port_down *down)
+{
+	struct npo_port_watch *w = port->watch;
+	unsigned int last, i;
+
+	lockdep_assert_held(&port->ndev->link_lock);
+	down->lanes_known = w && w->count;
+	if (!down->lanes_known)
+		return;
+	last = (w->next + NPO_WATCH_SAMPLES - 1) % NPO_WATCH_SAMPLES;
+	down->lanes_age_ms = ktime_to_ms(ktime_get()) - w->at_ms[last];
+	for (i = 0; i < port->ndev->lanes_per_port; i++) {
+		down->ber[i] = w->ber[last][i];
+		down->rx[i] = w->rx[last][i];
+		down->eye[i] = w->eye[i];
+	}
 }
 
 /**

@@ -31,6 +31,7 @@
 #define   NPO_IF_MINOR_QUEUES		6	/* 64-bit remote keys, jobs */
 #define   NPO_IF_MINOR_FW_HEALTH	8	/* heartbeat, crash record */
 #define   NPO_IF_MINOR_LANE_LIMITS	9	/* lane thresholds, slow faults */
+#define   NPO_IF_MINOR_DOWN_TIME	10	/* when a link went down */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -197,6 +198,8 @@ enum npo_mbox_result {
 #define NPO_P_FAULT_LANES		0x20
 #define NPO_P_BER_LANES			0x24
 #define NPO_P_DOWN_REASON		0x28
+#define NPO_P_DOWN_TIME_LO		0x2c	/* device clock at the loss */
+#define NPO_P_DOWN_TIME_HI		0x30
 
 #define NPO_NUM_RATES			3
 #define NPO_MAX_LANES			16

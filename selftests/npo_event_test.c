@@ -456,10 +456,26 @@ static int64_t kept_last_seq(struct json_object *ev)
 						 "seq")) : 0;
 }
 
+/* The lanes a kept link-down says it had before, NULL if none. */
+static struct json_object *lanes_before(struct json_object *e)
+{
+	return jmember(e, "lanes_before");
+}
+
+static double lane_before_rx(struct json_object *e, int lane)
+{
+	return json_object_get_double(jmember(json_object_array_get_idx(lanes_before(e),
+									lane),
+					      "rx_power_dbm"));
+}
+
 /*
  * Operators arrive after the failure: both ends of a cut link keep the
  * link-down, numbered, with its reason and peer, on the wall clock and on
- * the fabric clock, and the two ends' fabric times agree.
+ * the fabric clock.  Each is a flight record: the instant the devices
+ * latched the loss of signal, the same fabric time at both ends to within
+ * microseconds, and the lanes as read just before, where a weak lane
+ * shows.
  */
 TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 {
@@ -467,9 +483,14 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 	double t0 = (double)time(NULL);
 	int64_t fa, fb, before;
 	static char trace[1 << 17];
+	static char out[1 << 16];
+	int i;
 
 	NPO_TEST_SETUP_DONE();
-	ASSERT_TRUE(wait_active(self, 5, 0, 0, &(struct npo_nl_port){ 0 }));
+	ASSERT_TRUE(wait_active(self, 5, 0, self->lanes, &(struct npo_nl_port){ 0 }));
+	/* Lane 4 receives 3 dB less: weak, not failing; the watch reads it. */
+	ASSERT_EQ(0, fault(5, "rxdrop 0 4 300"));
+	usleep(2500000);
 	a0 = kept_events(5, "");
 	b0 = kept_events(6, "");
 	ASSERT_NE(NULL, a0);
@@ -506,6 +527,36 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 	TH_LOG("the two ends' link-down %.3f ms apart in fabric time",
 	       llabs(fa - fb) / 1e6);
 	EXPECT_LT(llabs(fa - fb), 500000000LL);
+	/* The devices' own latch: the same instant, within microseconds. */
+	ASSERT_NE(NULL, jmember(ea, "down_time_ns"));
+	ASSERT_NE(NULL, jmember(eb, "down_time_ns"));
+	fa = json_object_get_int64(jmember(ea, "down_time_ns"));
+	fb = json_object_get_int64(jmember(eb, "down_time_ns"));
+	TH_LOG("the two ends latched the loss %lld ns apart", llabs(fa - fb));
+	EXPECT_LT(llabs(fa - fb), 10000LL);
+	EXPECT_LE(fa, json_object_get_int64(jmember(ea, "fabric_time_ns")));
+	/* The lanes just before: lane 4 weak at npo5, not at the far end. */
+	ASSERT_NE(NULL, lanes_before(ea)) TH_LOG("%s", json_object_to_json_string(ea));
+	ASSERT_NE(NULL, lanes_before(eb));
+	ASSERT_EQ((size_t)self->lanes, json_object_array_length(lanes_before(ea)));
+	EXPECT_LE(json_object_get_int(jmember(ea, "lanes_age_ms")), 1500);
+	for (i = 0; i < self->lanes; i++) {
+		EXPECT_EQ(i, json_object_get_int(jmember(json_object_array_get_idx(
+			lanes_before(ea), i), "lane")));
+		if (i != 4)
+			EXPECT_LT(lane_before_rx(ea, 4), lane_before_rx(ea, i) - 2.5)
+				TH_LOG("lane 4 %.2f dBm, lane %d %.2f dBm",
+				       lane_before_rx(ea, 4), i, lane_before_rx(ea, i));
+	}
+	EXPECT_GT(lane_before_rx(eb, 4), lane_before_rx(ea, 4) + 2.5);
+	/* npoctl link history: this port's record alone, lanes and all. */
+	ASSERT_EQ(0, npo_test_run(out, sizeof(out), "npoctl link history npo5/0"));
+	EXPECT_NE(NULL, strstr(out, "lost at fabric")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "lane 4 ")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "npo5/1:")) TH_LOG("%s", out);
+	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl link history npo5"));
+	/* The weak lane may have cost the retrained link width: undo it. */
+	restore_link(_metadata, self, 5, 0);
 	/* And the link coming back, after it. */
 	EXPECT_LT(kept_last_seq(a0), kept_last_seq(a));
 	before = kept_last_seq(a0);

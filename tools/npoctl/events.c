@@ -4,6 +4,7 @@
  * (the netlink events group) and after the fact (each device's history).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,8 +143,65 @@ static void stamp_print(struct nlattr **tb)
 		print_uint("fabric_time_ns", "", get_u64(tb, NPO_ATTR_EVENT_FABRIC_TIME));
 }
 
+/*
+ * A link-down's flight record: when the device says the signal went, on
+ * the fabric clock, and the lanes as last read before (a table under the
+ * line with @table, else only in JSON).
+ */
+static void down_record_print(struct nlattr **tb, struct nlattr *attrs,
+			      int len, bool table)
+{
+	struct nlattr *lane;
+	int rem;
+
+	if (tb[NPO_ATTR_PORT_DOWN_TIME]) {
+		uint64_t t = get_u64(tb, NPO_ATTR_PORT_DOWN_TIME);
+
+		print_uint("down_time_ns", "", t);
+		if (table)
+			print_text(" lost at fabric %llu.%09llu",
+				   (unsigned long long)t / 1000000000,
+				   (unsigned long long)t % 1000000000);
+	}
+	if (!tb[NPO_ATTR_PORT_DOWN_LANES_AGE_MS])
+		return;
+	print_uint("lanes_age_ms", "", get_u32(tb, NPO_ATTR_PORT_DOWN_LANES_AGE_MS, 0));
+	if (table)
+		print_text("\n    lanes %llu ms before:",
+			   (unsigned long long)get_u32(tb, NPO_ATTR_PORT_DOWN_LANES_AGE_MS, 0));
+	print_open_array("lanes_before");
+	nla_for_each_attr(lane, attrs, len, rem) {
+		struct nlattr *lt[NPO_ATTR_MAX + 1];
+
+		if (nla_type(lane) != NPO_ATTR_LANE ||
+		    nla_parse_nested(lt, NPO_ATTR_MAX, lane, NULL))
+			continue;
+		print_open_object(NULL);
+		print_uint("lane", table ? "\n      lane %-2llu" : "",
+			   get_u32(lt, NPO_ATTR_LANE_INDEX, 0));
+		if (table) {
+			print_double("rx_power_dbm", "  rx %7.2f dBm",
+				     (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_POWER, 0) / 100.0);
+			print_double("ber", "  BER %8.1e",
+				     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER, 0) / 100));
+			print_uint("eye_height_mv", "  eye %3llu mV",
+				   get_u32(lt, NPO_ATTR_LANE_EYE_HEIGHT, 0));
+		} else {
+			print_double("rx_power_dbm", "",
+				     (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_POWER, 0) / 100.0);
+			print_double("ber", "",
+				     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER, 0) / 100));
+			print_uint("eye_height_mv", "",
+				   get_u32(lt, NPO_ATTR_LANE_EYE_HEIGHT, 0));
+		}
+		print_close_object();
+	}
+	print_close_array();
+}
+
 /* One event as a line of text or a JSON object, its time first if kept. */
-static void event_print(struct nlattr **tb, bool kept)
+static void event_print(struct nlattr **tb, struct nlattr *attrs, int len,
+			bool kept, bool detail)
 {
 	const char *dev = tb[NPO_ATTR_DEV_NAME] ?
 			  nla_get_string(tb[NPO_ATTR_DEV_NAME]) : "?";
@@ -162,19 +220,21 @@ static void event_print(struct nlattr **tb, bool kept)
 		device_print(tb, dev);
 	} else {
 		port_event_print(tb, dev, ev);
+		if (ev == NPO_EVENT_LINK_DOWN)
+			down_record_print(tb, attrs, len, detail);
 	}
 	print_text("\n");
 	print_close_object();
 }
 
 /* Live: one self-contained line or JSON object per event. */
-static int on_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
-		    UNUSED int len, uint8_t cmd, UNUSED void *arg)
+static int on_event(struct nlattr **tb, struct nlattr *attrs, int len,
+		    uint8_t cmd, UNUSED void *arg)
 {
 	if (cmd != NPO_CMD_EVENT)
 		return 0;
 	print_begin(print_is_json(), false);
-	event_print(tb, false);
+	event_print(tb, attrs, len, false, false);
 	print_end();
 	return 0;
 }
@@ -205,24 +265,39 @@ int cmd_monitor(int argc, char **argv)
 	return NPOCTL_EXIT_OK;
 }
 
-/* Kept events from this far back, in ns of CLOCK_REALTIME (0: all). */
+/*
+ * Kept events from this far back, in ns of CLOCK_REALTIME (0: all), and
+ * of one port only (port >= 0: npoctl link history).
+ */
 struct history_filter {
 	uint64_t since_ns;
+	long port;
 };
 
-static int on_kept_event(struct nlattr **tb, UNUSED struct nlattr *attrs,
-			 UNUSED int len, uint8_t cmd, void *arg)
+/* Port events: every event but the device's own, its clock's, refusals. */
+static bool is_port_event(uint32_t ev)
+{
+	return ev != NPO_EVENT_REFUSED && ev != NPO_EVENT_CLOCK &&
+	       ev != NPO_EVENT_DEVICE;
+}
+
+static int on_kept_event(struct nlattr **tb, struct nlattr *attrs, int len,
+			 uint8_t cmd, void *arg)
 {
 	struct history_filter *f = arg;
 
 	if (cmd != NPO_CMD_EVENT_GET ||
 	    get_u64(tb, NPO_ATTR_EVENT_TIME) < f->since_ns)
 		return 0;
-	event_print(tb, true);
+	if (f->port >= 0 &&
+	    (!is_port_event(get_u32(tb, NPO_ATTR_EVENT, 0)) ||
+	     !tb[NPO_ATTR_PORT_INDEX] ||
+	     get_u32(tb, NPO_ATTR_PORT_INDEX, 0) != (uint32_t)f->port))
+		return 0;
+	event_print(tb, attrs, len, true, f->port >= 0);
 	return 0;
 }
 
-/* "90", "90s", "15m", "2h", "1d": seconds, or -1. */
 /* Seconds in N[s|m|h|d], up to a century; -1 if it is not one. */
 static long long parse_duration(const char *s)
 {
@@ -265,7 +340,7 @@ static void events_usage(FILE *to)
 
 int cmd_events(int argc, char **argv)
 {
-	struct history_filter f = { 0 };
+	struct history_filter f = { .port = -1 };
 	struct timespec now;
 	struct npo_nl nl;
 	long dev = -1;
@@ -303,6 +378,30 @@ int cmd_events(int argc, char **argv)
 	ret = npo_nl_dump(&nl, NPO_CMD_EVENT_GET, dev, on_kept_event, &f);
 	print_close_array();
 	ret = npo_nl_report(&nl, ret, "events");
+	npo_nl_close(&nl);
+	return ret;
+}
+
+/* npoctl link history DEV/PORT: one port's flight recorder. */
+int cmd_link_history(int argc, char **argv)
+{
+	struct history_filter f = { 0 };
+	struct npo_nl nl;
+	uint32_t dev, port;
+	int ret;
+
+	if (argc != 1 || npo_parse_port(argv[0], &dev, &port)) {
+		npoctl_err("link history: expected DEV/PORT");
+		return NPOCTL_EXIT_USAGE;
+	}
+	f.port = port;
+	ret = npo_nl_open(&nl);
+	if (ret)
+		return ret;
+	print_open_array(NULL);
+	ret = npo_nl_dump(&nl, NPO_CMD_EVENT_GET, dev, on_kept_event, &f);
+	print_close_array();
+	ret = npo_nl_report(&nl, ret, "link history");
 	npo_nl_close(&nl);
 	return ret;
 }

@@ -25,6 +25,7 @@ static void link_usage(FILE *to)
 		"       npoctl link retrain DEV/PORT\n"
 		"       npoctl link clear DEV/PORT\n"
 		"       npoctl link test DEV/PORT [ time MS ]\n"
+		"       npoctl link history DEV/PORT\n"
 		"       npoctl lane DEV/PORT\n"
 		"       npoctl monitor\n"
 		"where  DEV/PORT := npoN/P\n");
@@ -559,6 +560,8 @@ int cmd_link(int argc, char **argv)
 		link_usage(stdout);
 		return NPOCTL_EXIT_OK;
 	}
+	if (argc && matches(argv[0], "history"))
+		return cmd_link_history(argc - 1, argv + 1);
 	ret = npo_nl_open(&nl);
 	if (ret)
 		return ret;

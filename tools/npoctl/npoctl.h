@@ -23,6 +23,7 @@ int cmd_link(int argc, char **argv);
 int cmd_lane(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_link_history(int argc, char **argv);
 int cmd_health(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_queue(int argc, char **argv);

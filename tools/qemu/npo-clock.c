@@ -87,6 +87,18 @@ static int64_t clock_at(NpoState *s, int64_t t, double x, double *frac)
     return a->dev_ns + d + (int64_t)whole;
 }
 
+/* The common time base, for latching an instant (a link going down). */
+int64_t npo_clock_true_ns(void)
+{
+    return true_ns();
+}
+
+/* The device clock at host monotonic time t. */
+uint64_t npo_clock_read_at(NpoState *s, int64_t t)
+{
+    return clock_at(s, t, 0, NULL);
+}
+
 static int64_t clock_now(NpoState *s)
 {
     return clock_at(s, true_ns(), 0, NULL);

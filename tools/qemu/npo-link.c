@@ -181,8 +181,11 @@ static void port_send_ts(NpoPort *p, uint8_t type, bool waiting)
     npo_port_send(p, type, &ts, sizeof(ts));
 }
 
-/* Leave the active state: the link is down, say why. */
-static void port_link_down(NpoPort *p, uint8_t reason)
+/*
+ * Leave the active state: the link is down, say why, and when the signal
+ * went (true_ns, host monotonic) on the device clock.
+ */
+static void port_link_down_at(NpoPort *p, uint8_t reason, int64_t true_ns)
 {
     bool was_up = p->state == PORT_ACTIVE || p->state == PORT_RECOVERY ||
                   p->state == PORT_EQUALIZE;
@@ -194,10 +197,16 @@ static void port_link_down(NpoPort *p, uint8_t reason)
     if (was_up) {
         p->counter[NPO_STAT_LINK_DOWNS]++;
         p->fail_reason = p->down_reason = reason;
+        p->down_time = npo_clock_read_at(p->dev, true_ns);
         port_event(p, R_P_EVENTS_DOWN_MASK);
     }
     /* Requests through the port end now, as LINK_DOWN. */
     npo_fabric_port_down(p);
+}
+
+static void port_link_down(NpoPort *p, uint8_t reason)
+{
+    port_link_down_at(p, reason, npo_clock_true_ns());
 }
 
 static void port_start_polling(NpoPort *p)
@@ -321,7 +330,9 @@ static void port_tick(NpoPort *p)
         return;
     }
     if (now - p->last_rx > LOS_TIMEOUT_NS) {
-        port_link_down(p, FAIL_LOSS_OF_SIGNAL);
+        /* The signal went when it was last heard, not when we gave up. */
+        port_link_down_at(p, FAIL_LOSS_OF_SIGNAL,
+                          npo_clock_true_ns() - (now - p->last_rx));
         port_enter_detect(p, false);
         return;
     }
@@ -579,6 +590,15 @@ void npo_link_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
         break;
     case WIRE_IDLE:
         break;
+    case WIRE_DARK:
+        if (len == sizeof(WireDark) && p->state >= PORT_POLLING &&
+            p->state != PORT_TEST) {
+            const WireDark *d = (const WireDark *)payload;
+
+            port_link_down_at(p, FAIL_LOSS_OF_SIGNAL, le64_to_cpu(d->true_ns));
+            port_enter_detect(p, false);
+        }
+        break;
     case WIRE_DOWN:
         if (p->state >= PORT_POLLING && p->state != PORT_TEST) {
             port_link_down(p, FAIL_PEER_DISABLED);
@@ -613,9 +633,13 @@ void npo_link_cable(NpoPort *p, bool connected)
 void npo_link_cut(NpoPort *p, bool cut)
 {
     if (cut && !p->cut) {
+        WireDark dark = { .true_ns = cpu_to_le64(npo_clock_true_ns()) };
+
+        /* The far receiver goes dark at this instant too. */
+        npo_port_send(p, WIRE_DARK, &dark, sizeof(dark));
         p->cut = true;
         if (npo_link_port_enabled(p)) {
-            port_link_down(p, FAIL_LOSS_OF_SIGNAL);
+            port_link_down_at(p, FAIL_LOSS_OF_SIGNAL, le64_to_cpu(dark.true_ns));
             port_enter_detect(p, false);
         }
     } else if (!cut && p->cut) {
@@ -758,6 +782,7 @@ void npo_link_reset(NpoState *s)
         p->events = 0;
         p->rate = p->width = 0;
         p->fail_reason = p->down_reason = FAIL_NONE;
+        p->down_time = 0;
         p->high_ber = p->was_active = false;
         p->ber_lanes = p->fault_lanes = 0;
         p->prbs_ctl = 0;

@@ -82,6 +82,12 @@ bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
     case A_P_DOWN_REASON:
         *val = p->down_reason;
         return true;
+    case A_P_DOWN_TIME_LO:
+        *val = (uint32_t)p->down_time;
+        return true;
+    case A_P_DOWN_TIME_HI:
+        *val = p->down_time >> 32;
+        return true;
     }
     return false;
 }

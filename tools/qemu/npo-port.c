@@ -155,6 +155,7 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
     case WIRE_TS2:
     case WIRE_IDLE:
     case WIRE_DOWN:
+    case WIRE_DARK:
     case WIRE_LOOPBACK:
         npo_link_rx(p, type, payload, len);
         break;

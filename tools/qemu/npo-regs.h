@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            9
+#define NPO_IF_MINOR            10
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -250,6 +250,8 @@ REG32(P_ACTIVE_LANES, 0x1c)
 REG32(P_FAULT_LANES, 0x20)              /* 1.2 */
 REG32(P_BER_LANES, 0x24)                /* 1.2 */
 REG32(P_DOWN_REASON, 0x28)              /* 1.2 */
+REG32(P_DOWN_TIME_LO, 0x2c)             /* 1.10 */
+REG32(P_DOWN_TIME_HI, 0x30)             /* 1.10 */
 
 enum npo_port_state {
     PORT_DISABLED = 0,

@@ -32,6 +32,8 @@ enum {
     WIRE_ABORT = 11,    /* the requester gave a request up: WireAbort */
     /* time sync */
     WIRE_TIME = 12,     /* a time-sync message: WireTime */
+    /* physics */
+    WIRE_DARK = 13,     /* the light went out (a cut): WireDark */
 };
 
 typedef struct QEMU_PACKED WireHdr {
@@ -124,6 +126,15 @@ typedef struct QEMU_PACKED WireAck {
 typedef struct QEMU_PACKED WireAbort {
     uint64_t req;
 } WireAbort;
+
+/*
+ * Not a message a device sends but the simulation of a cut fibre: both
+ * receivers lose light at the same instant, host monotonic ns, and the
+ * far one latches it as when its link went down.
+ */
+typedef struct QEMU_PACKED WireDark {
+    uint64_t true_ns;
+} WireDark;
 
 #define WIRE_MAX_PAYLOAD        (sizeof(WireData) + WIRE_CHUNK)
 

@@ -122,6 +122,7 @@ typedef struct NpoPort {
     bool cut;
     uint8_t fail_reason;
     uint8_t down_reason;        /* why the link last went down, latched */
+    uint64_t down_time;         /* device clock then, latched (1.10) */
     uint32_t events;
     uint32_t prbs_ctl;
     int64_t state_deadline;     /* virtual ns when this state times out */
@@ -382,6 +383,8 @@ bool npo_clock_reg_read(NpoState *s, hwaddr addr, uint64_t *val);
 bool npo_clock_reg_write(NpoState *s, hwaddr addr, uint64_t val);
 uint32_t npo_clock_mbox(NpoState *s, uint32_t op);
 void npo_clock_rx(NpoPort *p, const uint8_t *payload, uint16_t len);
+int64_t npo_clock_true_ns(void);
+uint64_t npo_clock_read_at(NpoState *s, int64_t true_ns);
 
 /* npo-fabric.c */
 void npo_fabric_realize(NpoState *s);

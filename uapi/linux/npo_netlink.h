@@ -393,6 +393,14 @@ enum npo_refusal_side {
  *	for up to 10 s.
  * @NPO_ATTR_DEV_STATE: u32, &enum npo_dev_state (<linux/npo.h>).
  * @NPO_ATTR_DEV_FAULT: u32, &enum npo_dev_fault.
+ * @NPO_ATTR_PORT_DOWN_TIME: u64, in NPO_EVENT_LINK_DOWN: the instant the
+ *	link lost its signal, ns of the device's fabric clock, latched by the
+ *	device (both ends of a cut latch the same instant); absent if the
+ *	device cannot say or its clock was not locked.
+ * @NPO_ATTR_PORT_DOWN_LANES_AGE_MS: u32, in NPO_EVENT_LINK_DOWN: the
+ *	lanes as last read before the loss follow, as NPO_ATTR_LANE nests
+ *	(index, Rx power, BER, eye height), read this many ms before the
+ *	driver heard of it; absent if the link watch had no reading.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -497,6 +505,8 @@ enum npo_attr {
 	NPO_ATTR_EVENT_FABRIC_TIME,
 	NPO_ATTR_DEV_STATE,
 	NPO_ATTR_DEV_FAULT,
+	NPO_ATTR_PORT_DOWN_TIME,
+	NPO_ATTR_PORT_DOWN_LANES_AGE_MS,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

@@ -256,6 +256,8 @@ enum {
 	X(p_fault_lanes, NPO_P_FAULT_LANES, A_P_FAULT_LANES)		\
 	X(p_ber_lanes, NPO_P_BER_LANES, A_P_BER_LANES)			\
 	X(p_down_reason, NPO_P_DOWN_REASON, A_P_DOWN_REASON)		\
+	X(p_down_time_lo, NPO_P_DOWN_TIME_LO, A_P_DOWN_TIME_LO)		\
+	X(p_down_time_hi, NPO_P_DOWN_TIME_HI, A_P_DOWN_TIME_HI)		\
 	X(state_disabled, NPO_HW_PORT_DISABLED, PORT_DISABLED)		\
 	X(state_detect, NPO_HW_PORT_DETECT, PORT_DETECT)		\
 	X(state_polling, NPO_HW_PORT_POLLING, PORT_POLLING)		\
@@ -354,6 +356,8 @@ _Static_assert(NPO_IF_MINOR_QUEUES <= NPO_IF_MINOR,
 	       "the model is older than the queues the driver drives");
 _Static_assert(NPO_IF_MINOR_LANE_LIMITS <= NPO_IF_MINOR,
 	       "the model is older than the lane thresholds the driver reads");
+_Static_assert(NPO_IF_MINOR_DOWN_TIME <= NPO_IF_MINOR,
+	       "the model is older than the link-down times the driver reads");
 
 struct fact {
 	const char *what;
