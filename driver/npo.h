@@ -474,6 +474,8 @@ struct npo_history {
  *	and the PCIe error callbacks force a state without a lock, so a start
  *	sequence moves on from RESETTING only if nothing moved it first.
  *	Read with npo_state() (READ_ONCE).
+ * @starter: the task running a start sequence (npo_hw_start()), the only
+ *	one whose mailbox commands a resetting device takes.
  * @state_lock: serialises start sequences (reset and firmware load) and
  *	protects @fw_error; the PCI core already keeps probe, remove and
  *	error recovery apart.
@@ -568,6 +570,7 @@ struct npo_dev {
 	int num_vectors;
 
 	enum npo_dev_state state;
+	struct task_struct *starter;
 	struct mutex state_lock; /* start sequences, fw_error */
 	wait_queue_head_t state_wq;
 	u32 fw_version;

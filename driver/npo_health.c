@@ -275,12 +275,20 @@ static int npo_health_restart_locked(struct npo_dev *ndev)
 
 	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
 	trace_npo_recovery_step(ndev, "quiesce", 0);
+	/*
+	 * The device must not reach memory from here on: a queue destroyed
+	 * now is freed without telling it (npo_mbox_release()).
+	 */
+	pci_clear_master(pdev);
+	/*
+	 * A command already sent to a hung device gets no answer: end it
+	 * now, so that the link and refusal work waited for below do not
+	 * wait out the mailbox timeout.  Later ones are refused (resetting).
+	 */
+	npo_health_abort_commands(ndev);
 	npo_link_stop(ndev);
 	/* Refusals read now could name queues the restart frees and reuses. */
 	cancel_work_sync(&ndev->refusal_work);
-	/* The device must not reach memory while it is freed. */
-	pci_clear_master(pdev);
-	npo_health_abort_commands(ndev);
 	trace_npo_recovery_step(ndev, "reset", 0);
 	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 	trace_npo_recovery_step(ndev, "revoke", 0);

@@ -267,10 +267,19 @@ static void npo_link_watch_work(struct work_struct *work)
 		struct npo_port *port = &ndev->ports[i];
 		struct npo_hw_port_stats *st;
 		unsigned int gen;
+		bool running;
 
 		mutex_lock(&ndev->link_lock);
 		gen = port->watch->gen;
+		running = ndev->link_running;
 		mutex_unlock(&ndev->link_lock);
+		/*
+		 * A device being stopped or restarted answers no command
+		 * (bus mastering is off): each would wait out the mailbox
+		 * timeout, and the restart waits for this work.
+		 */
+		if (!running || npo_state(ndev) != NPO_DEV_STATE_READY)
+			break;
 		if (!npo_port_active(port))
 			continue;
 		/* Not under the link lock: the mailbox may take seconds. */

@@ -78,6 +78,13 @@ void npo_mbox_irq(struct npo_dev *ndev)
 	complete(&ndev->mbox_done);
 }
 
+/* Only a start sequence talks to a device being reset. */
+static bool npo_mbox_refused_in_reset(struct npo_dev *ndev)
+{
+	return npo_state(ndev) == NPO_DEV_STATE_RESETTING &&
+	       READ_ONCE(ndev->starter) != current;
+}
+
 /**
  * npo_mbox_exec() - run one mailbox command and wait for its result
  * @ndev: the device.
@@ -97,7 +104,8 @@ void npo_mbox_irq(struct npo_dev *ndev)
  * firmware image, -EIO for DMA, STATE or an unknown result, ...) if the
  * device refused the command; -EBUSY if the mailbox was busy; -ETIMEDOUT
  * if the device did not answer; -ENODEV if it is dead or was stopped
- * while the command ran (npo_health.c).
+ * while the command ran (npo_health.c); -EAGAIN while it is being reset,
+ * for any caller but the start sequence (npo_hw_start()).
  */
 int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		  unsigned int nargs, u32 *ret, unsigned int nret)
@@ -113,6 +121,12 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 	/* A stopped device answers nothing: do not wait out the timeout. */
 	if (npo_state(ndev) == NPO_DEV_STATE_DEAD)
 		return -ENODEV;
+	/*
+	 * Nor does one being reset, but to the firmware load of its start
+	 * sequence: its interrupt is not even enabled yet.
+	 */
+	if (npo_mbox_refused_in_reset(ndev))
+		return -EAGAIN;
 
 	mutex_lock(&ndev->mbox_lock);
 	/*
@@ -124,6 +138,10 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 	smp_rmb(); /* pairs with the state change before the count */
 	if (npo_state(ndev) == NPO_DEV_STATE_DEAD) {
 		err = -ENODEV;
+		goto out;
+	}
+	if (npo_mbox_refused_in_reset(ndev)) {
+		err = -EAGAIN;
 		goto out;
 	}
 	status = npo_rd32(ndev, NPO_REG_MBOX_STATUS);
@@ -192,8 +210,11 @@ void npo_mbox_release(struct npo_dev *ndev, u8 opcode, const u32 *args,
 {
 	int err = npo_mbox_exec(ndev, opcode, args, nargs, NULL, 0);
 
-	/* -ENODEV: stopped already, it reaches no memory. */
-	if (err && err != -ENOENT && err != -ENODEV) {
+	/*
+	 * -ENODEV: stopped already; -EAGAIN: being reset, bus mastering off
+	 * and its tables dropped.  Either way it reaches no memory.
+	 */
+	if (err && err != -ENOENT && err != -ENODEV && err != -EAGAIN) {
 		npo_err(ndev, "command 0x%02x did not release memory (%pe)\n",
 			opcode, ERR_PTR(err));
 		npo_health_quarantine(ndev);
