@@ -247,6 +247,9 @@ static int wait_interrupt(struct npo_queue *q, struct npo_cqe **cqe,
 		*cqe = npo_peek_cqe(q);
 		if (*cqe)
 			return 0;
+		/* Revocation wakes the sleeper; nothing else will come. */
+		if (npo_queue_revoked(q))
+			return -ENODEV;
 		if (ms == 0)
 			return -ETIMEDOUT;
 		if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
@@ -275,6 +278,8 @@ int npo_wait_cqe(struct npo_queue *q, struct npo_cqe **cqe, int timeout_ms)
 			return 0;
 		if (++spins < 1000)
 			continue;
+		if (npo_queue_revoked(q))
+			return -ENODEV;
 		if (q->event_fd >= 0)
 			return wait_interrupt(q, cqe, end);
 		if (now_ns() >= end)

@@ -199,6 +199,7 @@ TEST_F(aer, queues_are_revoked_and_can_be_made_again)
 	void *buf = mmap(NULL, 65536, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	size_t mark;
+	double t0;
 	int i;
 
 	NPO_TEST_SETUP_DONE();
@@ -213,7 +214,15 @@ TEST_F(aer, queues_are_revoked_and_can_be_made_again)
 	ASSERT_EQ(0, inject(self, PCI_ERR_UNC_MALF_TLP));
 	expect_recovered(_metadata, self, mark);
 
-	/* Gone: the queue and the region; the handles only need freeing. */
+	/*
+	 * Gone: the queue and the region.  A wait on the queue says so at
+	 * once rather than wait out its timeout; the handles only need
+	 * freeing.
+	 */
+	EXPECT_TRUE(npo_queue_revoked(q));
+	t0 = npo_test_now_s();
+	EXPECT_EQ(-ENODEV, npo_wait_cqe(q, &c, 10000));
+	EXPECT_LT(npo_test_now_s() - t0, 2.0);
 	EXPECT_EQ(-ENOENT, npo_destroy_queue(q));
 	EXPECT_EQ(-ENOENT, npo_dereg_mr(mr));
 

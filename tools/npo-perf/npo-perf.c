@@ -246,6 +246,15 @@ static int reap(struct npo_queue *q, bool block, unsigned int *done)
 		npo_cq_advance(q, 1);
 		(*done)++;
 	}
+	/*
+	 * A queue revoked (device reset or removed) completes nothing more,
+	 * and its ring may look full for ever: stop rather than spin.
+	 */
+	if (npo_queue_revoked(q)) {
+		fprintf(stderr, "npo-perf: queue %u revoked: %s\n",
+			q->id, npo_strerror(ENODEV));
+		return -ENODEV;
+	}
 	return 0;
 }
 
