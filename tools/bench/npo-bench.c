@@ -8,11 +8,20 @@
  *   ioctl_get_info_us, ioctl_get_param_us   mean ioctl round trip
  *   link_up_time_s   modprobe to every port with a peer active (if any)
  *   link_recover_time_s  a cut fibre restored to the link active again
+ *   fw_hang_detect_s     firmware hung (fault) to the driver stopping the
+ *                        device (state no longer ready)
+ *   device_recover_s     firmware hung to data moving again: devlink's
+ *                        automatic recovery, then a write completing
+ *   hot_unplug_s         a PCI removal (sysfs) until the driver released
+ *                        the device
+ *   Each of the last three is the median of RECOVERY_RUNS runs, with the
+ *   smallest and largest as *_min and *_max.
  *
  * Usage: npo-bench [ITERATIONS]
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +126,138 @@ static double ioctl_us(int fd, unsigned long cmd, void *arg, size_t size,
 	return (now() - t0) / iters * 1e6;
 }
 
+#define RECOVERY_RUNS	5
+
+/* A device's state from sysfs, "" if it has none (it is gone). */
+static void dev_state(const char *dev, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/class/npo/%s/state", dev);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Poll until the device's state is (or, with @is false, is not) @want. */
+static double wait_state(const char *dev, const char *want, bool is,
+			 double t0, double limit)
+{
+	char state[32];
+
+	while (now() - t0 < limit) {
+		dev_state(dev, state, sizeof(state));
+		if (!strcmp(state, want) == is)
+			return now() - t0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* KEY: the median of n runs, with KEY_min and KEY_max; none if one failed. */
+static void add_runs(struct json_object *out, const char *key, double *v,
+		     int n)
+{
+	char name[64];
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] < 0) {
+			fprintf(stderr, "npo-bench: %s: run %d failed\n", key, i);
+			return;
+		}
+	qsort(v, n, sizeof(*v), cmp_double);
+	json_object_object_add(out, key, json_object_new_double(v[n / 2]));
+	snprintf(name, sizeof(name), "%s_min", key);
+	json_object_object_add(out, name, json_object_new_double(v[0]));
+	snprintf(name, sizeof(name), "%s_max", key);
+	json_object_object_add(out, name, json_object_new_double(v[n - 1]));
+}
+
+/*
+ * Device faults, timed: a hung firmware found by the heartbeat watch and
+ * recovered by devlink (grace period 0, so that runs may follow each
+ * other), then traffic moving again; and a removal.  On the last device,
+ * whose links the others route around.
+ */
+static void recovery_figures(int devices, struct json_object *out)
+{
+	double detect[RECOVERY_RUNS], recover[RECOVERY_RUNS];
+	double unplug[RECOVERY_RUNS];
+	char dev[16], fault[64], cmd[256], pci[64], link[128];
+	ssize_t n;
+	int i;
+
+	snprintf(dev, sizeof(dev), "npo%d", devices - 1);
+	snprintf(fault, sizeof(fault), "/sys/kernel/debug/npo/%s/fault", dev);
+	snprintf(link, sizeof(link), "/sys/class/npo/%s/device", dev);
+	n = readlink(link, cmd, sizeof(cmd) - 1);
+	if (n <= 0)
+		return;
+	cmd[n] = '\0';
+	snprintf(pci, sizeof(pci), "%s", strrchr(cmd, '/') + 1);
+	snprintf(cmd, sizeof(cmd),
+		 "devlink health set pci/%s reporter fw grace_period 0", pci);
+	if (system(cmd))
+		return;
+	for (i = 0; i < RECOVERY_RUNS; i++) {
+		double t0;
+
+		if (wait_state(dev, "ready", true, now(), 30) < 0 ||
+		    write_str(fault, "fwhang")) {
+			detect[i] = recover[i] = -1;
+			continue;
+		}
+		t0 = now();
+		detect[i] = wait_state(dev, "ready", false, t0, 30);
+		recover[i] = -1;
+		if (detect[i] < 0 || wait_state(dev, "ready", true, t0, 60) < 0)
+			continue;
+		/* Data moves again: a write completes on a new queue. */
+		snprintf(cmd, sizeof(cmd),
+			 "npo-perf -d %s write lat -s 8 -n 1 >/dev/null 2>&1", dev);
+		while (now() - t0 < 60) {
+			if (!system(cmd)) {
+				recover[i] = now() - t0;
+				break;
+			}
+			usleep(10000);
+		}
+	}
+	add_runs(out, "fw_hang_detect_s", detect, RECOVERY_RUNS);
+	add_runs(out, "device_recover_s", recover, RECOVERY_RUNS);
+
+	for (i = 0; i < RECOVERY_RUNS; i++) {
+		char path[128];
+		double t0;
+
+		unplug[i] = -1;
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", pci);
+		t0 = now();
+		if (write_str(path, "1"))
+			continue;
+		unplug[i] = now() - t0;
+		/* Back for the next run: the bus is scanned and it probes. */
+		write_str("/sys/bus/pci/rescan", "1");
+		if (wait_state(dev, "ready", true, now(), 60) < 0)
+			break;
+	}
+	add_runs(out, "hot_unplug_s", unplug, RECOVERY_RUNS);
+}
+
 static long mem_free_kib(void)
 {
 	char line[128];
@@ -213,6 +354,7 @@ int main(int argc, char **argv)
 			json_object_object_add(out, "link_recover_time_s",
 					       json_object_new_double(wait_links(t1, links)));
 		}
+		recovery_figures(devices, out);
 	}
 
 	fd = open("/dev/npo0", O_RDWR);
