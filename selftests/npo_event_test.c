@@ -153,11 +153,13 @@ TEST_F_TIMEOUT(event, dead_lane_degrades_naming_the_lane, 120)
 }
 
 /*
- * Wait for an at-risk event on DEV/PORT that says reason (any, if
- * NPO_RISK_NONE) and names lanes; earlier ones are taken and dropped.
+ * Wait for an at-risk event on DEV/PORT that names lanes and says reason
+ * (any, if NPO_RISK_NONE), or with @over one that says the risk is over;
+ * earlier ones are taken and dropped.
  */
-static bool wait_risk(FIXTURE_DATA(event) *self, int dev, int port,
-		      uint32_t reason, int timeout_ms, struct npo_nl_port *e)
+static bool wait_risk_event(FIXTURE_DATA(event) *self, int dev, int port,
+			    bool over, uint32_t reason, int timeout_ms,
+			    struct npo_nl_port *e)
 {
 	double end = npo_test_now_s() + timeout_ms / 1000.0;
 
@@ -166,28 +168,24 @@ static bool wait_risk(FIXTURE_DATA(event) *self, int dev, int port,
 				       (int)((end - npo_test_now_s()) * 1000) + 1,
 				       e))
 			return false;
-		if (e->risk_lanes &&
-		    (reason == NPO_RISK_NONE || e->risk_reason == reason))
+		if (over ? !e->risk_lanes :
+			   e->risk_lanes && (reason == NPO_RISK_NONE ||
+					     e->risk_reason == reason))
 			return true;
 	}
 	return false;
 }
 
-/* Wait for an at-risk event on DEV/PORT that says the risk is over. */
+static bool wait_risk(FIXTURE_DATA(event) *self, int dev, int port,
+		      uint32_t reason, int timeout_ms, struct npo_nl_port *e)
+{
+	return wait_risk_event(self, dev, port, false, reason, timeout_ms, e);
+}
+
 static bool wait_risk_over(FIXTURE_DATA(event) *self, int dev, int port,
 			   int timeout_ms, struct npo_nl_port *e)
 {
-	double end = npo_test_now_s() + timeout_ms / 1000.0;
-
-	while (npo_test_now_s() < end) {
-		if (!npo_nl_wait_event(self->ev, NPO_EVENT_AT_RISK, dev, port,
-				       (int)((end - npo_test_now_s()) * 1000) + 1,
-				       e))
-			return false;
-		if (!e->risk_lanes)
-			return true;
-	}
-	return false;
+	return wait_risk_event(self, dev, port, true, NPO_RISK_NONE, timeout_ms, e);
 }
 
 TEST_F_TIMEOUT(event, high_ber_crosses_threshold_naming_the_lane, 120)

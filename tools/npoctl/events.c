@@ -179,21 +179,12 @@ static void down_record_print(struct nlattr **tb, struct nlattr *attrs,
 		print_open_object(NULL);
 		print_uint("lane", table ? "\n      lane %-2llu" : "",
 			   get_u32(lt, NPO_ATTR_LANE_INDEX, 0));
-		if (table) {
-			print_double("rx_power_dbm", "  rx %7.2f dBm",
-				     (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_POWER, 0) / 100.0);
-			print_double("ber", "  BER %8.1e",
-				     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER, 0) / 100));
-			print_uint("eye_height_mv", "  eye %3llu mV",
-				   get_u32(lt, NPO_ATTR_LANE_EYE_HEIGHT, 0));
-		} else {
-			print_double("rx_power_dbm", "",
-				     (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_POWER, 0) / 100.0);
-			print_double("ber", "",
-				     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER, 0) / 100));
-			print_uint("eye_height_mv", "",
-				   get_u32(lt, NPO_ATTR_LANE_EYE_HEIGHT, 0));
-		}
+		print_double("rx_power_dbm", table ? "  rx %7.2f dBm" : "",
+			     (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_POWER, 0) / 100.0);
+		print_double("ber", table ? "  BER %8.1e" : "",
+			     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER, 0) / 100));
+		print_uint("eye_height_mv", table ? "  eye %3llu mV" : "",
+			   get_u32(lt, NPO_ATTR_LANE_EYE_HEIGHT, 0));
 		print_close_object();
 	}
 	print_close_array();
@@ -298,6 +289,23 @@ static int on_kept_event(struct nlattr **tb, struct nlattr *attrs, int len,
 	return 0;
 }
 
+/* The kept events of a device (all, if dev < 0) that pass the filter. */
+static int print_kept(long dev, struct history_filter *f, const char *what)
+{
+	struct npo_nl nl;
+	int ret;
+
+	ret = npo_nl_open(&nl);
+	if (ret)
+		return ret;
+	print_open_array(NULL);
+	ret = npo_nl_dump(&nl, NPO_CMD_EVENT_GET, dev, on_kept_event, f);
+	print_close_array();
+	ret = npo_nl_report(&nl, ret, what);
+	npo_nl_close(&nl);
+	return ret;
+}
+
 /* Seconds in N[s|m|h|d], up to a century; -1 if it is not one. */
 static long long parse_duration(const char *s)
 {
@@ -342,10 +350,9 @@ int cmd_events(int argc, char **argv)
 {
 	struct history_filter f = { .port = -1 };
 	struct timespec now;
-	struct npo_nl nl;
 	long dev = -1;
 	long long since;
-	int i, ret;
+	int i;
 
 	for (i = 0; i < argc; i++) {
 		if (matches(argv[i], "help")) {
@@ -371,37 +378,19 @@ int cmd_events(int argc, char **argv)
 			return NPOCTL_EXIT_USAGE;
 		}
 	}
-	ret = npo_nl_open(&nl);
-	if (ret)
-		return ret;
-	print_open_array(NULL);
-	ret = npo_nl_dump(&nl, NPO_CMD_EVENT_GET, dev, on_kept_event, &f);
-	print_close_array();
-	ret = npo_nl_report(&nl, ret, "events");
-	npo_nl_close(&nl);
-	return ret;
+	return print_kept(dev, &f, "events");
 }
 
 /* npoctl link history DEV/PORT: one port's flight recorder. */
 int cmd_link_history(int argc, char **argv)
 {
 	struct history_filter f = { 0 };
-	struct npo_nl nl;
 	uint32_t dev, port;
-	int ret;
 
 	if (argc != 1 || npo_parse_port(argv[0], &dev, &port)) {
 		npoctl_err("link history: expected DEV/PORT");
 		return NPOCTL_EXIT_USAGE;
 	}
 	f.port = port;
-	ret = npo_nl_open(&nl);
-	if (ret)
-		return ret;
-	print_open_array(NULL);
-	ret = npo_nl_dump(&nl, NPO_CMD_EVENT_GET, dev, on_kept_event, &f);
-	print_close_array();
-	ret = npo_nl_report(&nl, ret, "link history");
-	npo_nl_close(&nl);
-	return ret;
+	return print_kept(dev, &f, "link history");
 }
