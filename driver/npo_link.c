@@ -366,7 +366,15 @@ static void npo_port_retrain_work(struct work_struct *work)
 	struct npo_dev *ndev = port->ndev;
 
 	mutex_lock(&ndev->link_lock);
-	if (ndev->link_running && port->admin_up) {
+	/*
+	 * Only a port still waiting after its failure: the link may have
+	 * come up meanwhile (the peer trained it) before this work could be
+	 * cancelled, and a retrain would take it down again.
+	 */
+	if (ndev->link_running)
+		npo_port_refresh(port);
+	if (ndev->link_running && port->admin_up &&
+	    FIELD_GET(NPO_PST_STATE, port->status) == NPO_HW_PORT_DETECT) {
 		npo_dbg(ndev, LINK, "port %u: retraining after %u ms\n",
 			port->index, port->backoff_ms);
 		npo_port_wr(port, NPO_P_CONTROL,
