@@ -474,8 +474,6 @@ struct npo_history {
  *	and the PCIe error callbacks force a state without a lock, so a start
  *	sequence moves on from RESETTING only if nothing moved it first.
  *	Read with npo_state() (READ_ONCE).
- * @starter: the task running a start sequence (npo_hw_start()), the only
- *	one whose mailbox commands a resetting device takes.
  * @state_lock: serialises start sequences (reset and firmware load) and
  *	protects @fw_error; the PCI core already keeps probe, remove and
  *	error recovery apart.
@@ -570,7 +568,6 @@ struct npo_dev {
 	int num_vectors;
 
 	enum npo_dev_state state;
-	struct task_struct *starter;
 	struct mutex state_lock; /* start sequences, fw_error */
 	wait_queue_head_t state_wq;
 	u32 fw_version;
@@ -765,6 +762,8 @@ void npo_devlink_free(struct npo_dev *ndev);
 void npo_mbox_release(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		      unsigned int nargs);
 void npo_mbox_settle(struct npo_dev *ndev, u8 opcode, int err);
+int npo_mbox_read(struct npo_dev *ndev, u8 opcode, const u32 *args,
+		  unsigned int nargs, u32 *ret, unsigned int nret);
 int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		  unsigned int nargs, u32 *ret, unsigned int nret);
 void npo_mbox_irq(struct npo_dev *ndev);

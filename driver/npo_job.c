@@ -399,7 +399,7 @@ static void npo_refusal_work(struct work_struct *work)
 		args[0] = lower_32_bits(ndev->cmd_dma);
 		args[1] = upper_32_bits(ndev->cmd_dma);
 		args[2] = FIELD_PREP(NPO_REFUSALS_MAX, NPO_REFUSAL_DEPTH);
-		err = npo_mbox_exec(ndev, NPO_MBOX_OP_REFUSALS, args,
+		err = npo_mbox_read(ndev, NPO_MBOX_OP_REFUSALS, args,
 				    ARRAY_SIZE(args), rets, ARRAY_SIZE(rets));
 		n = err ? 0 : min_t(u32, rets[0], NPO_REFUSAL_DEPTH);
 		memcpy(log, ndev->cmd_buf, n * sizeof(*log));

@@ -268,7 +268,7 @@ static struct npo_hw_port_stats *npo_port_fetch_stats(struct npo_port *port)
 	args[1] = lower_32_bits(dma);
 	args[2] = upper_32_bits(dma);
 	args[3] = len;
-	err = npo_mbox_exec(ndev, NPO_MBOX_OP_PORT_STATS, args,
+	err = npo_mbox_read(ndev, NPO_MBOX_OP_PORT_STATS, args,
 			    ARRAY_SIZE(args), NULL, 0);
 	npo_mbox_settle(ndev, NPO_MBOX_OP_PORT_STATS, err);
 	copy = err ? ERR_PTR(err) : kmemdup(st, len, GFP_KERNEL);

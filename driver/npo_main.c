@@ -253,7 +253,6 @@ int npo_hw_start(struct npo_dev *ndev)
 	int err;
 
 	mutex_lock(&ndev->state_lock);
-	WRITE_ONCE(ndev->starter, current);
 	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);
 	err = npo_hw_reset(ndev);
 	if (err) {
@@ -265,7 +264,6 @@ int npo_hw_start(struct npo_dev *ndev)
 			       NPO_DEV_STATE_READY))
 		npo_link_start(ndev);
 out:
-	WRITE_ONCE(ndev->starter, NULL);
 	mutex_unlock(&ndev->state_lock);
 	return err;
 }

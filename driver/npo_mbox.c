@@ -78,11 +78,39 @@ void npo_mbox_irq(struct npo_dev *ndev)
 	complete(&ndev->mbox_done);
 }
 
-/* Only a start sequence talks to a device being reset. */
-static bool npo_mbox_refused_in_reset(struct npo_dev *ndev)
+/*
+ * A reading (statistics, time sync) is owed to no one by a device that is
+ * not ready: it would wait out the timeout of a device being reset, and
+ * the reset waits for its reader.  Commands that change what the device
+ * holds (create, destroy, firmware) always go through.
+ */
+static bool npo_mbox_refused(struct npo_dev *ndev, bool reading)
 {
-	return npo_state(ndev) == NPO_DEV_STATE_RESETTING &&
-	       READ_ONCE(ndev->starter) != current;
+	return reading && npo_state(ndev) != NPO_DEV_STATE_READY;
+}
+
+static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
+			unsigned int nargs, u32 *ret, unsigned int nret,
+			bool reading);
+
+/**
+ * npo_mbox_read() - npo_mbox_exec() for a reading, only of a ready device
+ * @ndev: the device.
+ * @opcode: &enum npo_mbox_opcode: a command that hands the device no
+ *	memory to keep (a reading, a time-sync message).
+ * @args: up to %NPO_MBOX_NUM_ARGS argument words.
+ * @nargs: number of words in @args.
+ * @ret: where to store up to %NPO_MBOX_NUM_RETS result words, or NULL.
+ * @nret: number of words to store in @ret.
+ *
+ * Context: process context; sleeps.
+ * Return: as npo_mbox_exec(), and -EAGAIN at once while the device is not
+ * ready (being reset, or without firmware).
+ */
+int npo_mbox_read(struct npo_dev *ndev, u8 opcode, const u32 *args,
+		  unsigned int nargs, u32 *ret, unsigned int nret)
+{
+	return npo_mbox_run(ndev, opcode, args, nargs, ret, nret, true);
 }
 
 /**
@@ -104,11 +132,17 @@ static bool npo_mbox_refused_in_reset(struct npo_dev *ndev)
  * firmware image, -EIO for DMA, STATE or an unknown result, ...) if the
  * device refused the command; -EBUSY if the mailbox was busy; -ETIMEDOUT
  * if the device did not answer; -ENODEV if it is dead or was stopped
- * while the command ran (npo_health.c); -EAGAIN while it is being reset,
- * for any caller but the start sequence (npo_hw_start()).
+ * while the command ran (npo_health.c).
  */
 int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		  unsigned int nargs, u32 *ret, unsigned int nret)
+{
+	return npo_mbox_run(ndev, opcode, args, nargs, ret, nret, false);
+}
+
+static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
+			unsigned int nargs, u32 *ret, unsigned int nret,
+			bool reading)
 {
 	unsigned long timeout = msecs_to_jiffies(NPO_MBOX_TIMEOUT_MS);
 	const struct npo_mbox_result_desc *desc;
@@ -121,11 +155,7 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 	/* A stopped device answers nothing: do not wait out the timeout. */
 	if (npo_state(ndev) == NPO_DEV_STATE_DEAD)
 		return -ENODEV;
-	/*
-	 * Nor does one being reset, but to the firmware load of its start
-	 * sequence: its interrupt is not even enabled yet.
-	 */
-	if (npo_mbox_refused_in_reset(ndev))
+	if (npo_mbox_refused(ndev, reading))
 		return -EAGAIN;
 
 	mutex_lock(&ndev->mbox_lock);
@@ -140,7 +170,8 @@ int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		err = -ENODEV;
 		goto out;
 	}
-	if (npo_mbox_refused_in_reset(ndev)) {
+	/* A restart sets its state, then aborts what it finds in flight. */
+	if (npo_mbox_refused(ndev, reading)) {
 		err = -EAGAIN;
 		goto out;
 	}
@@ -210,11 +241,8 @@ void npo_mbox_release(struct npo_dev *ndev, u8 opcode, const u32 *args,
 {
 	int err = npo_mbox_exec(ndev, opcode, args, nargs, NULL, 0);
 
-	/*
-	 * -ENODEV: stopped already; -EAGAIN: being reset, bus mastering off
-	 * and its tables dropped.  Either way it reaches no memory.
-	 */
-	if (err && err != -ENOENT && err != -ENODEV && err != -EAGAIN) {
+	/* -ENODEV: stopped already, it reaches no memory. */
+	if (err && err != -ENOENT && err != -ENODEV) {
 		npo_err(ndev, "command 0x%02x did not release memory (%pe)\n",
 			opcode, ERR_PTR(err));
 		npo_health_quarantine(ndev);

@@ -143,7 +143,7 @@ static int npo_ts_send(struct npo_dev *ndev, unsigned int port,
 	args[1] = sizeof(*msg);
 	args[2] = lower_32_bits(ndev->cmd_dma);
 	args[3] = upper_32_bits(ndev->cmd_dma);
-	err = npo_mbox_exec(ndev, NPO_MBOX_OP_TIME_SEND, args, ARRAY_SIZE(args),
+	err = npo_mbox_read(ndev, NPO_MBOX_OP_TIME_SEND, args, ARRAY_SIZE(args),
 			    ret, ARRAY_SIZE(ret));
 	mutex_unlock(&ndev->cmd_lock);
 	if (!err && stamp)
@@ -159,7 +159,7 @@ static int npo_ts_recv(struct npo_dev *ndev, struct npo_hw_time_msg *m)
 	mutex_lock(&ndev->cmd_lock);
 	args[0] = lower_32_bits(ndev->cmd_dma);
 	args[1] = upper_32_bits(ndev->cmd_dma);
-	err = npo_mbox_exec(ndev, NPO_MBOX_OP_TIME_RECV, args, ARRAY_SIZE(args),
+	err = npo_mbox_read(ndev, NPO_MBOX_OP_TIME_RECV, args, ARRAY_SIZE(args),
 			    NULL, 0);
 	if (!err)
 		memcpy(m, ndev->cmd_buf, sizeof(*m));
@@ -508,8 +508,6 @@ static void npo_ts_rx_work(struct work_struct *work)
 	changed = ts->changed;
 	ts->changed = false;
 	mutex_unlock(&ts->lock);
-	/* Keeps fabric time at hand for the stamp of a fault. */
-	npo_clock_fabric_now(ndev, &(u64){ 0 });
 	if (changed)
 		npo_clock_event(ndev);
 }
@@ -716,6 +714,8 @@ static void npo_ts_work(struct work_struct *work)
 	changed = ts->changed;
 	ts->changed = false;
 	mutex_unlock(&ts->lock);
+	/* Every interval: fabric time at hand for the stamp of a fault. */
+	npo_clock_fabric_now(ndev, &(u64){ 0 });
 	if (changed)
 		npo_clock_event(ndev);
 out:
