@@ -74,13 +74,14 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 		break;
 	case NPO_EVENT_AT_RISK:
 		lanes = port->risk_lanes;
-		if (!__ratelimit(&port->risk_log))
-			break;
+		/* The all-clear always: the log's last word must be right. */
 		if (!lanes) {
 			npo_info(ndev, "port %u: no longer at risk\n",
 				 port->index);
 			break;
 		}
+		if (!__ratelimit(&port->risk_log))
+			break;
 		if (port->risk_eta_s)
 			scnprintf(why, sizeof(why), ", failing in about %u s",
 				  port->risk_eta_s);

@@ -105,15 +105,18 @@ struct npo_queue {
 	struct rdma_cgroup *cg;
 };
 
-static irqreturn_t npo_queue_irq(int irq, void *data)
+static void npo_queue_wake(struct npo_queue *q)
 {
-	struct npo_queue *q = data;
-
 #ifdef NPO_EVENTFD_SIGNAL_NO_COUNT
 	eventfd_signal(q->eventfd);
 #else
 	eventfd_signal(q->eventfd, 1);
 #endif
+}
+
+static irqreturn_t npo_queue_irq(int irq, void *data)
+{
+	npo_queue_wake(data);
 	return IRQ_HANDLED;
 }
 
@@ -170,6 +173,12 @@ static void npo_queue_free(struct npo_dev *ndev, struct npo_queue *q)
 {
 	if (q->eventfd) {
 		free_irq(q->irq, q);
+		/*
+		 * A thread asleep on the queue wakes and finds it revoked
+		 * (its mappings show the revoked page by now), rather than
+		 * sleep on for a completion that cannot come.
+		 */
+		npo_queue_wake(q);
 		eventfd_ctx_put(q->eventfd);
 	}
 	sg_free_table(&q->ring_pages);

@@ -240,11 +240,13 @@ static void recovery_figures(int devices, struct json_object *out)
 	add_runs(out, "fw_hang_detect_s", detect, RECOVERY_RUNS);
 	add_runs(out, "device_recover_s", recover, RECOVERY_RUNS);
 
+	/* A device that does not come back fails the runs left. */
+	for (i = 0; i < RECOVERY_RUNS; i++)
+		unplug[i] = -1;
 	for (i = 0; i < RECOVERY_RUNS; i++) {
 		char path[128];
 		double t0;
 
-		unplug[i] = -1;
 		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/remove", pci);
 		t0 = now();
 		if (write_str(path, "1"))
