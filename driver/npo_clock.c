@@ -272,12 +272,13 @@ bool npo_clock_keeps_fabric(struct npo_dev *ndev)
  */
 int npo_clock_fabric_now(struct npo_dev *ndev, u64 *ns)
 {
-	u64 mono = ktime_get_ns();
 	int err = 0;
+	u64 mono;
 
 	if (!READ_ONCE(ndev->ptp))
 		return -ENODEV;
 	spin_lock(&ndev->clk_lock);
+	mono = ktime_get_ns();
 	if (npo_clock_keeps_fabric(ndev)) {
 		*ns = npo_clock_read_locked(ndev, NULL);
 		if (*ns != U64_MAX) {
