@@ -135,7 +135,7 @@ void npo_health_dev_event(struct npo_dev *ndev, enum npo_dev_fault fault)
  */
 static void npo_health_abort_commands(struct npo_dev *ndev)
 {
-	smp_wmb(); /* the state change before the count, see npo_mbox_exec() */
+	smp_wmb(); /* the state change before the count, see npo_mbox_run() */
 	atomic_inc(&ndev->stops);
 	complete(&ndev->mbox_done);
 }

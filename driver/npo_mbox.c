@@ -91,57 +91,6 @@ static bool npo_mbox_refused(struct npo_dev *ndev, bool reading)
 
 static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
 			unsigned int nargs, u32 *ret, unsigned int nret,
-			bool reading);
-
-/**
- * npo_mbox_read() - npo_mbox_exec() for a reading, only of a ready device
- * @ndev: the device.
- * @opcode: &enum npo_mbox_opcode: a command that hands the device no
- *	memory to keep (a reading, a time-sync message).
- * @args: up to %NPO_MBOX_NUM_ARGS argument words.
- * @nargs: number of words in @args.
- * @ret: where to store up to %NPO_MBOX_NUM_RETS result words, or NULL.
- * @nret: number of words to store in @ret.
- *
- * Context: process context; sleeps.
- * Return: as npo_mbox_exec(), and -EAGAIN at once while the device is not
- * ready (being reset, or without firmware).
- */
-int npo_mbox_read(struct npo_dev *ndev, u8 opcode, const u32 *args,
-		  unsigned int nargs, u32 *ret, unsigned int nret)
-{
-	return npo_mbox_run(ndev, opcode, args, nargs, ret, nret, true);
-}
-
-/**
- * npo_mbox_exec() - run one mailbox command and wait for its result
- * @ndev: the device.
- * @opcode: &enum npo_mbox_opcode.
- * @args: up to %NPO_MBOX_NUM_ARGS argument words.
- * @nargs: number of words in @args.
- * @ret: where to store up to %NPO_MBOX_NUM_RETS result words, or NULL.
- * @nret: number of words to store in @ret.
- *
- * Every result but success is logged, rate-limited, with the command; the
- * caller gets the errno the result maps to (Documentation/hardware.rst,
- * "Mailbox results").
- *
- * Context: process context; sleeps.
- * Return: 0 on success; the result's errno (-EINVAL for ARG, -ENOENT for
- * NOENT, -ENOSPC for NOMEM, -EOPNOTSUPP for PERM, -ENOEXEC for a rejected
- * firmware image, -EIO for DMA, STATE or an unknown result, ...) if the
- * device refused the command; -EBUSY if the mailbox was busy; -ETIMEDOUT
- * if the device did not answer; -ENODEV if it is dead or was stopped
- * while the command ran (npo_health.c).
- */
-int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
-		  unsigned int nargs, u32 *ret, unsigned int nret)
-{
-	return npo_mbox_run(ndev, opcode, args, nargs, ret, nret, false);
-}
-
-static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
-			unsigned int nargs, u32 *ret, unsigned int nret,
 			bool reading)
 {
 	unsigned long timeout = msecs_to_jiffies(NPO_MBOX_TIMEOUT_MS);
@@ -220,6 +169,53 @@ static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
 out:
 	mutex_unlock(&ndev->mbox_lock);
 	return err;
+}
+
+/**
+ * npo_mbox_read() - npo_mbox_exec() for a reading, only of a ready device
+ * @ndev: the device.
+ * @opcode: &enum npo_mbox_opcode: a command that hands the device no
+ *	memory to keep (a reading, a time-sync message).
+ * @args: up to %NPO_MBOX_NUM_ARGS argument words.
+ * @nargs: number of words in @args.
+ * @ret: where to store up to %NPO_MBOX_NUM_RETS result words, or NULL.
+ * @nret: number of words to store in @ret.
+ *
+ * Context: process context; sleeps.
+ * Return: as npo_mbox_exec(), and -EAGAIN at once while the device is not
+ * ready (being reset, or without firmware).
+ */
+int npo_mbox_read(struct npo_dev *ndev, u8 opcode, const u32 *args,
+		  unsigned int nargs, u32 *ret, unsigned int nret)
+{
+	return npo_mbox_run(ndev, opcode, args, nargs, ret, nret, true);
+}
+
+/**
+ * npo_mbox_exec() - run one mailbox command and wait for its result
+ * @ndev: the device.
+ * @opcode: &enum npo_mbox_opcode.
+ * @args: up to %NPO_MBOX_NUM_ARGS argument words.
+ * @nargs: number of words in @args.
+ * @ret: where to store up to %NPO_MBOX_NUM_RETS result words, or NULL.
+ * @nret: number of words to store in @ret.
+ *
+ * Every result but success is logged, rate-limited, with the command; the
+ * caller gets the errno the result maps to (Documentation/hardware.rst,
+ * "Mailbox results").
+ *
+ * Context: process context; sleeps.
+ * Return: 0 on success; the result's errno (-EINVAL for ARG, -ENOENT for
+ * NOENT, -ENOSPC for NOMEM, -EOPNOTSUPP for PERM, -ENOEXEC for a rejected
+ * firmware image, -EIO for DMA, STATE or an unknown result, ...) if the
+ * device refused the command; -EBUSY if the mailbox was busy; -ETIMEDOUT
+ * if the device did not answer; -ENODEV if it is dead or was stopped
+ * while the command ran (npo_health.c).
+ */
+int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
+		  unsigned int nargs, u32 *ret, unsigned int nret)
+{
+	return npo_mbox_run(ndev, opcode, args, nargs, ret, nret, false);
 }
 
 /**
