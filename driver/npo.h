@@ -647,8 +647,9 @@ struct npo_queue_owner {
  * @job: the job its queues and regions belong to (<linux/npo.h>); set
  *	under @lock while it has none.
  * @uid: the user that opened it.
- * @lock: protects @queues, @queue_serial, @mrs, @detached, @job and the
- *	revoked pages; the page faults of the file's mappings take it.
+ * @lock: protects @queues, @queue_serial, @mrs, @detached, @job, the
+ *	revoked pages and @finals; the page faults of the file's mappings
+ *	take it.
  * @queues: queues the file created, by queue number.
  * @queue_serial: how many queues it created, to tell apart two queues
  *	that had the same number.
@@ -661,6 +662,8 @@ struct npo_queue_owner {
  * @comm: its command name then.
  * @revoked_ring: what revoked ring mappings show, or NULL until needed.
  * @revoked_db: where writes to revoked doorbell mappings go, or NULL.
+ * @finals: final rings of queues the device stopped under, by the queue's
+ *	serial (npo_queue.c).
  * @cg: the rdma cgroup its handle is charged to (npo_quota.c).
  */
 struct npo_file {
@@ -669,7 +672,7 @@ struct npo_file {
 	u32 pd;
 	u32 job;
 	kuid_t uid;
-	struct mutex lock; /* queues, mrs, detached, job, revoked pages */
+	struct mutex lock; /* queues, mrs, detached, job, revoked, finals */
 	struct xarray queues;
 	unsigned long queue_serial;
 	struct xarray mrs;
@@ -680,6 +683,7 @@ struct npo_file {
 	char comm[TASK_COMM_LEN];
 	struct page *revoked_ring;
 	struct page *revoked_db;
+	struct xarray finals;
 	struct rdma_cgroup *cg;
 };
 
@@ -858,6 +862,7 @@ void npo_files_release_dead(struct npo_dev *ndev);
 int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc);
 int npo_queue_destroy(struct npo_file *nfile, u32 qid);
 void npo_queue_release_all(struct npo_file *nfile, bool hw_alive);
+void npo_queue_revoke_all(struct npo_file *nfile);
 int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma);
 void npo_file_free_revoked(struct npo_file *nfile);
 int npo_queue_dump(struct sk_buff *skb, struct netlink_callback *cb,

@@ -440,6 +440,7 @@ static int npo_open(struct inode *inode, struct file *filp)
 	mutex_init(&nfile->lock);
 	xa_init(&nfile->queues);
 	xa_init(&nfile->mrs);
+	xa_init(&nfile->finals);
 	mutex_lock(&ndev->files_lock);
 	/* In opening order, which netlink dumps resume by. */
 	nfile->serial = ++ndev->files_opened;
@@ -506,7 +507,9 @@ static void npo_files_release_locked(struct npo_dev *ndev, bool detach)
 	lockdep_assert_held(&ndev->files_lock);
 	list_for_each_entry(nfile, &ndev->files, node) {
 		mutex_lock(&nfile->lock);
-		npo_file_release_dma(nfile, false);
+		/* Queues first: they stop using the regions. */
+		npo_queue_revoke_all(nfile);
+		npo_mr_release_all(nfile, false);
 		if (detach)
 			nfile->detached = true;
 		mutex_unlock(&nfile->lock);
@@ -521,7 +524,8 @@ static void npo_files_release_locked(struct npo_dev *ndev, bool detach)
  *	longer map anything.
  *
  * Mappings of the rings and doorbells are revoked: a process touching them
- * finds the stand-in page, and its ioctls report the device's state.
+ * finds its queues' final rings (or the stand-in page), and its ioctls
+ * report the device's state.
  *
  * Context: under &npo_dev.remove_lock (write) or during error recovery.
  */

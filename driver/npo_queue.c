@@ -21,6 +21,7 @@
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <net/genetlink.h>
 #include <uapi/linux/npo_netlink.h>
 
@@ -175,8 +176,9 @@ static void npo_queue_free(struct npo_dev *ndev, struct npo_queue *q)
 		free_irq(q->irq, q);
 		/*
 		 * A thread asleep on the queue wakes and finds it revoked
-		 * (its mappings show the revoked page by now), rather than
-		 * sleep on for a completion that cannot come.
+		 * (its mappings show the final rings or the revoked page by
+		 * now), rather than sleep on for a completion that cannot
+		 * come.
 		 */
 		npo_queue_wake(q);
 		eventfd_ctx_put(q->eventfd);
@@ -324,14 +326,83 @@ err_id:
 	return err;
 }
 
+/**
+ * struct npo_queue_final - a queue's rings as the device left them
+ * @qid: the queue's number.
+ * @size: bytes in @ring, a whole number of pages.
+ * @ring: the copy, in the ring memory's layout; the process's mappings of
+ *	the queue show it.
+ *
+ * Kept when the device stopped under a process (reset, removal), so that
+ * the completions it had not consumed, and which descriptors have none,
+ * can still be read (uapi.rst, "Queues and memory").
+ */
+struct npo_queue_final {
+	u32 qid;
+	size_t size;
+	void *ring;
+};
+
+static void npo_queue_final_free(struct npo_queue_final *f)
+{
+	vfree(f->ring);
+	kfree(f);
+}
+
+/*
+ * Copy a stopped queue's rings for the file, keyed by the queue's serial,
+ * which its mappings carry.  Called once every mapping of the live rings
+ * is gone, under the file's lock, so the process writes nothing more to
+ * them that the copy would miss.  Without memory the mappings show the
+ * stand-in, as before 2.2.
+ */
+static void npo_queue_keep_final(struct npo_file *nfile,
+				 const struct npo_queue *q)
+{
+	struct npo_queue_final *f;
+	__le32 *status;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return;
+	f->qid = q->id;
+	f->size = q->layout.size;
+	f->ring = vmalloc(f->size);
+	if (!f->ring)
+		goto err;
+	memcpy(f->ring, q->ring, f->size);
+	status = f->ring + NPO_RING_STATUS;
+	*status = cpu_to_le32(NPO_QSTAT_ERROR | NPO_QSTAT_REVOKED |
+			      NPO_QSTAT_FINAL);
+	if (xa_insert(&nfile->finals, q->serial, f, GFP_KERNEL))
+		goto err;
+	return;
+err:
+	npo_warn(nfile->ndev, "queue %u: no memory to keep its final rings\n",
+		 q->id);
+	vfree(f->ring);
+	kfree(f);
+}
+
+/*
+ * How a queue ends: the process destroys it or closes the file with the
+ * device alive (the device is told), or with it stopped (nothing to tell),
+ * or the device stopped under the process (its final rings are kept).
+ */
+enum npo_queue_end {
+	NPO_QUEUE_END_DESTROY,
+	NPO_QUEUE_END_CLOSE_STOPPED,
+	NPO_QUEUE_END_REVOKE,
+};
+
 /* Stop it in the device, revoke its mappings, free it. */
 static void npo_queue_release(struct npo_file *nfile, struct npo_queue *q,
-			      bool hw_alive)
+			      enum npo_queue_end end)
 {
 	struct npo_dev *ndev = nfile->ndev;
 	u32 id = q->id;
 
-	if (hw_alive) {
+	if (end == NPO_QUEUE_END_DESTROY) {
 		npo_queue_hw_destroy(ndev, id);
 		/* Its refusals name this file's process, not the id's next. */
 		npo_refusal_flush(ndev);
@@ -341,7 +412,25 @@ static void npo_queue_release(struct npo_file *nfile, struct npo_queue *q,
 			    npo_mmap_offset(NPO_MMAP_RING, id), q->layout.size, 1);
 	unmap_mapping_range(nfile->mapping,
 			    npo_mmap_offset(NPO_MMAP_DOORBELL, id), PAGE_SIZE, 1);
+	if (end == NPO_QUEUE_END_REVOKE)
+		npo_queue_keep_final(nfile, q);
 	npo_queue_free(ndev, q);
+}
+
+/* Free the oldest final rings the file kept of queue @qid, if any. */
+static bool npo_queue_drop_final(struct npo_file *nfile, u32 qid)
+{
+	struct npo_queue_final *f;
+	unsigned long serial;
+
+	xa_for_each(&nfile->finals, serial, f) {
+		if (f->qid != qid)
+			continue;
+		xa_erase(&nfile->finals, serial);
+		npo_queue_final_free(f);
+		return true;
+	}
+	return false;
 }
 
 /**
@@ -365,14 +454,16 @@ int npo_queue_destroy(struct npo_file *nfile, u32 qid)
 		return -EAGAIN;
 	q = xa_erase(&nfile->queues, qid);
 	if (!q)
-		return -ENOENT;
+		return npo_queue_drop_final(nfile, qid) ? 0 : -ENOENT;
 	/* A stopped device holds nothing to tell it about. */
-	npo_queue_release(nfile, q, state == NPO_DEV_STATE_READY);
+	npo_queue_release(nfile, q, state == NPO_DEV_STATE_READY ?
+				    NPO_QUEUE_END_DESTROY :
+				    NPO_QUEUE_END_CLOSE_STOPPED);
 	return 0;
 }
 
 /**
- * npo_queue_release_all() - destroy every queue of a file
+ * npo_queue_release_all() - destroy every queue of a closing file
  * @nfile: the file.
  * @hw_alive: false once the device was reset or is going away.
  *
@@ -385,10 +476,29 @@ void npo_queue_release_all(struct npo_file *nfile, bool hw_alive)
 
 	xa_for_each(&nfile->queues, id, q) {
 		xa_erase(&nfile->queues, id);
-		/* Not the process's doing: the device stopped or went away. */
-		if (!hw_alive)
-			trace_npo_queue_revoked(nfile->ndev, q->id, q->owner.tgid);
-		npo_queue_release(nfile, q, hw_alive);
+		npo_queue_release(nfile, q, hw_alive ? NPO_QUEUE_END_DESTROY :
+					    NPO_QUEUE_END_CLOSE_STOPPED);
+	}
+}
+
+/**
+ * npo_queue_revoke_all() - end every queue of a file the device stopped under
+ * @nfile: the file, which stays open.
+ *
+ * The device was reset or is going away: it holds no queue and does no
+ * DMA.  Each queue's final rings are kept for the process.
+ *
+ * Context: under @nfile->lock.
+ */
+void npo_queue_revoke_all(struct npo_file *nfile)
+{
+	struct npo_queue *q;
+	unsigned long id;
+
+	xa_for_each(&nfile->queues, id, q) {
+		xa_erase(&nfile->queues, id);
+		trace_npo_queue_revoked(nfile->ndev, q->id, q->owner.tgid);
+		npo_queue_release(nfile, q, NPO_QUEUE_END_REVOKE);
 	}
 }
 
@@ -430,11 +540,17 @@ static struct page *npo_revoked_page(struct npo_file *nfile, bool ring)
 }
 
 /**
- * npo_file_free_revoked() - free a file's revoked pages
+ * npo_file_free_revoked() - free a file's revoked pages and final rings
  * @nfile: the file, being released: no mapping of it is left.
  */
 void npo_file_free_revoked(struct npo_file *nfile)
 {
+	struct npo_queue_final *f;
+	unsigned long serial;
+
+	xa_for_each(&nfile->finals, serial, f)
+		npo_queue_final_free(f);
+	xa_destroy(&nfile->finals);
 	if (nfile->revoked_ring)
 		__free_page(nfile->revoked_ring);
 	if (nfile->revoked_db)
@@ -449,10 +565,22 @@ static void npo_mmap_decode(const struct vm_area_struct *vma,
 	       (BIT(NPO_MMAP_KIND_SHIFT - NPO_MMAP_QUEUE_SHIFT) - 1);
 }
 
+/* The page at @pgoff of the final rings kept of queue @serial, or NULL. */
+static struct page *npo_final_page(struct npo_file *nfile,
+				   unsigned long serial, pgoff_t pgoff)
+{
+	struct npo_queue_final *f = xa_load(&nfile->finals, serial);
+
+	if (!f || pgoff >= f->size >> PAGE_SHIFT)
+		return NULL;
+	return vmalloc_to_page(f->ring + (pgoff << PAGE_SHIFT));
+}
+
 /*
  * One page of a mapping: the queue's own if the queue the mapping was made
- * of still lives, else the revoked page.  Under the file's lock, which
- * destroy holds while it revokes and frees.
+ * of still lives, else its final rings if the device stopped under it, else
+ * the revoked page.  Under the file's lock, which destroy holds while it
+ * revokes and frees.
  */
 static vm_fault_t npo_queue_fault(struct vm_fault *vmf)
 {
@@ -473,7 +601,13 @@ static vm_fault_t npo_queue_fault(struct vm_fault *vmf)
 	if (q && q->serial != (unsigned long)vma->vm_private_data)
 		q = NULL;
 	if (!q) {
-		page = npo_revoked_page(nfile, kind == NPO_MMAP_RING);
+		page = NULL;
+		if (kind == NPO_MMAP_RING)
+			page = npo_final_page(nfile,
+					      (unsigned long)vma->vm_private_data,
+					      pgoff);
+		if (!page)
+			page = npo_revoked_page(nfile, kind == NPO_MMAP_RING);
 		if (!page) {
 			ret = VM_FAULT_OOM;
 			goto out;

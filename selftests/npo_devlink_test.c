@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -261,7 +262,7 @@ struct tenant {
 
 static int tenant_open(struct tenant *t, const char *name)
 {
-	struct npo_queue_attr attr = { .sq_entries = 8 };
+	struct npo_queue_attr attr = { .sq_entries = 8, .rq_entries = 4 };
 	void *p;
 
 	memset(t, 0, sizeof(*t));
@@ -296,6 +297,108 @@ static int tenant_write(struct tenant *t, unsigned int seed)
 	err = c->status == NPO_STATUS_OK ? 0 : -EIO;
 	npo_cq_advance(t->q, 1);
 	return err ? err : memcmp(t->buf, t->buf + 8192, 4096) ? -EIO : 0;
+}
+
+/*
+ * Exactly once across a device reset: writes the device completed but the
+ * tenant had not consumed, writes posted after the fault, and receive
+ * buffers nothing was sent to.  Each gets one completion, in posting
+ * order, the first from the device, the rest from npo_flush_revoked().
+ */
+#define ACCT_DONE	3	/* completed before the fault, not consumed */
+#define ACCT_AFTER	5	/* posted after the fault */
+#define ACCT_RECV	2	/* receive buffers */
+#define ACCT_WR_ID	100
+#define ACCT_RECV_ID	200
+#define ACCT_DST	16384
+#define ACCT_LEN	1024
+
+static void acct_post_writes(struct tenant *t, unsigned int first,
+			     unsigned int n)
+{
+	unsigned int i;
+
+	for (i = first; i < first + n; i++)
+		npo_prep_write(npo_get_sqe(t->q), ACCT_WR_ID + i,
+			       npo_mr_lkey(t->mr), t->buf, ACCT_LEN,
+			       t->q->node_id, npo_mr_rkey(t->mr),
+			       (uintptr_t)t->buf + ACCT_DST + i * ACCT_LEN);
+	npo_submit(t->q);
+}
+
+/* Before the fault: some writes done and left unconsumed, buffers posted. */
+static int acct_before(struct tenant *t)
+{
+	unsigned int i;
+
+	memset(t->buf + ACCT_DST, 0, (ACCT_DONE + ACCT_AFTER) * ACCT_LEN);
+	acct_post_writes(t, 0, ACCT_DONE);
+	for (i = 0; i < 500 && *t->q->cq_tail - t->q->cq_head_local < ACCT_DONE; i++)
+		usleep(10000);
+	if (*t->q->cq_tail - t->q->cq_head_local != ACCT_DONE)
+		return -ETIMEDOUT;
+	for (i = 0; i < ACCT_RECV; i++)
+		if (npo_post_recv(t->q, ACCT_RECV_ID + i, npo_mr_lkey(t->mr),
+				  t->buf + 4096, 4096))
+			return -ENOSPC;
+	return 0;
+}
+
+/*
+ * After the recovery, read every completion the revoked queue has.  When
+ * the queue engine stopped with the fault (@halted), nothing posted after
+ * it ran: those complete RESET and their targets stay untouched.
+ */
+static void acct_after(struct __test_metadata *_metadata, struct tenant *t,
+		       bool halted)
+{
+	unsigned int seen[ACCT_DONE + ACCT_AFTER] = { 0 }, recv[ACCT_RECV] = { 0 };
+	const uint8_t *dst;
+	unsigned int i, n = 0;
+	uint64_t last = 0;
+	struct npo_cqe *c;
+	int err;
+
+	while ((err = npo_wait_cqe(t->q, &c, 2000)) == 0 && n++ < 64) {
+		if (c->opcode == NPO_OP_RECV) {
+			ASSERT_LE(ACCT_RECV_ID, c->wr_id);
+			ASSERT_GT(ACCT_RECV_ID + ACCT_RECV, c->wr_id);
+			recv[c->wr_id - ACCT_RECV_ID]++;
+			EXPECT_EQ(NPO_STATUS_RESET, c->status);
+			npo_cq_advance(t->q, 1);
+			continue;
+		}
+		ASSERT_EQ(NPO_OP_WRITE, c->opcode) TH_LOG("wr_id %llu",
+					(unsigned long long)c->wr_id);
+		ASSERT_LE(ACCT_WR_ID, c->wr_id);
+		ASSERT_GT(ACCT_WR_ID + ACCT_DONE + ACCT_AFTER, c->wr_id);
+		i = c->wr_id - ACCT_WR_ID;
+		/* Descriptors complete in posting order, flushes included. */
+		EXPECT_LT(last, c->wr_id);
+		last = c->wr_id;
+		seen[i]++;
+		dst = t->buf + ACCT_DST + i * ACCT_LEN;
+		if (i < ACCT_DONE || c->status == NPO_STATUS_OK) {
+			EXPECT_EQ(NPO_STATUS_OK, c->status) TH_LOG("wr_id %u", i);
+			EXPECT_EQ(0, memcmp(t->buf, dst, ACCT_LEN)) TH_LOG("wr_id %u", i);
+		} else {
+			EXPECT_EQ(NPO_STATUS_RESET, c->status) TH_LOG("wr_id %u", i);
+			EXPECT_EQ(t->q->node_id, c->peer_node);
+			EXPECT_EQ(NPO_CQE_PORT_NONE, c->port);
+			EXPECT_FALSE(halted && dst[0]) TH_LOG("wr_id %u ran", i);
+		}
+		EXPECT_FALSE(halted && i >= ACCT_DONE &&
+			     c->status != NPO_STATUS_RESET) TH_LOG("wr_id %u", i);
+		npo_cq_advance(t->q, 1);
+	}
+	EXPECT_EQ(-ENODEV, err);
+	for (i = 0; i < ACCT_DONE + ACCT_AFTER; i++)
+		EXPECT_EQ(1, seen[i]) TH_LOG("write %u", i);
+	for (i = 0; i < ACCT_RECV; i++)
+		EXPECT_EQ(1, recv[i]) TH_LOG("buffer %u", i);
+	/* All given: a second flush owes nothing and writes nothing. */
+	EXPECT_EQ(0, npo_flush_revoked(t->q));
+	EXPECT_EQ(NULL, npo_peek_cqe(t->q));
 }
 
 static void tenant_close(struct tenant *t)
@@ -379,7 +482,8 @@ static void history_says(struct __test_metadata *_metadata, const char *name,
 
 static void fault_recovers(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(devlink) *self, const char *fault,
-			   const char *log_says, const char *event_says)
+			   bool halts, const char *log_says,
+			   const char *event_says)
 {
 	struct npo_queue_attr attr = { .sq_entries = 8 };
 	long long resets = npo_test_reset_count(self->name);
@@ -390,17 +494,21 @@ static void fault_recovers(struct __test_metadata *_metadata,
 	long long seq;
 	double took;
 	size_t mark;
+	uint32_t qid;
 	int i;
 
 	ASSERT_TRUE(wait_state(self->name, "ready", 20));
 	ASSERT_EQ(0, tenant_open(&t, self->name));
+	qid = t.q->id;
 	ASSERT_EQ(0, tenant_write(&t, 1));
 	ASSERT_EQ(0, fw_reporter(self, &before));
 	EXPECT_TRUE(before.auto_recover);
 	mark = npo_test_dmesg_mark();
 	seq = last_seq(self->name);
 
+	ASSERT_EQ(0, acct_before(&t));
 	ASSERT_EQ(0, npo_test_write_file(self->fault, fault));
+	acct_post_writes(&t, ACCT_DONE, ACCT_AFTER);
 	took = wait_error(self, before.errors, 20);
 	ASSERT_LE(0, took) TH_LOG("no error reported for '%s'", fault);
 	ASSERT_TRUE(wait_state(self->name, "ready", 20));
@@ -414,7 +522,12 @@ static void fault_recovers(struct __test_metadata *_metadata,
 	for (i = 0; i < 100 && !(npo_queue_revoked(t.q)); i++)
 		usleep(20000);
 	EXPECT_TRUE(npo_queue_revoked(t.q));
-	EXPECT_EQ(-ENOENT, npo_destroy_queue(t.q));
+	acct_after(_metadata, &t, halts);
+	/* Its final rings go with it: a second destroy finds nothing. */
+	EXPECT_EQ(0, npo_destroy_queue(t.q));
+	EXPECT_EQ(-1, ioctl(npo_device_fd(t.dev), NPO_IOCTL_DESTROY_QUEUE,
+			    &(struct npo_queue_destroy){ .queue_id = qid }));
+	EXPECT_EQ(ENOENT, errno);
 	EXPECT_EQ(-ENOENT, npo_dereg_mr(t.mr));
 	t.q = NULL;
 	t.mr = NULL;
@@ -435,7 +548,7 @@ TEST_F(devlink, firmware_assert_is_dumped_and_recovered)
 	const char *text;
 
 	NPO_TEST_SETUP_DONE();
-	fault_recovers(_metadata, self, "fwassert beef",
+	fault_recovers(_metadata, self, "fwassert beef", true,
 		       "firmware asserted: reason 0xbeef", "firmware assert");
 	/* The crash record, as read when the firmware stopped. */
 	dump = devlink_json("health dump show %s reporter fw%s", self->handle, "");
@@ -458,7 +571,9 @@ TEST_F(devlink, firmware_hang_is_seen_by_its_heartbeat)
 
 	NPO_TEST_SETUP_DONE();
 	/* The heartbeat stands still for 1 s before it counts as lost. */
-	fault_recovers(_metadata, self, "fwhang", "firmware heartbeat stopped",
+	/* The queue engine runs on until the reset. */
+	fault_recovers(_metadata, self, "fwhang", false,
+		       "firmware heartbeat stopped",
 		       "firmware heartbeat lost");
 	dump = devlink_json("health dump show %s reporter fw%s", self->handle, "");
 	ASSERT_NE(NULL, dump);
@@ -478,7 +593,7 @@ TEST_F(devlink, parity_error_is_device_fatal_and_recovered)
 
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(npo_test_trace_start()) TH_LOG("no tracefs");
-	fault_recovers(_metadata, self, "parity",
+	fault_recovers(_metadata, self, "parity", true,
 		       "uncorrectable parity error in the queue engine",
 		       "queue engine parity error");
 	ASSERT_EQ(0, npo_test_trace_stop(trace, sizeof(trace)));

@@ -57,6 +57,10 @@ struct npo_queue {
 	size_t doorbell_size;
 	int event_fd;			/* interrupt mode: readable when armed
 					 * and a completion came; else -1 */
+	/* Since libnpo 1.5; npo_flush_revoked() only. */
+	uint32_t sq_flushed;		/* next descriptor owed a completion */
+	uint32_t rq_flushed;		/* next receive buffer owed one */
+	int flushing;			/* the two above are set */
 };
 
 /* npo_queue_attr.flags */
@@ -96,9 +100,22 @@ uint64_t npo_mr_rkey(const struct npo_mr *mr);
 /*
  * Wait up to timeout_ms (-1: forever) for a completion; 0 with *cqe set,
  * -ETIMEDOUT, or another negative errno.  Sleeps on the completion
- * interrupt in interrupt mode, polls otherwise.
+ * interrupt in interrupt mode, polls otherwise.  On a revoked queue it
+ * first calls npo_flush_revoked(), then -ENODEV once every completion was
+ * consumed.
  */
 int npo_wait_cqe(struct npo_queue *queue, struct npo_cqe **cqe, int timeout_ms);
+
+/*
+ * After the device stopped under the queue (npo_queue_revoked(): reset or
+ * removed), give every descriptor and receive buffer that will get no
+ * completion from the device one with status NPO_STATUS_RESET, after the
+ * completions the device did write, as CQ room allows: each exactly once.
+ * Returns how many still wait for room (consume completions and call
+ * again), 0 once all have one, -EBUSY if the queue is not revoked, or
+ * -ENODEV if the driver kept nothing of it (destroyed, or no memory).
+ */
+int npo_flush_revoked(struct npo_queue *queue);
 
 /* Name of an NPO_STATUS_* code: never NULL. */
 const char *npo_status_str(uint32_t status);

@@ -522,9 +522,13 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
             npo_refusal_log(s, NPO_REFUSAL_SIDE_REQUESTER, q->job,
                             le32_to_cpu(d.dest_node), q->id, d.opcode, status);
         }
+        /*
+         * The completion first: a host that finds the queue stopped takes
+         * every descriptor before SQ_HEAD as completed in the CQ.
+         */
+        cq_post(s, q, &c);
         q->sq_head++;
         q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
-        cq_post(s, q, &c);
         /* Over the wire, the target delivered the immediate itself. */
         if (!status && d.opcode == NPO_OP_WRITE_IMM && dest.dev) {
             deliver_imm(s, q, &d, &dest);

@@ -27,7 +27,7 @@
  * major when a layout shared with userspace changes (2: 64-bit remote keys
  * in descriptors and registrations, jobs).
  */
-#define NPO_UAPI_VERSION	((2 << 16) | 1)
+#define NPO_UAPI_VERSION	((2 << 16) | 2)
 
 #define NPO_IOCTL_MAGIC		0xB6
 

@@ -113,6 +113,10 @@ struct npo_sqe {
  * @NPO_STATUS_RNR: receiver not ready: the destination queue had no
  *	receive buffer posted for a SEND within the retry time.
  * @NPO_STATUS_REMOTE_LENGTH: the receive buffer is smaller than the SEND.
+ * @NPO_STATUS_RESET: written by libnpo, never the device (interface 2.2):
+ *	the device was reset or removed before this descriptor or receive
+ *	buffer completed.  Whether its data moved, wholly or in part, is
+ *	unknown; nothing more will happen to it.
  */
 enum npo_status {
 	NPO_STATUS_OK = 0,
@@ -128,6 +132,7 @@ enum npo_status {
 	NPO_STATUS_LINK_DOWN = 10,
 	NPO_STATUS_RNR = 11,
 	NPO_STATUS_REMOTE_LENGTH = 12,
+	NPO_STATUS_RESET = 13,
 };
 
 /**
@@ -198,6 +203,14 @@ struct npo_rqe {
  * its device removed, and this mapping shows a stand-in page (interface 2.1).
  */
 #define NPO_QSTAT_REVOKED	_BITUL(31)
+/*
+ * Set by the driver with REVOKED when the device stopped under the queue
+ * (reset, fatal error, removal; interface 2.2): the mapping shows a copy
+ * of the rings as the device left them, so SQ_HEAD, CQ_TAIL and RQ_HEAD
+ * are final and the completions not yet consumed can still be read.  The
+ * copy is the process's own until it destroys the queue or closes the file.
+ */
+#define NPO_QSTAT_FINAL		_BITUL(30)
 
 /* Doorbell page of a queue: offsets of its 32-bit registers. */
 #define NPO_DB_SQ_TAIL		0x0	/* SQEs posted */
