@@ -427,6 +427,14 @@ static bool npo_queue_drop_final(struct npo_file *nfile, u32 qid)
 		if (f->qid != qid)
 			continue;
 		xa_erase(&nfile->finals, serial);
+		/*
+		 * The process may still map it: no page table entry may
+		 * outlive the memory.  A live queue of the same number only
+		 * faults its pages in again.
+		 */
+		unmap_mapping_range(nfile->mapping,
+				    npo_mmap_offset(NPO_MMAP_RING, qid),
+				    f->size, 1);
 		npo_queue_final_free(f);
 		return true;
 	}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -191,6 +192,7 @@ TEST_F(aer, fatal_error_resets_and_recovers)
 TEST_F(aer, queues_are_revoked_and_can_be_made_again)
 {
 	struct npo_queue_attr attr = { .sq_entries = 8 };
+	struct npo_queue_destroy qd = { 0 };
 	struct npo_device *d;
 	struct npo_device_attr da;
 	struct npo_queue *q;
@@ -223,8 +225,18 @@ TEST_F(aer, queues_are_revoked_and_can_be_made_again)
 	t0 = npo_test_now_s();
 	EXPECT_EQ(-ENODEV, npo_wait_cqe(q, &c, 10000));
 	EXPECT_LT(npo_test_now_s() - t0, 2.0);
-	/* The final rings the file kept of it go with the destroy. */
-	EXPECT_EQ(0, npo_destroy_queue(q));
+	EXPECT_EQ(NPO_QSTAT_ERROR | NPO_QSTAT_REVOKED | NPO_QSTAT_FINAL,
+		  *q->status);
+	/*
+	 * The final rings the file kept of it go with the destroy, even
+	 * while still mapped, as a careless or hostile process leaves them:
+	 * the mapping then shows the stand-in, never the freed copy.
+	 */
+	qd.queue_id = q->id;
+	EXPECT_EQ(0, ioctl(npo_device_fd(d), NPO_IOCTL_DESTROY_QUEUE, &qd));
+	EXPECT_EQ(NPO_QSTAT_ERROR | NPO_QSTAT_REVOKED, *q->status);
+	EXPECT_EQ(0, *q->cq_tail);
+	EXPECT_EQ(-ENOENT, npo_destroy_queue(q));
 	EXPECT_EQ(-ENOENT, npo_dereg_mr(mr));
 
 	/* The same open file starts again. */
