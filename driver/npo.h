@@ -429,6 +429,79 @@ struct npo_fw_health {
 	bool stopped;
 };
 
+/**
+ * struct npo_queue_error - why the device put a queue in error
+ * @wr_id: the failed descriptor's or receive buffer's wr_id.
+ * @status: NPO_STATUS_* it completed with.
+ * @peer_node: its destination node, or the sender of a receive.
+ * @queue: the queue.
+ * @opcode: NPO_OP_* of the work, %NPO_QERR_OP_NONE if none was at fault.
+ * @port: the port it went through, %NPO_CQE_PORT_NONE if none.
+ */
+struct npo_queue_error {
+	u64 wr_id;
+	u32 status;
+	u32 peer_node;
+	u16 queue;
+	u8 opcode;
+	u8 port;
+};
+
+/**
+ * struct npo_queue_fault - a queue error, with whom it befell
+ * @err: what the device logged.
+ * @owned: the queue was still there: its owner follows.
+ * @pid: the process that created it.
+ * @comm: its command name then.
+ * @uid: its user.
+ * @pd: its protection domain.
+ * @job: its job.
+ */
+struct npo_queue_fault {
+	struct npo_queue_error err;
+	bool owned;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	uid_t uid;
+	u32 pd;
+	u32 job;
+};
+
+/* Queue errors waiting for the "queue" reporter, per device. */
+#define NPO_QUEUE_REPORTS_QUEUED	8
+
+/**
+ * struct npo_queue_health - queues in error, as devlink reports them
+ * @reporter: the "queue" health reporter.
+ * @read_work: reads the device's queue error log; cancelled while the
+ *	device restarts, as a record read then could name a reused queue.
+ * @read_pending: the log may hold records @read_work has not read.
+ * @report_work: hands faults to devlink, with no driver lock held (devlink
+ *	takes its instance lock, under which a recovery cancels @read_work).
+ * @rs: limits how often queue errors are logged and sent.
+ * @lock: protects the fields below.
+ * @queue: faults not yet handed to devlink, from @head, @count of them.
+ * @head: the oldest.
+ * @count: how many.
+ * @failed: queues in error that still exist.
+ * @reported: devlink was told of an error not since cleared.
+ * @live: devlink shows the device: faults can be reported.
+ */
+struct npo_queue_health {
+	struct devlink_health_reporter *reporter;
+	struct work_struct read_work;
+	bool read_pending;
+	struct work_struct report_work;
+	struct ratelimit_state rs;
+	spinlock_t lock; /* queue, head, count, failed, reported, live */
+	struct npo_queue_fault queue[NPO_QUEUE_REPORTS_QUEUED];
+	unsigned int head;
+	unsigned int count;
+	unsigned int failed;
+	bool reported;
+	bool live;
+};
+
 struct npo_history_entry;
 
 /**
@@ -491,6 +564,7 @@ struct npo_history {
  * @devlink: the devlink instance (npo_devlink.c).
  * @dl_ports: its ports, one per link port.
  * @fwh: the firmware's health (npo_fw_health.c).
+ * @qh: queues the device put in error (npo_queue_health.c).
  * @history: the events it sent, kept for those who come later.
  * @debugfs: this device's debugfs directory.
  * @ports: link ports, NULL if the device has no link capability.
@@ -582,6 +656,7 @@ struct npo_dev {
 	struct devlink *devlink;
 	struct devlink_port *dl_ports;
 	struct npo_fw_health fwh;
+	struct npo_queue_health qh;
 	struct npo_history history;
 
 	struct dentry *debugfs;
@@ -623,11 +698,15 @@ struct npo_dev {
 };
 
 /**
- * struct npo_queue_owner - who created a queue, for refusal reports
+ * struct npo_queue_owner - who created a queue, for refusal and error reports
  * @tgid: the process (thread group id, in the initial namespace).
  * @comm: its command name then.
  * @uid: its user, whom the queue's refusals count against.
+ * @pd: the queue's protection domain.
  * @job: the queue's job.
+ * @failed: the device put the queue in error, for @error
+ *	(npo_queue_health.c); under the table's lock.
+ * @error: what it logged.
  *
  * The process that creates a queue may not be the one that opened the
  * file: a launcher opens it and hands it over.
@@ -636,7 +715,10 @@ struct npo_queue_owner {
 	pid_t tgid;
 	char comm[TASK_COMM_LEN];
 	kuid_t uid;
+	u32 pd;
 	u32 job;
+	bool failed;
+	struct npo_queue_error error;
 };
 
 /**
@@ -768,6 +850,8 @@ void npo_mbox_release(struct npo_dev *ndev, u8 opcode, const u32 *args,
 void npo_mbox_settle(struct npo_dev *ndev, u8 opcode, int err);
 int npo_mbox_read(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		  unsigned int nargs, u32 *ret, unsigned int nret);
+int npo_mbox_read_log(struct npo_dev *ndev, u8 opcode, void *log,
+		      size_t rec_size, unsigned int max, u32 *lost);
 int npo_mbox_exec(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		  unsigned int nargs, u32 *ret, unsigned int nret);
 void npo_mbox_irq(struct npo_dev *ndev);
@@ -928,6 +1012,18 @@ struct seq_file;
 void npo_job_offenders_show(struct npo_dev *ndev, struct seq_file *m);
 void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m);
 void npo_refusal_irq(struct npo_dev *ndev);
+const char *npo_op_name(u8 opcode);
+const char *npo_status_name(u32 status);
+void npo_queue_health_init(struct npo_dev *ndev);
+int npo_queue_health_create(struct npo_dev *ndev);
+void npo_queue_health_start(struct npo_dev *ndev);
+void npo_queue_health_stop(struct npo_dev *ndev);
+void npo_queue_health_destroy(struct npo_dev *ndev);
+void npo_queue_error_irq(struct npo_dev *ndev);
+void npo_queue_error_flush(struct npo_dev *ndev);
+void npo_queue_error_cancel(struct npo_dev *ndev);
+void npo_queue_owner_forget(struct npo_dev *ndev, u32 id);
+int npo_queue_error_put(struct sk_buff *skb, struct npo_dev *ndev, u32 id);
 void npo_refusal_flush(struct npo_dev *ndev);
 void npo_job_init(struct npo_dev *ndev);
 void npo_job_fini(struct npo_dev *ndev);

@@ -159,11 +159,17 @@ int npo_devlink_register(struct npo_dev *ndev)
 	err = npo_link_health_create(ndev);
 	if (err)
 		goto err_fw;
+	err = npo_queue_health_create(ndev);
+	if (err)
+		goto err_link;
 	devlink_register(ndev->devlink);
 	/* devlink hears of links from here on, not before it shows them. */
 	npo_link_health_start(ndev);
+	npo_queue_health_start(ndev);
 	return 0;
 
+err_link:
+	npo_link_health_destroy(ndev);
 err_fw:
 	npo_fw_health_destroy(ndev);
 err_ports:
@@ -180,7 +186,9 @@ err_ports:
 void npo_devlink_unregister(struct npo_dev *ndev)
 {
 	npo_link_health_stop(ndev);
+	npo_queue_health_stop(ndev);
 	devlink_unregister(ndev->devlink);
+	npo_queue_health_destroy(ndev);
 	npo_link_health_destroy(ndev);
 	npo_fw_health_destroy(ndev);
 	npo_devlink_ports_unregister(ndev, ndev->num_ports);

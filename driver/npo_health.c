@@ -290,6 +290,7 @@ static int npo_health_restart_locked(struct npo_dev *ndev)
 	npo_link_stop(ndev);
 	/* Refusals read now could name queues the restart frees and reuses. */
 	cancel_work_sync(&ndev->refusal_work);
+	npo_queue_error_cancel(ndev);
 	trace_npo_recovery_step(ndev, "reset", 0);
 	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 	trace_npo_recovery_step(ndev, "revoke", 0);
@@ -348,6 +349,7 @@ void npo_health_init(struct npo_dev *ndev)
 	ratelimit_state_init(&ndev->pcie_log, 10 * HZ, 5);
 	atomic_set(&ndev->stops, 0);
 	npo_fw_health_init(ndev);
+	npo_queue_health_init(ndev);
 }
 
 static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
@@ -367,6 +369,7 @@ static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
 	npo_link_stop(ndev);
 	/* Refusals read now could name queues the recovery frees and reuses. */
 	cancel_work_sync(&ndev->refusal_work);
+	npo_queue_error_cancel(ndev);
 	npo_health_dev_event(ndev, NPO_DEV_FAULT_PCIE);
 	return state == pci_channel_io_normal ? PCI_ERS_RESULT_CAN_RECOVER :
 						PCI_ERS_RESULT_NEED_RESET;

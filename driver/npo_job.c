@@ -287,19 +287,6 @@ struct npo_refusal {
 	u32 throttle_ms;
 };
 
-static const char *npo_op_name(u8 opcode)
-{
-	static const char * const names[] = {
-		[NPO_OP_NOP] = "nop", [NPO_OP_WRITE] = "write",
-		[NPO_OP_READ] = "read", [NPO_OP_WRITE_IMM] = "write-imm",
-		[NPO_OP_FETCH_ADD] = "fetch-add", [NPO_OP_CMP_SWAP] = "cmp-swap",
-		[NPO_OP_SEND] = "send",
-	};
-
-	return opcode < ARRAY_SIZE(names) && names[opcode] ? names[opcode] :
-							      "request";
-}
-
 /* The queue's creator, from the table queue creation fills in. */
 static void npo_refusal_owner(struct npo_dev *ndev, struct npo_refusal *r)
 {
@@ -386,8 +373,8 @@ static void npo_refusal_work(struct work_struct *work)
 				   sizeof(struct npo_hw_refusal);
 	unsigned int batches = NPO_REFUSAL_BATCHES;
 	struct npo_hw_refusal *log;
-	u32 args[3], rets[2];
 	unsigned int i, n;
+	u32 lost;
 	int err;
 
 	log = kmalloc(size, GFP_KERNEL);
@@ -395,19 +382,13 @@ static void npo_refusal_work(struct work_struct *work)
 		return;
 	do {
 		WRITE_ONCE(ndev->refusal_pending, false);
-		mutex_lock(&ndev->cmd_lock);
-		args[0] = lower_32_bits(ndev->cmd_dma);
-		args[1] = upper_32_bits(ndev->cmd_dma);
-		args[2] = FIELD_PREP(NPO_REFUSALS_MAX, NPO_REFUSAL_DEPTH);
-		err = npo_mbox_read(ndev, NPO_MBOX_OP_REFUSALS, args,
-				    ARRAY_SIZE(args), rets, ARRAY_SIZE(rets));
-		n = err ? 0 : min_t(u32, rets[0], NPO_REFUSAL_DEPTH);
-		memcpy(log, ndev->cmd_buf, n * sizeof(*log));
-		mutex_unlock(&ndev->cmd_lock);
-		if (!err && rets[1])
+		err = npo_mbox_read_log(ndev, NPO_MBOX_OP_REFUSALS, log,
+					sizeof(*log), NPO_REFUSAL_DEPTH, &lost);
+		n = max(err, 0);
+		if (err >= 0 && lost)
 			dev_warn_ratelimited(&ndev->pdev->dev,
 					     "%u refused requests went unreported: the refusal log was full\n",
-					     rets[1]);
+					     lost);
 		for (i = 0; i < n; i++) {
 			struct npo_refusal r = {
 				.rec.job = le32_to_cpu(log[i].job),

@@ -209,6 +209,8 @@ static irqreturn_t npo_admin_irq(int irq, void *data)
 		npo_timesync_irq(ndev);
 	if (status & NPO_IRQ_REFUSED)
 		npo_refusal_irq(ndev);
+	if (status & NPO_IRQ_QUEUE_ERROR)
+		npo_queue_error_irq(ndev);
 	if (status & NPO_IRQ_FATAL)
 		npo_health_fatal(ndev);
 	return IRQ_HANDLED;
@@ -233,7 +235,9 @@ static int npo_hw_reset(struct npo_dev *ndev)
 	npo_wr32(ndev, NPO_REG_IRQ_MASK,
 		 NPO_IRQ_MBOX_DONE | NPO_IRQ_FATAL | NPO_IRQ_LINK |
 		 (ndev->caps & NPO_CAPS_CLOCK ? NPO_IRQ_TIME : 0) |
-		 (ndev->caps & NPO_CAPS_QUEUES ? NPO_IRQ_REFUSED : 0));
+		 (ndev->caps & NPO_CAPS_QUEUES ? NPO_IRQ_REFUSED : 0) |
+		 (FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
+		  NPO_IF_MINOR_QUEUE_ERRORS ? NPO_IRQ_QUEUE_ERROR : 0));
 	return 0;
 }
 
@@ -274,6 +278,7 @@ static void npo_hw_stop(struct npo_dev *ndev)
 	npo_wr32(ndev, NPO_REG_IRQ_MASK, 0);
 	npo_link_stop(ndev);
 	cancel_work_sync(&ndev->refusal_work);
+	npo_queue_error_cancel(ndev);
 	/* No DMA either, before any memory it was given is freed. */
 	pci_clear_master(ndev->pdev);
 	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);

@@ -192,6 +192,43 @@ int npo_mbox_read(struct npo_dev *ndev, u8 opcode, const u32 *args,
 }
 
 /**
+ * npo_mbox_read_log() - move the oldest records of a device log to @log
+ * @ndev: the device.
+ * @opcode: %NPO_MBOX_OP_REFUSALS or %NPO_MBOX_OP_QUEUE_ERRORS.
+ * @log: where to copy the records.
+ * @rec_size: bytes per record.
+ * @max: records @log holds; at most a command page's worth.
+ * @lost: set to the records the device dropped, its log full, since the
+ *	last read.
+ *
+ * Context: process context; sleeps.
+ * Return: the number of records copied, or as npo_mbox_read().
+ */
+int npo_mbox_read_log(struct npo_dev *ndev, u8 opcode, void *log,
+		      size_t rec_size, unsigned int max, u32 *lost)
+{
+	u32 args[3], rets[2];
+	unsigned int n;
+	int err;
+
+	if (WARN_ON_ONCE(max * rec_size > PAGE_SIZE))
+		return -EINVAL;
+	mutex_lock(&ndev->cmd_lock);
+	args[0] = lower_32_bits(ndev->cmd_dma);
+	args[1] = upper_32_bits(ndev->cmd_dma);
+	args[2] = FIELD_PREP(NPO_REFUSALS_MAX, max);
+	err = npo_mbox_read(ndev, opcode, args, ARRAY_SIZE(args), rets,
+			    ARRAY_SIZE(rets));
+	n = err ? 0 : min_t(u32, rets[0], max);
+	memcpy(log, ndev->cmd_buf, n * rec_size);
+	mutex_unlock(&ndev->cmd_lock);
+	if (err)
+		return err;
+	*lost = rets[1];
+	return n;
+}
+
+/**
  * npo_mbox_exec() - run one mailbox command and wait for its result
  * @ndev: the device.
  * @opcode: &enum npo_mbox_opcode.

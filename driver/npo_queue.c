@@ -284,7 +284,9 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	q->owner.tgid = task_tgid_nr(current);
 	get_task_comm(q->owner.comm, current);
 	q->owner.uid = current_uid();
+	q->owner.pd = nfile->pd;
 	q->owner.job = nfile->job;
+	q->owner.failed = false;
 	err = xa_insert(&ndev->queue_owners, id, &q->owner, GFP_KERNEL);
 	if (err)
 		goto err_free;
@@ -315,7 +317,7 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 err_hw:
 	npo_queue_hw_destroy(ndev, id);
 err_owner:
-	xa_erase(&ndev->queue_owners, id);
+	npo_queue_owner_forget(ndev, id);
 err_free:
 	npo_queue_free(ndev, q);
 	return err;
@@ -404,10 +406,11 @@ static void npo_queue_release(struct npo_file *nfile, struct npo_queue *q,
 
 	if (end == NPO_QUEUE_END_DESTROY) {
 		npo_queue_hw_destroy(ndev, id);
-		/* Its refusals name this file's process, not the id's next. */
+		/* Its refusals and error name this process, not the id's next. */
 		npo_refusal_flush(ndev);
+		npo_queue_error_flush(ndev);
 	}
-	xa_erase(&ndev->queue_owners, id);
+	npo_queue_owner_forget(ndev, id);
 	unmap_mapping_range(nfile->mapping,
 			    npo_mmap_offset(NPO_MMAP_RING, id), q->layout.size, 1);
 	unmap_mapping_range(nfile->mapping,
@@ -712,7 +715,8 @@ int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma)
 }
 
 /* The ring header tells how far the device and the process have come. */
-static int npo_queue_put(struct sk_buff *skb, const struct npo_queue *q)
+static int npo_queue_put(struct sk_buff *skb, struct npo_dev *ndev,
+			 const struct npo_queue *q)
 {
 	if (nla_put_u32(skb, NPO_ATTR_QUEUE_ID, q->id) ||
 	    nla_put_u32(skb, NPO_ATTR_QUEUE_SQ_ENTRIES, q->sq_entries) ||
@@ -728,7 +732,7 @@ static int npo_queue_put(struct sk_buff *skb, const struct npo_queue *q)
 			npo_ring_header_read(q, NPO_RING_STATUS)) ||
 	    nla_put_u8(skb, NPO_ATTR_QUEUE_INTERRUPT, !!q->eventfd))
 		return -EMSGSIZE;
-	return 0;
+	return npo_queue_error_put(skb, ndev, q->id);
 }
 
 /**
@@ -751,7 +755,8 @@ int npo_queue_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		hdr = npo_genl_dump_begin(skb, cb, NPO_CMD_QUEUE_GET, nfile);
 		if (!hdr)
 			return -EMSGSIZE;
-		err = npo_genl_end(skb, hdr, npo_queue_put(skb, q));
+		err = npo_genl_end(skb, hdr,
+				   npo_queue_put(skb, nfile->ndev, q));
 		if (err)
 			return err;
 	}

@@ -32,6 +32,7 @@
 #define   NPO_IF_MINOR_FW_HEALTH	8	/* heartbeat, crash record */
 #define   NPO_IF_MINOR_LANE_LIMITS	9	/* lane thresholds, slow faults */
 #define   NPO_IF_MINOR_DOWN_TIME	10	/* when a link went down */
+#define   NPO_IF_MINOR_QUEUE_ERRORS	11	/* the queue error log */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -103,6 +104,7 @@ enum npo_mbox_opcode {
 	NPO_MBOX_OP_MR_DESTROY = 0x34,
 	NPO_MBOX_OP_PD_JOB = 0x35,		/* interface 1.6 */
 	NPO_MBOX_OP_REFUSALS = 0x36,		/* interface 1.6 */
+	NPO_MBOX_OP_QUEUE_ERRORS = 0x37,	/* interface 1.11 */
 	NPO_MBOX_OP_TIME_SEND = 0x40,
 	NPO_MBOX_OP_TIME_RECV = 0x41,
 };
@@ -135,6 +137,7 @@ enum npo_mbox_result {
 #define   NPO_IRQ_LINK			BIT(2)
 #define   NPO_IRQ_TIME			BIT(3)	/* a time-sync message came */
 #define   NPO_IRQ_REFUSED		BIT(4)	/* 1.6: the refusal log grew */
+#define   NPO_IRQ_QUEUE_ERROR		BIT(5)	/* 1.11: a queue went into error */
 #define NPO_REG_LINK_EVENT_PORTS	0x208	/* ports with pending events */
 
 /* Device clock (interface 1.4) */
@@ -429,6 +432,32 @@ struct npo_hw_refusal {
 	u8 opcode;
 	__le32 status;
 	__le32 count;
+	__le32 rsvd;
+} __packed;
+
+/* QUEUE_ERRORS: ARG0/1 the buffer, ARG2 how many records it holds. */
+#define NPO_QUEUE_ERRORS_MAX		GENMASK(15, 0)
+#define NPO_QUEUE_ERROR_DEPTH		64
+#define NPO_QERR_OP_NONE		0xff	/* a tail beyond the ring */
+
+/**
+ * struct npo_hw_queue_error - one record of the queue error log (1.11)
+ * @wr_id: the descriptor's or receive buffer's wr_id.
+ * @status: NPO_STATUS_* it completed with.
+ * @peer_node: its destination node, or the sender of a receive.
+ * @queue: the queue that went into error.
+ * @opcode: NPO_OP_* of the work; NPO_QERR_OP_NONE if no descriptor was
+ *	at fault (a tail beyond the ring).
+ * @port: the port it went through; NPO_CQE_PORT_NONE in loopback.
+ * @rsvd: zero.
+ */
+struct npo_hw_queue_error {
+	__le64 wr_id;
+	__le32 status;
+	__le32 peer_node;
+	__le16 queue;
+	u8 opcode;
+	u8 port;
 	__le32 rsvd;
 } __packed;
 

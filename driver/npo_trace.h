@@ -91,6 +91,31 @@ TRACE_EVENT(npo_queue_revoked,
 	    TP_printk("%s queue %u pid %d", __get_str(dev), __entry->queue,
 		      __entry->pid));
 
+/* The device put a queue in error: the work that failed, where it went. */
+TRACE_EVENT(npo_queue_error,
+	    TP_PROTO(const struct npo_dev *ndev, const struct npo_queue_error *e),
+	    TP_ARGS(ndev, e),
+	    TP_STRUCT__entry(__string(dev, dev_name(&ndev->dev))
+			     __field(u32, node)
+			     __field(u32, queue)
+			     __field(u32, status)
+			     __field(u8, opcode)
+			     __field(u8, port)
+			     __field(u32, peer_node)
+			     __field(u64, wr_id)),
+	    TP_fast_assign(npo_assign_str(dev, dev_name(&ndev->dev));
+			   __entry->node = ndev->node_id;
+			   __entry->queue = e->queue;
+			   __entry->status = e->status;
+			   __entry->opcode = e->opcode;
+			   __entry->port = e->port;
+			   __entry->peer_node = e->peer_node;
+			   __entry->wr_id = e->wr_id;),
+	    TP_printk("%s node %u queue %u status %u opcode %u port %u peer %u wr_id 0x%llx",
+		      __get_str(dev), __entry->node, __entry->queue,
+		      __entry->status, __entry->opcode, __entry->port,
+		      __entry->peer_node, __entry->wr_id));
+
 #endif /* _NPO_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

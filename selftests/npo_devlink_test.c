@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -417,14 +418,20 @@ static void tenant_close(struct tenant *t)
  * ready again, the tenant's queue revoked and a new one working, the
  * other device untouched.  How fast is make bench's to measure.
  */
-/* The device's kept events, as npoctl -j events gives them. */
-static struct json_object *kept_events(const char *name)
+/* npoctl -j COMMAND NAME, parsed; NULL on failure. */
+static struct json_object *npoctl_json(const char *command, const char *name)
 {
 	static char out[1 << 18];
 
-	if (npo_test_run(out, sizeof(out), "npoctl -j events %s", name))
+	if (npo_test_run(out, sizeof(out), "npoctl -j %s %s", command, name))
 		return NULL;
 	return json_tokener_parse(out);
+}
+
+/* The device's kept events, as npoctl -j events gives them. */
+static struct json_object *kept_events(const char *name)
+{
+	return npoctl_json("events", name);
 }
 
 static long long last_seq(const char *name)
@@ -644,6 +651,195 @@ TEST_F(devlink, a_second_failure_waits_for_the_operator)
 	ASSERT_EQ(0, fw_reporter(self, &r));
 	EXPECT_STREQ("healthy", r.state);
 	EXPECT_EQ(before.recovers + 2, r.recovers);
+}
+
+/* The "queue" reporter's state, polled until it reads @want. */
+static bool wait_queue_reporter(FIXTURE_DATA(devlink) *self, const char *want,
+				long long errors, struct reporter *r)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!reporter_show(self->handle, "queue", r) &&
+		    r->errors >= errors && !strcmp(r->state, want))
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/* In the queue listing, queue @qid of process @pid; NULL if absent. */
+static struct json_object *listed_queue(struct json_object *list, int pid,
+					uint32_t qid)
+{
+	struct json_object *e;
+	size_t i;
+
+	for (i = 0; list && i < json_object_array_length(list); i++) {
+		e = json_object_array_get_idx(list, i);
+		if (json_object_get_int64(jget(e, "pid", NULL)) == pid &&
+		    json_object_get_int64(jget(e, "queue", NULL)) == qid)
+			return e;
+	}
+	return NULL;
+}
+
+#define QERR_WR_ID	0x5eedULL
+
+/*
+ * A child process makes its own queue fail (a write with a local key of
+ * the wrong tag) and keeps it, reporting its queue number on @fds[1].
+ * It leaves once the parent closes @back.
+ */
+static void queue_fail_child(const char *name, int out, int back)
+{
+	struct tenant t;
+	struct npo_cqe *c;
+	uint32_t qid;
+	char byte;
+
+	if (tenant_open(&t, name))
+		_exit(2);
+	npo_prep_write(npo_get_sqe(t.q), QERR_WR_ID, npo_mr_lkey(t.mr) ^ 0x10000,
+		       t.buf, 64, t.q->node_id, npo_mr_rkey(t.mr),
+		       (uintptr_t)t.buf + 8192);
+	npo_prep_write(npo_get_sqe(t.q), QERR_WR_ID + 1, npo_mr_lkey(t.mr),
+		       t.buf, 64, t.q->node_id, npo_mr_rkey(t.mr),
+		       (uintptr_t)t.buf + 8192);
+	npo_submit(t.q);
+	if (npo_wait_cqe(t.q, &c, 10000) || c->wr_id != QERR_WR_ID ||
+	    c->status != NPO_STATUS_LOCAL_KEY)
+		_exit(3);
+	qid = t.q->id;
+	if (write(out, &qid, sizeof(qid)) != sizeof(qid))
+		_exit(4);
+	if (read(back, &byte, 1) < 0)
+		_exit(5);
+	_exit(0);
+}
+
+/*
+ * A queue the device puts in error is the owner's own business, but the
+ * administrator sees it at once, named: the "queue" reporter goes to
+ * error and its diagnosis lists the queue with its process, protection
+ * domain, the failed work and its status; the kernel log, the event
+ * history and `npoctl queue` say the same.  Another process's queue on
+ * the same device keeps moving data.  Once the failed queue is gone (its
+ * process exits) the reporter is healthy again, nothing recovered.
+ */
+TEST_F(devlink, a_queue_in_error_is_reported_with_its_owner)
+{
+	struct json_object *diag, *dump, *list, *e;
+	int to_parent[2], to_child[2], status;
+	struct reporter before, r;
+	char log[32768], want[96];
+	long long seq;
+	struct tenant t;
+	uint32_t qid;
+	size_t mark;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	ASSERT_TRUE(wait_queue_reporter(self, "healthy", 0, &before))
+		TH_LOG("no healthy \"queue\" reporter: %s", before.state);
+	EXPECT_FALSE(before.auto_recover);
+	ASSERT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter queue",
+				  self->handle));
+	ASSERT_EQ(0, tenant_open(&t, self->name));
+	mark = npo_test_dmesg_mark();
+	seq = last_seq(self->name);
+
+	ASSERT_EQ(0, pipe(to_parent));
+	ASSERT_EQ(0, pipe(to_child));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(to_parent[0]);
+		close(to_child[1]);
+		queue_fail_child(self->name, to_parent[1], to_child[0]);
+	}
+	close(to_parent[1]);
+	close(to_child[0]);
+	ASSERT_EQ(sizeof(qid), read(to_parent[0], &qid, sizeof(qid)));
+
+	ASSERT_TRUE(wait_queue_reporter(self, "error", before.errors + 1, &r));
+	EXPECT_EQ(before.errors + 1, r.errors);
+	EXPECT_EQ(before.recovers, r.recovers);
+
+	/* Every queue in error now, with its owner and cause. */
+	diag = devlink_json("health diagnose %s reporter queue%s", self->handle, "");
+	ASSERT_NE(NULL, diag);
+	EXPECT_EQ(1, json_object_get_int64(jget(diag, "queues_in_error", NULL)));
+	e = listed_queue(jget(diag, "queues", NULL), pid, qid);
+	ASSERT_NE(NULL, e) TH_LOG("%s", json_object_to_json_string(diag));
+	EXPECT_STREQ("local-key", jstr(jget(e, "status", NULL)));
+	EXPECT_STREQ("write", jstr(jget(e, "opcode", NULL)));
+	EXPECT_EQ(QERR_WR_ID, (unsigned long long)
+		  json_object_get_int64(jget(e, "wr_id", NULL)));
+	EXPECT_EQ(t.q->node_id, json_object_get_int64(jget(e, "peer_node", NULL)));
+	EXPECT_EQ(NULL, jget(e, "port", NULL));
+	json_object_put(diag);
+
+	/* The report's own record. */
+	dump = devlink_json("health dump show %s reporter queue%s", self->handle, "");
+	ASSERT_NE(NULL, dump);
+	EXPECT_EQ(qid, json_object_get_int64(jget(dump, "queue", NULL)));
+	EXPECT_EQ(pid, json_object_get_int64(jget(dump, "pid", NULL)));
+	EXPECT_STREQ("local-key", jstr(jget(dump, "status", NULL)));
+	json_object_put(dump);
+
+	/* npoctl sees the cause next to the queue; the neighbour is clean. */
+	list = npoctl_json("queue show", self->name);
+	ASSERT_NE(NULL, list);
+	e = listed_queue(jget(list, "queues", NULL), pid, qid);
+	ASSERT_NE(NULL, e);
+	EXPECT_STREQ(npo_status_str(NPO_STATUS_LOCAL_KEY),
+		     jstr(jget(e, "error", "status", NULL)));
+	EXPECT_EQ(QERR_WR_ID, (unsigned long long)
+		  json_object_get_int64(jget(e, "error", "wr_id", NULL)));
+	e = listed_queue(jget(list, "queues", NULL), getpid(), t.q->id);
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(NULL, jget(e, "error", NULL));
+	json_object_put(list);
+
+	/* Another process's queue on the device is not touched. */
+	EXPECT_EQ(0, tenant_write(&t, 3));
+
+	/* Closing the failed queue's file clears the reporter. */
+	close(to_child[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	close(to_parent[0]);
+	EXPECT_TRUE(wait_queue_reporter(self, "healthy", before.errors + 1, &r))
+		TH_LOG("state %s", r.state);
+	EXPECT_EQ(before.errors + 1, r.errors);
+	EXPECT_EQ(0, tenant_write(&t, 4));
+	tenant_close(&t);
+
+	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
+	snprintf(want, sizeof(want), "queue %u (pid %d ", qid, pid);
+	EXPECT_NE(NULL, strstr(log, want)) TH_LOG("%s", log);
+	EXPECT_NE(NULL, strstr(log, "in error: write wr_id 0x5eed to node"))
+		TH_LOG("%s", log);
+
+	/* The history keeps the event, with the owner. */
+	list = kept_events(self->name);
+	ASSERT_NE(NULL, list);
+	e = NULL;
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		struct json_object *k = json_object_array_get_idx(list, i);
+
+		if (json_object_get_int64(jget(k, "seq", NULL)) > seq &&
+		    !strcmp(jstr(jget(k, "event", NULL)), "queue-error"))
+			e = k;
+	}
+	ASSERT_NE(NULL, e);
+	EXPECT_EQ(qid, json_object_get_int64(jget(e, "queue", NULL)));
+	EXPECT_EQ(pid, json_object_get_int64(jget(e, "pid", NULL)));
+	EXPECT_EQ(QERR_WR_ID, (unsigned long long)
+		  json_object_get_int64(jget(e, "error", "wr_id", NULL)));
+	json_object_put(list);
 }
 
 /* Port @port's "link" reporter. */

@@ -72,6 +72,28 @@ static void print_event_risk(struct nlattr **tb)
 	print_text(")");
 }
 
+/* The device put a queue in error: whose, and the work that failed. */
+static void queue_error_print(struct nlattr **tb, const char *dev)
+{
+	print_string("device", "%s", dev);
+	print_uint("node", " (node %llu): ", get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0));
+	print_string("event", "%s", npo_event_str(NPO_EVENT_QUEUE_ERROR));
+	print_uint("queue", " queue %llu", get_u32(tb, NPO_ATTR_QUEUE_ID, 0));
+	if (tb[NPO_ATTR_OWNER_PID]) {
+		print_uint("pid", " (pid %llu", get_u32(tb, NPO_ATTR_OWNER_PID, 0));
+		print_string("comm", " %s", tb[NPO_ATTR_OWNER_COMM] ?
+			     nla_get_string(tb[NPO_ATTR_OWNER_COMM]) : "?");
+		print_uint("uid", " uid %llu", get_u32(tb, NPO_ATTR_OWNER_UID, 0));
+		print_uint("pd", " pd %llu", get_u32(tb, NPO_ATTR_PD, 0));
+		if (print_is_json())
+			print_uint("job", "", get_u32(tb, NPO_ATTR_JOB, 0));
+		else
+			print_text(" job 0x%08x)", get_u32(tb, NPO_ATTR_JOB, 0));
+	}
+	print_text(":");
+	queue_print_error(tb);
+}
+
 /* A device failed or came back. */
 static void device_print(struct nlattr **tb, const char *dev)
 {
@@ -209,6 +231,8 @@ static void event_print(struct nlattr **tb, struct nlattr *attrs, int len,
 		clock_print_state(tb);
 	} else if (ev == NPO_EVENT_DEVICE) {
 		device_print(tb, dev);
+	} else if (ev == NPO_EVENT_QUEUE_ERROR) {
+		queue_error_print(tb, dev);
 	} else {
 		port_event_print(tb, dev, ev);
 		if (ev == NPO_EVENT_LINK_DOWN)
@@ -269,7 +293,7 @@ struct history_filter {
 static bool is_port_event(uint32_t ev)
 {
 	return ev != NPO_EVENT_REFUSED && ev != NPO_EVENT_CLOCK &&
-	       ev != NPO_EVENT_DEVICE;
+	       ev != NPO_EVENT_DEVICE && ev != NPO_EVENT_QUEUE_ERROR;
 }
 
 static int on_kept_event(struct nlattr **tb, struct nlattr *attrs, int len,

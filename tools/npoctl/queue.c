@@ -35,6 +35,51 @@ static void print_owner(struct nlattr **tb)
 		print_text("  0x%08x", get_u32(tb, NPO_ATTR_JOB, 0));
 }
 
+static const char *op_name(uint32_t opcode)
+{
+	static const char *const names[] = {
+		[NPO_OP_NOP] = "nop", [NPO_OP_WRITE] = "write",
+		[NPO_OP_READ] = "read", [NPO_OP_WRITE_IMM] = "write-imm",
+		[NPO_OP_FETCH_ADD] = "fetch-add", [NPO_OP_CMP_SWAP] = "cmp-swap",
+		[NPO_OP_SEND] = "send", [NPO_OP_RECV] = "recv",
+		[NPO_OP_RECV_IMM] = "recv-imm",
+	};
+
+	if (opcode == 255)
+		return "ring";
+	return opcode < sizeof(names) / sizeof(names[0]) && names[opcode] ?
+	       names[opcode] : "request";
+}
+
+/*
+ * The work that put a queue in error, from a queue listing or an event:
+ * status, operation, wr_id, and the node and port it went to or came from.
+ */
+void queue_print_error(struct nlattr **tb)
+{
+	uint32_t op = get_u32(tb, NPO_ATTR_QUEUE_ERR_OPCODE, 0);
+	bool in = op == NPO_OP_RECV || op == NPO_OP_RECV_IMM;
+
+	if (!tb[NPO_ATTR_QUEUE_ERR_STATUS])
+		return;
+	print_open_object("error");
+	print_string("status", " %s", npo_status_str(
+		     get_u32(tb, NPO_ATTR_QUEUE_ERR_STATUS, 0)));
+	print_string("opcode", ": %s", op_name(op));
+	if (print_is_json())
+		print_uint("wr_id", "", get_u64(tb, NPO_ATTR_QUEUE_ERR_WR_ID));
+	else
+		print_text(" wr_id 0x%llx", (unsigned long long)
+			   get_u64(tb, NPO_ATTR_QUEUE_ERR_WR_ID));
+	if (tb[NPO_ATTR_QUEUE_ERR_PEER_NODE])
+		print_uint("peer_node", in ? " from node %llu" : " to node %llu",
+			   get_u32(tb, NPO_ATTR_QUEUE_ERR_PEER_NODE, 0));
+	if (tb[NPO_ATTR_QUEUE_ERR_PORT])
+		print_uint("port", " via port %llu",
+			   get_u32(tb, NPO_ATTR_QUEUE_ERR_PORT, 0));
+	print_close_object();
+}
+
 static int on_queue(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		    UNUSED int len, uint8_t cmd, void *arg)
 {
@@ -72,6 +117,7 @@ static int on_queue(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	if (st & NPO_QSTAT_CQ_FULL)
 		print_string(NULL, "  %s", "CQ-FULL");
 	print_close_array();
+	queue_print_error(tb);
 	print_text("\n");
 	print_close_object();
 	return 0;

@@ -17,7 +17,7 @@ top=$(realpath "$here/../..")
 link() { ln -sfn "$1" "$2"; }
 
 for f in npo.c npo.h npo-port.c npo-phy.c npo-link.c npo-route.c npo-port-regs.c \
-	npo-dma.c npo-mr.c npo-refusal.c npo-fabric.c npo-clock.c npo-fw-health.c \
+	npo-dma.c npo-mr.c npo-refusal.c npo-queue-errors.c npo-fabric.c npo-clock.c npo-fw-health.c \
 	npo-regs.h npo-wire.h; do
 	link "$here/$f" "$src/hw/misc/$f"
 done
@@ -49,7 +49,7 @@ hook "$src/hw/misc/meson.build" <<MESON
 softmmu_ss.add(when: 'CONFIG_NPO',
                if_true: [files('npo.c', 'npo-port.c', 'npo-phy.c', 'npo-link.c', 'npo-route.c',
                                  'npo-port-regs.c', 'npo-dma.c', 'npo-mr.c', 'npo-refusal.c',
-                                 'npo-fabric.c',
+                                 'npo-queue-errors.c', 'npo-fabric.c',
                                  'npo-clock.c', 'npo-fw-health.c',
                                  'npo_fw_validate.c'), zlib])
 MESON

@@ -144,12 +144,19 @@ typedef struct NpoDest {
     NpoPort *port;              /* NULL for loopback */
 } NpoDest;
 
-void npo_queue_fail(NpoState *s, NpoQueue *q, uint32_t status)
+/*
+ * Put q in error for the work why describes (NULL: none, the poster broke
+ * the ring).  The first error is logged for the driver, before the
+ * completion that reports it is written.
+ */
+void npo_queue_fail(NpoState *s, NpoQueue *q, uint32_t status,
+                    const struct npo_cqe *why)
 {
     if (!q->error) {
         q->error = true;
         queue_sync_status(s, q);
         trace_npo_queue_error(s->node_id, q->id, status);
+        npo_queue_error_log(s, q, status, why);
     }
 }
 
@@ -166,7 +173,7 @@ void npo_deliver(NpoState *t, NpoQueue *dq, const NpoSender *from,
     c->peer_node = cpu_to_le32(from->node);
     c->peer_queue = cpu_to_le16(from->queue);
     if (!cq_has_room(t, dq)) {
-        npo_queue_fail(t, dq, NPO_STATUS_REMOTE_QUEUE);
+        npo_queue_fail(t, dq, NPO_STATUS_REMOTE_QUEUE, c);
         return;
     }
     cq_post(t, dq, c);
@@ -234,7 +241,7 @@ int npo_rq_take(NpoState *t, NpoQueue *tq, uint32_t len,
     c.wr_id = r->wr_id;
     c.status = cpu_to_le32(st);
     npo_deliver(t, tq, from, &c);
-    npo_queue_fail(t, tq, st);
+    npo_queue_fail(t, tq, st, &c);
     return st == NPO_STATUS_REMOTE_LENGTH ? st : NPO_STATUS_REMOTE_QUEUE;
 }
 
@@ -516,7 +523,7 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
         trace_npo_sqe(s->node_id, q->id, d.opcode, le32_to_cpu(d.length),
                       status);
         if (status) {
-            npo_queue_fail(s, q, status);
+            npo_queue_fail(s, q, status, &c);
         }
         if (status == NPO_STATUS_REMOTE_ACCESS) {
             npo_refusal_log(s, NPO_REFUSAL_SIDE_REQUESTER, q->job,
@@ -615,7 +622,7 @@ static bool tail_fits(NpoState *s, NpoQueue *q, const char *ring,
     qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: %s tail %u is beyond "
                   "head %u + %u entries\n", s->node_id, q->id, ring, tail,
                   head, entries);
-    npo_queue_fail(s, q, NPO_STATUS_BAD_DESCRIPTOR);
+    npo_queue_fail(s, q, NPO_STATUS_BAD_DESCRIPTOR, NULL);
     return false;
 }
 

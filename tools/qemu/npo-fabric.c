@@ -451,8 +451,16 @@ static uint32_t rx_send(NpoPort *p, const WireData *w, uint32_t n)
         st = npo_mr_check_local(t, &rmr, r->key, r->addr, total,
                                 NPO_ACCESS_LOCAL_WRITE, tq->pd);
         if (st) {
+            NpoSender from = sender_on(p, r->src_queue);
+            struct npo_cqe why = {
+                .wr_id = r->wr_id,
+                .opcode = NPO_OP_RECV,
+                .port = from.port,
+                .peer_node = cpu_to_le32(from.node),
+            };
+
             recv_end(p, r, st);
-            npo_queue_fail(t, tq, st);
+            npo_queue_fail(t, tq, st, &why);
             return NPO_STATUS_REMOTE_QUEUE;
         }
     }

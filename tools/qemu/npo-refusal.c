@@ -14,7 +14,6 @@
  */
 #include "qemu/osdep.h"
 #include "hw/pci/pci.h"
-#include "sysemu/dma.h"
 #include "trace.h"
 
 #include "npo.h"
@@ -49,35 +48,6 @@ void npo_refusal_log(NpoState *s, uint8_t side, uint32_t job,
     npo_irq_update(s, R_IRQ_STATUS_REFUSED_MASK);
 }
 
-/*
- * REFUSALS: move up to ARG2.MAX records, oldest first, to the buffer at
- * ARG0/ARG1; RET0 says how many, RET1 how many were lost since the last
- * read.  Records left behind raise REFUSED again.
- */
-static uint32_t mbox_refusals(NpoState *s)
-{
-    unsigned int max = FIELD_EX32(s->mbox_arg[2], REFUSALS_ARG2, MAX);
-    unsigned int n = MIN(max, s->refusal_count);
-
-    if (s->mbox_arg[2] & ~R_REFUSALS_ARG2_MAX_MASK) {
-        return MBOX_ERR_ARG;
-    }
-    if (n && pci_dma_write(PCI_DEVICE(s), npo_mbox_addr(s, 0), s->refusal,
-                           n * sizeof(s->refusal[0])) != MEMTX_OK) {
-        return MBOX_ERR_DMA;
-    }
-    s->refusal_count -= n;
-    memmove(s->refusal, s->refusal + n,
-            s->refusal_count * sizeof(s->refusal[0]));
-    s->mbox_ret[0] = n;
-    s->mbox_ret[1] = s->refusal_lost;
-    s->refusal_lost = 0;
-    if (s->refusal_count) {
-        npo_irq_update(s, R_IRQ_STATUS_REFUSED_MASK);
-    }
-    return MBOX_OK;
-}
-
 uint32_t npo_refusal_mbox(NpoState *s, uint32_t op)
 {
     if (op != MBOX_OP_REFUSALS) {
@@ -86,7 +56,9 @@ uint32_t npo_refusal_mbox(NpoState *s, uint32_t op)
     if (!(s->status & R_STATUS_FW_RUNNING_MASK)) {
         return MBOX_ERR_STATE;
     }
-    return mbox_refusals(s);
+    return npo_mbox_drain_log(s, s->refusal, sizeof(s->refusal[0]),
+                              &s->refusal_count, &s->refusal_lost,
+                              R_IRQ_STATUS_REFUSED_MASK);
 }
 
 void npo_refusal_reset(NpoState *s)

@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            10
+#define NPO_IF_MINOR            11
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -115,6 +115,7 @@ enum {
     MBOX_OP_MR_DESTROY = 0x34,
     MBOX_OP_PD_JOB = 0x35,              /* 1.6 */
     MBOX_OP_REFUSALS = 0x36,            /* 1.6 */
+    MBOX_OP_QUEUE_ERRORS = 0x37,        /* 1.11 */
     MBOX_OP_TIME_SEND = 0x40,
     MBOX_OP_TIME_RECV = 0x41,
 };
@@ -151,6 +152,7 @@ FIELD(QC_ARG1, PD, 0, 16)
 FIELD(QC_ARG1, RQ_LOG2, 16, 8)
 FIELD(PD_JOB_ARG0, PD, 0, 16)           /* PD_JOB; ARG1 the job */
 FIELD(REFUSALS_ARG2, MAX, 0, 16)        /* REFUSALS; ARG0/1 the buffer */
+FIELD(QUEUE_ERRORS_ARG2, MAX, 0, 16)    /* QUEUE_ERRORS; ARG0/1 the buffer */
 FIELD(TIME_SEND_ARG0, PORT, 0, 8)       /* TIME_SEND */
 FIELD(TIME_SEND_ARG0, FLAGS, 8, 8)
 #define TIME_SEND_ONE_STEP      BIT(0)  /* stamp bytes 8..15 on the way out */
@@ -176,13 +178,15 @@ REG32(IRQ_STATUS, 0x200)                /* write 1 to clear */
     FIELD(IRQ_STATUS, LINK, 2, 1)
     FIELD(IRQ_STATUS, TIME, 3, 1)       /* 1.4: a time-sync message came */
     FIELD(IRQ_STATUS, REFUSED, 4, 1)    /* 1.6: a remote request refused */
+    FIELD(IRQ_STATUS, QUEUE_ERROR, 5, 1) /* 1.11: a queue went into error */
 REG32(IRQ_MASK, 0x204)                  /* the same bits, 1 = enabled */
 REG32(LINK_EVENT_PORTS, 0x208)
 #define NPO_IRQ_ALL             (R_IRQ_STATUS_MBOX_DONE_MASK | \
                                  R_IRQ_STATUS_FATAL_MASK | \
                                  R_IRQ_STATUS_LINK_MASK | \
                                  R_IRQ_STATUS_TIME_MASK | \
-                                 R_IRQ_STATUS_REFUSED_MASK)
+                                 R_IRQ_STATUS_REFUSED_MASK | \
+                                 R_IRQ_STATUS_QUEUE_ERROR_MASK)
 
 /* Device clock (1.4) */
 REG32(CLK_MAX_ADJ, 0x300)
@@ -375,6 +379,23 @@ typedef struct QEMU_PACKED NpoHwRefusal {
 #define NPO_REFUSAL_SIDE_REQUESTER  0   /* one of this device's queues */
 #define NPO_REFUSAL_SIDE_TARGET     1   /* a peer's queue, refused here */
 #define NPO_REFUSAL_DEPTH           64
+
+/*
+ * One record of the queue error log (1.11), read with QUEUE_ERRORS: a
+ * queue went into error, and the work that put it there.
+ */
+typedef struct QEMU_PACKED NpoHwQueueError {
+    uint64_t wr_id;             /* the descriptor or receive buffer */
+    uint32_t status;            /* NPO_STATUS_* it completed with */
+    uint32_t peer_node;         /* its destination, or a receive's sender */
+    uint16_t queue;
+    uint8_t opcode;             /* NPO_OP_*; NPO_QERR_OP_NONE: no descriptor */
+    uint8_t port;               /* NPO_CQE_PORT_NONE: loopback or none */
+    uint32_t rsvd;
+} NpoHwQueueError;
+
+#define NPO_QERR_OP_NONE            0xff    /* a tail beyond the ring */
+#define NPO_QUEUE_ERROR_DEPTH       64
 
 /* MR_PAGES command block: this header, then count 64-bit page addresses. */
 typedef struct QEMU_PACKED NpoHwMrPages {

@@ -57,6 +57,38 @@ dma_addr_t npo_mbox_addr(NpoState *s, unsigned int lo)
 }
 
 /*
+ * REFUSALS and QUEUE_ERRORS: move up to ARG2[15:0] records of a log, oldest
+ * first, to the buffer at ARG0/ARG1; RET0 says how many, RET1 how many
+ * were lost (found the log full) since the last read.  Records left
+ * behind raise irq again, so a driver that reads a batch at a time is
+ * called back for the rest.
+ */
+uint32_t npo_mbox_drain_log(NpoState *s, void *log, size_t rec_size,
+                            unsigned int *count, uint32_t *lost,
+                            uint32_t irq)
+{
+    unsigned int max = FIELD_EX32(s->mbox_arg[2], REFUSALS_ARG2, MAX);
+    unsigned int n = MIN(max, *count);
+
+    if (s->mbox_arg[2] & ~R_REFUSALS_ARG2_MAX_MASK) {
+        return MBOX_ERR_ARG;
+    }
+    if (n && pci_dma_write(PCI_DEVICE(s), npo_mbox_addr(s, 0), log,
+                           n * rec_size) != MEMTX_OK) {
+        return MBOX_ERR_DMA;
+    }
+    *count -= n;
+    memmove(log, (uint8_t *)log + n * rec_size, *count * rec_size);
+    s->mbox_ret[0] = n;
+    s->mbox_ret[1] = *lost;
+    *lost = 0;
+    if (*count) {
+        npo_irq_update(s, irq);
+    }
+    return MBOX_OK;
+}
+
+/*
  * Read len bytes of a command block at off from the address in ARG0/ARG1:
  * 0, or -1 if the DMA failed (the command then fails with DMA).
  */
@@ -95,6 +127,7 @@ static void npo_reset_state(NpoState *s)
     npo_link_reset(s);
     npo_dma_reset(s);
     npo_refusal_reset(s);
+    npo_queue_error_reset(s);
     npo_clock_reset(s);
     npo_fw_health_reset(s);
 }
@@ -210,6 +243,9 @@ static void npo_mbox_complete(void *opaque)
         }
         if (result == MBOX_ERR_OPCODE) {
             result = npo_refusal_mbox(s, s->mbox_cmd);
+        }
+        if (result == MBOX_ERR_OPCODE) {
+            result = npo_queue_error_mbox(s, s->mbox_cmd);
         }
         if (result == MBOX_ERR_OPCODE) {
             result = npo_clock_mbox(s, s->mbox_cmd);

@@ -298,6 +298,9 @@ struct NpoState {
     NpoHwRefusal refusal[NPO_REFUSAL_DEPTH];    /* the refusal log */
     unsigned int refusal_count;
     uint32_t refusal_lost;      /* records that found the log full */
+    NpoHwQueueError qerr[NPO_QUEUE_ERROR_DEPTH];  /* the queue error log */
+    unsigned int qerr_count;
+    uint32_t qerr_lost;
     QEMUBH *dma_bh;
     QEMUTimer *dma_retry;       /* resumes queues waiting for a link */
     unsigned int dma_next;      /* queue the next engine run starts at */
@@ -309,6 +312,9 @@ struct NpoState {
 /* npo.c */
 void npo_irq_update(NpoState *s, uint32_t raised);
 dma_addr_t npo_mbox_addr(NpoState *s, unsigned int lo);
+uint32_t npo_mbox_drain_log(NpoState *s, void *log, size_t rec_size,
+                            unsigned int *count, uint32_t *lost,
+                            uint32_t irq);
 int npo_mbox_read_block(NpoState *s, dma_addr_t off, void *buf, size_t len);
 
 /* npo-fw-health.c */
@@ -343,7 +349,8 @@ typedef struct NpoSender {
 } NpoSender;
 
 NpoQueue *npo_queue_get(NpoState *s, unsigned int qid);
-void npo_queue_fail(NpoState *s, NpoQueue *q, uint32_t status);
+void npo_queue_fail(NpoState *s, NpoQueue *q, uint32_t status,
+                    const struct npo_cqe *why);
 void npo_deliver(NpoState *t, NpoQueue *dq, const NpoSender *from,
                  struct npo_cqe *c);
 int npo_rq_take(NpoState *t, NpoQueue *tq, uint32_t len,
@@ -373,6 +380,12 @@ void npo_refusal_log(NpoState *s, uint8_t side, uint32_t job,
                      uint32_t status);
 uint32_t npo_refusal_mbox(NpoState *s, uint32_t op);
 void npo_refusal_reset(NpoState *s);
+
+/* npo-queue-errors.c: the queue error log */
+void npo_queue_error_log(NpoState *s, NpoQueue *q, uint32_t status,
+                         const struct npo_cqe *why);
+uint32_t npo_queue_error_mbox(NpoState *s, uint32_t op);
+void npo_queue_error_reset(NpoState *s);
 
 /* npo-clock.c */
 void npo_clock_realize(NpoState *s);

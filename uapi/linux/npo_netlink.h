@@ -176,6 +176,12 @@ enum npo_link_reason {
  *	is: NPO_ATTR_PORT_RISK_LANES names the lanes (0 when the risk is
  *	over), NPO_ATTR_PORT_RISK_REASON the worst lane's &enum npo_risk and
  *	NPO_ATTR_PORT_RISK_ETA_S, if known, when it is expected to fail.
+ * @NPO_EVENT_QUEUE_ERROR: the device put a queue in error (it completes
+ *	the rest of its ring FLUSHED until its owner destroys it): carries
+ *	the device, NPO_ATTR_QUEUE_ID, NPO_ATTR_QUEUE_ERR_* (the work that
+ *	failed), and, if the queue was still there, its owner
+ *	(NPO_ATTR_OWNER_PID, _COMM, _UID), NPO_ATTR_PD and NPO_ATTR_JOB.
+ *	Rate-limited per device.
  */
 enum npo_event {
 	NPO_EVENT_UNSPEC,
@@ -191,6 +197,7 @@ enum npo_event {
 	NPO_EVENT_REFUSED,
 	NPO_EVENT_AT_RISK,
 	NPO_EVENT_DEVICE,
+	NPO_EVENT_QUEUE_ERROR,
 };
 
 /* Events each device keeps for NPO_CMD_EVENT_GET. */
@@ -401,6 +408,16 @@ enum npo_refusal_side {
  *	lanes as last read before the loss follow, as NPO_ATTR_LANE nests
  *	(index, Rx power, BER, eye height), read this many ms before the
  *	driver heard of it; absent if the link watch had no reading.
+ * @NPO_ATTR_QUEUE_ERR_STATUS: u32, the NPO_STATUS_* that put the queue in
+ *	error; in NPO_EVENT_QUEUE_ERROR and in NPO_CMD_QUEUE_GET replies for
+ *	a queue in error whose cause the device reported.
+ * @NPO_ATTR_QUEUE_ERR_OPCODE: u32, NPO_OP_* of the failed descriptor or
+ *	receive; 255 if no descriptor was at fault (a tail beyond the ring).
+ * @NPO_ATTR_QUEUE_ERR_WR_ID: u64, its wr_id.
+ * @NPO_ATTR_QUEUE_ERR_PEER_NODE: u32, its destination node, or the sender
+ *	of a receive; absent if none.
+ * @NPO_ATTR_QUEUE_ERR_PORT: u32, the port it went through; absent in
+ *	loopback or if none.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -507,6 +524,11 @@ enum npo_attr {
 	NPO_ATTR_DEV_FAULT,
 	NPO_ATTR_PORT_DOWN_TIME,
 	NPO_ATTR_PORT_DOWN_LANES_AGE_MS,
+	NPO_ATTR_QUEUE_ERR_STATUS,
+	NPO_ATTR_QUEUE_ERR_OPCODE,
+	NPO_ATTR_QUEUE_ERR_WR_ID,
+	NPO_ATTR_QUEUE_ERR_PEER_NODE,
+	NPO_ATTR_QUEUE_ERR_PORT,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

@@ -30,6 +30,8 @@ enum {
 	MODEL_PORT_BASE = NPO_PORT_BASE,
 	MODEL_PORT_STRIDE = NPO_PORT_STRIDE,
 	MODEL_REFUSAL_DEPTH = NPO_REFUSAL_DEPTH,
+	MODEL_QUEUE_ERROR_DEPTH = NPO_QUEUE_ERROR_DEPTH,
+	MODEL_QERR_OP_NONE = NPO_QERR_OP_NONE,
 };
 #undef NPO_MAGIC
 #undef NPO_REGS_SIZE
@@ -47,6 +49,8 @@ enum {
 #undef NPO_PORT_BASE
 #undef NPO_PORT_STRIDE
 #undef NPO_REFUSAL_DEPTH
+#undef NPO_QUEUE_ERROR_DEPTH
+#undef NPO_QERR_OP_NONE
 
 #include "driver/npo_regs.h"
 #include "kselftest_harness.h"
@@ -57,6 +61,7 @@ enum {
 #define MRP(f)	offsetof(struct npo_hw_mr_pages, f), offsetof(NpoHwMrPages, f)
 #define TMSG(f)	offsetof(struct npo_hw_time_msg, f), offsetof(NpoHwTimeMsg, f)
 #define REFUSAL(f) offsetof(struct npo_hw_refusal, f), offsetof(NpoHwRefusal, f)
+#define QERR(f)	offsetof(struct npo_hw_queue_error, f), offsetof(NpoHwQueueError, f)
 
 /* X(what, the driver's value, the model's value) for every shared fact. */
 #define FACTS(X)							\
@@ -129,6 +134,7 @@ enum {
 	X(op_pd_job, NPO_MBOX_OP_PD_JOB, MBOX_OP_PD_JOB)		\
 	X(reg_reset_count, NPO_REG_RESET_COUNT, A_RESET_COUNT)		\
 	X(op_refusals, NPO_MBOX_OP_REFUSALS, MBOX_OP_REFUSALS)		\
+	X(op_queue_errors, NPO_MBOX_OP_QUEUE_ERRORS, MBOX_OP_QUEUE_ERRORS) \
 	X(op_time_send, NPO_MBOX_OP_TIME_SEND, MBOX_OP_TIME_SEND)	\
 	X(op_time_recv, NPO_MBOX_OP_TIME_RECV, MBOX_OP_TIME_RECV)	\
 	X(res_ok, NPO_MBOX_OK, MBOX_OK)					\
@@ -183,6 +189,9 @@ enum {
 	X(pd_job_pd, NPO_PD_JOB_PD, R_PD_JOB_ARG0_PD_MASK)		\
 	X(refusals_max, NPO_REFUSALS_MAX, R_REFUSALS_ARG2_MAX_MASK)	\
 	X(refusal_depth, NPO_REFUSAL_DEPTH, MODEL_REFUSAL_DEPTH)	\
+	X(queue_errors_max, NPO_QUEUE_ERRORS_MAX, R_QUEUE_ERRORS_ARG2_MAX_MASK) \
+	X(queue_error_depth, NPO_QUEUE_ERROR_DEPTH, MODEL_QUEUE_ERROR_DEPTH) \
+	X(qerr_op_none, NPO_QERR_OP_NONE, MODEL_QERR_OP_NONE)		\
 	X(refusal_requester, NPO_HW_REFUSAL_SIDE_REQUESTER, NPO_REFUSAL_SIDE_REQUESTER) \
 	X(refusal_target, NPO_HW_REFUSAL_SIDE_TARGET, NPO_REFUSAL_SIDE_TARGET) \
 	X(mr_max_pages, NPO_MR_MAX_PAGES, NPO_MAX_MR_PAGES)		\
@@ -195,6 +204,7 @@ enum {
 	X(irq_link, NPO_IRQ_LINK, R_IRQ_STATUS_LINK_MASK)		\
 	X(irq_time, NPO_IRQ_TIME, R_IRQ_STATUS_TIME_MASK)		\
 	X(irq_refused, NPO_IRQ_REFUSED, R_IRQ_STATUS_REFUSED_MASK)	\
+	X(irq_queue_error, NPO_IRQ_QUEUE_ERROR, R_IRQ_STATUS_QUEUE_ERROR_MASK) \
 	X(reg_link_event_ports, NPO_REG_LINK_EVENT_PORTS, A_LINK_EVENT_PORTS) \
 	/* clock */							\
 	X(reg_clk_max_adj, NPO_REG_CLK_MAX_ADJ, A_CLK_MAX_ADJ)		\
@@ -342,7 +352,14 @@ enum {
 	X(refusal_side, REFUSAL(side))					\
 	X(refusal_opcode, REFUSAL(opcode))				\
 	X(refusal_status, REFUSAL(status))				\
-	X(refusal_count, REFUSAL(count))
+	X(refusal_count, REFUSAL(count))				\
+	X(qerr_size, sizeof(struct npo_hw_queue_error), sizeof(NpoHwQueueError)) \
+	X(qerr_wr_id, QERR(wr_id))					\
+	X(qerr_status, QERR(status))					\
+	X(qerr_peer_node, QERR(peer_node))				\
+	X(qerr_queue, QERR(queue))					\
+	X(qerr_opcode, QERR(opcode))					\
+	X(qerr_port, QERR(port))
 
 /* Through a second macro, so that LANE() and the like expand to two. */
 #define AGREE(what, ...)	AGREE_(what, __VA_ARGS__)
@@ -358,6 +375,8 @@ _Static_assert(NPO_IF_MINOR_LANE_LIMITS <= NPO_IF_MINOR,
 	       "the model is older than the lane thresholds the driver reads");
 _Static_assert(NPO_IF_MINOR_DOWN_TIME <= NPO_IF_MINOR,
 	       "the model is older than the link-down times the driver reads");
+_Static_assert(NPO_IF_MINOR_QUEUE_ERRORS <= NPO_IF_MINOR,
+	       "the model is older than the queue error log the driver reads");
 
 struct fact {
 	const char *what;
