@@ -235,6 +235,8 @@ struct npo_ts_sync {
  * @rate_known: @rate_ppb was measured since either clock last stepped.
  * @rate_ppb: the peer's clock rate less ours, ppb, between the last two
  *	exchanges (802.1AS's neighbour rate ratio, less one).
+ * @peer_bound: the peer's error bound as it last announced it, ns;
+ *	%NPO_TS_BOUND_UNKNOWN if it has none.
  * @stats: what became of the exchanges on this port, since probe:
  * @stats.syncs: SYNCs sent;
  * @stats.send_errors: SYNC and REPLY messages the device would not send;
@@ -269,6 +271,7 @@ struct npo_ts_port {
 	u64 anchor_t2;
 	bool rate_known;
 	s64 rate_ppb;
+	u64 peer_bound;
 	struct {
 		u64 syncs;
 		u64 send_errors;
@@ -318,6 +321,15 @@ struct npo_ts_port {
  * @epoch: counts the discontinuities of this clock (steps, sets, a
  *	reset's lost frequency adjustment), announced so peers measure
  *	rates afresh; a new frequency is no discontinuity.
+ * @reference: as grandmaster, this clock is the fabric's timescale: it
+ *	never followed another since probe, or user space set or steered it
+ *	since (a GPS-fed phc2sys, say); one elected after losing its
+ *	grandmaster is not, and its error bound keeps growing.
+ * @bound_ns: bound on this clock's error from the fabric's timescale at
+ *	@bound_at, ns, %NPO_TS_BOUND_UNKNOWN if there is none (never
+ *	measured, or measured afresh since a step),
+ * @bound_at: CLOCK_MONOTONIC, ns,
+ * @bound_rate_ppb: and how fast it grows since, ppb of elapsed time.
  * @answer_delay_us: test hook (debugfs, test devices): each SYNC is
  *	answered after a random wait of up to this long (at most 200 ms),
  *	as a busy host would; 0 normally.
@@ -353,8 +365,15 @@ struct npo_timesync {
 	int good;
 	u64 steps_taken;
 	u8 epoch;
+	bool reference;
+	u64 bound_ns;
+	u64 bound_at;
+	u32 bound_rate_ppb;
 	u32 answer_delay_us;
 };
+
+/* No bound on a clock's error: not measured yet. */
+#define NPO_TS_BOUND_UNKNOWN	U64_MAX
 
 /**
  * struct npo_timesync_info - a copy of &struct npo_timesync for readers
@@ -369,6 +388,10 @@ struct npo_timesync {
  * @delay: path delay to the parent, ns.
  * @freq_ppt: frequency adjustment, parts per trillion.
  * @steps_taken: clock steps since probe.
+ * @bound_ns: bound on the clock's error from the fabric's timescale now,
+ *	ns; %NPO_TS_BOUND_UNKNOWN if none.
+ * @reference: the clock is the fabric's timescale (a grandmaster that
+ *	never lost one).
  */
 struct npo_timesync_info {
 	u8 role;
@@ -382,6 +405,8 @@ struct npo_timesync_info {
 	s64 delay;
 	s64 freq_ppt;
 	u64 steps_taken;
+	u64 bound_ns;
+	bool reference;
 };
 
 /**

@@ -341,7 +341,11 @@ static int npo_clock_put(struct sk_buff *msg, struct npo_dev *ndev)
 	    nla_put_s64(msg, NPO_ATTR_CLOCK_PATH_DELAY, ti.delay, NPO_ATTR_PAD) ||
 	    nla_put_s64(msg, NPO_ATTR_CLOCK_FREQ, ti.freq_ppt, NPO_ATTR_PAD) ||
 	    nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_STEPS_TAKEN, ti.steps_taken,
-			      NPO_ATTR_PAD))
+			      NPO_ATTR_PAD) ||
+	    (ti.bound_ns != NPO_TS_BOUND_UNKNOWN &&
+	     nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_ERROR_BOUND, ti.bound_ns,
+			       NPO_ATTR_PAD)) ||
+	    nla_put_u8(msg, NPO_ATTR_CLOCK_REFERENCE, ti.reference))
 		return -EMSGSIZE;
 	return 0;
 }

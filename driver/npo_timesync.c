@@ -24,6 +24,7 @@
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
+#include <linux/timekeeping.h>
 
 #include "npo.h"
 
@@ -31,6 +32,11 @@ static unsigned int sync_interval_ms = 100;
 module_param(sync_interval_ms, uint, 0444);
 MODULE_PARM_DESC(sync_interval_ms,
 		 "Fabric time sync: ms between SYNCs on each link (10-1000)");
+
+static unsigned int holdover_ppb = 1000;
+module_param(holdover_ppb, uint, 0644);
+MODULE_PARM_DESC(holdover_ppb,
+		 "Fabric time: how fast a clock may drift when it follows no grandmaster, ppb; the error bound grows at this rate (default 1 ppm)");
 
 /* Intervals without a sign of life before a peer or grandmaster is gone. */
 #define NPO_TS_ALIVE_INTERVALS		4
@@ -65,6 +71,12 @@ MODULE_PARM_DESC(sync_interval_ms,
 #define NPO_TS_KP_SLOW			102	/* 0.1 */
 #define NPO_TS_SETTLE_MAX		64
 #define NPO_TS_DEFAULT_PRIORITY		128
+/*
+ * A measured offset is off by stamp noise and the exchange's own error:
+ * what the lock threshold allows.  Link asymmetry is not in it (see
+ * Documentation/timesync.rst, "Error bound").
+ */
+#define NPO_TS_BOUND_MARGIN_NS		NPO_TS_LOCK_NS
 
 enum {
 	NPO_TS_MSG_SYNC = 1,
@@ -89,7 +101,11 @@ struct npo_ts_msg {
 	u8 prio;		/* the sender's own priority */
 	u8 epoch;		/* counts the sender's clock jumps */
 	u8 pad[2];
+	__le32 bound;		/* the sender's error bound, ns; ~0: none */
 } __packed;
+
+/* What a sender without an error bound in its messages sends. */
+#define NPO_TS_MSG_MIN_LEN	offsetof(struct npo_ts_msg, bound)
 
 static_assert(offsetof(struct npo_ts_msg, t_tx) == NPO_TIME_ONE_STEP_OFFSET);
 static_assert(sizeof(struct npo_ts_msg) <= NPO_TIME_MSG_MAX);
@@ -174,6 +190,54 @@ static bool npo_ts_port_active(struct npo_dev *ndev, unsigned int i)
 	       NPO_HW_PORT_ACTIVE;
 }
 
+/* --- error bound ----------------------------------------------------------- */
+
+/* The bound on our clock's error at @now (CLOCK_MONOTONIC, ns). */
+static u64 npo_ts_bound_at(const struct npo_timesync *ts, u64 now)
+{
+	u64 grown;
+
+	if (ts->bound_ns == NPO_TS_BOUND_UNKNOWN)
+		return NPO_TS_BOUND_UNKNOWN;
+	if (now <= ts->bound_at)
+		return ts->bound_ns;
+	grown = mul_u64_u32_div(now - ts->bound_at, ts->bound_rate_ppb,
+				NSEC_PER_SEC);
+	return min(ts->bound_ns + grown, NPO_TS_BOUND_UNKNOWN - 1);
+}
+
+/* From now on: @bound ns, growing at @rate_ppb. */
+static void npo_ts_set_bound(struct npo_timesync *ts, u64 bound, u32 rate_ppb)
+{
+	ts->bound_ns = bound;
+	ts->bound_at = ktime_get_ns();
+	ts->bound_rate_ppb = rate_ppb;
+}
+
+/*
+ * A measurement of our offset from the parent: our error is at most the
+ * parent's, plus what we measured, plus what a measurement can be off by.
+ * Until the next one the clock may drift as in holdover.
+ */
+static void npo_ts_bound_measured(struct npo_timesync *ts, s64 off)
+{
+	u64 parent = ts->ports[ts->parent].peer_bound;
+
+	if (parent == NPO_TS_BOUND_UNKNOWN)
+		npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
+	else
+		npo_ts_set_bound(ts, parent + abs(off) + NPO_TS_BOUND_MARGIN_NS,
+				 READ_ONCE(holdover_ppb));
+}
+
+/* What a message carries: saturated, ~0 for none. */
+static __le32 npo_ts_bound_wire(const struct npo_timesync *ts)
+{
+	u64 bound = npo_ts_bound_at(ts, ktime_get_ns());
+
+	return cpu_to_le32(min_t(u64, bound, U32_MAX));
+}
+
 /* What this device announces: its grandmaster as it knows it. */
 static void npo_ts_fill(struct npo_dev *ndev, struct npo_ts_msg *msg, u8 type,
 			u32 seq)
@@ -191,6 +255,7 @@ static void npo_ts_fill(struct npo_dev *ndev, struct npo_ts_msg *msg, u8 type,
 		.node = cpu_to_le32(ndev->node_id),
 		.prio = ts->prio,
 		.epoch = ts->epoch,
+		.bound = npo_ts_bound_wire(ts),
 	};
 }
 
@@ -288,6 +353,7 @@ static void npo_ts_servo(struct npo_dev *ndev, s64 off, u64 at)
 		ts->last_off = off;
 		ts->last_at = at;
 		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
+		npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
 		return;
 	}
 	if (dt <= 0 || dt > 100 * nominal) {
@@ -318,6 +384,7 @@ static void npo_ts_servo(struct npo_dev *ndev, s64 off, u64 at)
 		ts->last_off = 0;
 		ts->samples = 1;
 		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
+		npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
 		return;
 	}
 	npo_ts_gains(ts, &kp, &ki);
@@ -325,6 +392,7 @@ static void npo_ts_servo(struct npo_dev *ndev, s64 off, u64 at)
 	ts->integral = clamp(ts->integral, -((s64)ts->max_adj_ppb << 16),
 			     (s64)ts->max_adj_ppb << 16);
 	npo_ts_apply_freq(ndev, ts->integral - npo_ts_rate(off, dt, kp, 1024));
+	npo_ts_bound_measured(ts, off);
 
 	if (abs(off) <= NPO_TS_LOCK_NS) {
 		if (ts->good < NPO_TS_SETTLE_MAX)
@@ -354,6 +422,8 @@ static void npo_ts_heard(struct npo_dev *ndev, unsigned int i,
 	tp->prio = msg->prio;
 	tp->steps = msg->steps;
 	tp->peer_state = msg->state;
+	tp->peer_bound = le32_to_cpu(msg->bound) == U32_MAX ?
+			 NPO_TS_BOUND_UNKNOWN : le32_to_cpu(msg->bound);
 	if (gm_node != tp->gm_node || msg->gm_prio != tp->gm_prio) {
 		/* A new grandmaster counts once its count moves. */
 		tp->gm_node = gm_node;
@@ -494,9 +564,11 @@ static void npo_ts_rx_work(struct work_struct *work)
 		return;
 	mutex_lock(&ts->lock);
 	while (budget-- && !npo_ts_recv(ndev, &m)) {
-		if (m.port >= ndev->num_ports || m.len < sizeof(msg))
+		if (m.port >= ndev->num_ports || m.len < NPO_TS_MSG_MIN_LEN)
 			continue;
-		memcpy(&msg, m.payload, sizeof(msg));
+		/* An older sender announces no bound. */
+		memset(&msg, 0xff, sizeof(msg));
+		memcpy(&msg, m.payload, min_t(u32, m.len, sizeof(msg)));
 		npo_ts_heard(ndev, m.port, &msg);
 		if (msg.type == NPO_TS_MSG_SYNC)
 			npo_ts_rx_sync(ndev, m.port, &msg,
@@ -591,7 +663,17 @@ static void npo_ts_become_gm(struct npo_dev *ndev)
 	ts->steps = 0;
 	ts->offset = 0;
 	ts->delay = 0;
-	/* The grandmaster's time is the fabric's: it keeps its rate. */
+	/*
+	 * The grandmaster's time is the fabric's: it keeps its rate.  But
+	 * one elected after losing its grandmaster free-runs from where
+	 * that one's time was: its error from the timescale keeps growing
+	 * (an isolated node leading a fabric of one, say).
+	 */
+	if (ts->reference)
+		npo_ts_set_bound(ts, 0, 0);
+	else if (ts->bound_rate_ppb != READ_ONCE(holdover_ppb))
+		npo_ts_set_bound(ts, npo_ts_bound_at(ts, ktime_get_ns()),
+				 READ_ONCE(holdover_ppb));
 	npo_ts_set_state(ndev, NPO_CLOCK_LOCKED);
 }
 
@@ -613,6 +695,9 @@ static void npo_ts_follow(struct npo_dev *ndev, int port)
 		ts->samples = ts->syntonised ? 2 : 0;
 		ts->integral = ts->freq_ppb16;
 		ts->good = 0;
+		ts->reference = false;
+		if (!ts->syntonised)
+			npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
 		npo_ts_set_state(ndev, ts->syntonised ? NPO_CLOCK_LOCKING :
 					NPO_CLOCK_UNLOCKED);
 		ts->changed = true;
@@ -687,8 +772,10 @@ static void npo_ts_work(struct work_struct *work)
 		npo_ts_apply_freq(ndev, ts->freq_ppb16);
 		npo_ts_new_epoch(ndev);
 		ts->samples = 0;
-		if (ts->role == NPO_CLOCK_ROLE_FOLLOWER)
+		if (ts->role == NPO_CLOCK_ROLE_FOLLOWER) {
 			npo_ts_set_state(ndev, NPO_CLOCK_UNLOCKED);
+			npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
+		}
 	}
 	ts->own_seq++;
 	npo_ts_elect(ndev);
@@ -750,6 +837,11 @@ void npo_timesync_user_changed(struct npo_dev *ndev, bool jumped)
 	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER) {
 		ts->samples = 0;
 		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
+		npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
+	} else {
+		/* Whoever sets the grandmaster's clock sets the timescale. */
+		ts->reference = true;
+		npo_ts_set_bound(ts, 0, 0);
 	}
 	mutex_unlock(&ts->lock);
 }
@@ -796,6 +888,9 @@ int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info)
 		.delay = ts->delay,
 		.freq_ppt = div_s64(ts->freq_ppb16 * 1000, 65536),
 		.steps_taken = ts->steps_taken,
+		.bound_ns = npo_ts_bound_at(ts, ktime_get_ns()),
+		.reference = ts->role == NPO_CLOCK_ROLE_GRANDMASTER &&
+			     ts->reference,
 	};
 	mutex_unlock(&ts->lock);
 	return 0;
@@ -817,11 +912,12 @@ void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m)
 	if (!ts->wq)
 		return;
 	mutex_lock(&ts->lock);
-	seq_printf(m, "role %s state %s parent %d gm %u steps %u offset %lld delay %lld freq_ppb16 %lld samples %d good %d steps_taken %llu\n",
+	seq_printf(m, "role %s state %s parent %d gm %u steps %u offset %lld delay %lld freq_ppb16 %lld samples %d good %d steps_taken %llu reference %d bound %lld\n",
 		   ts->role == NPO_CLOCK_ROLE_GRANDMASTER ? "grandmaster" :
 		   "follower", npo_clock_state_name(ts->state), ts->parent,
 		   ts->gm_node, ts->steps, ts->offset, ts->delay,
-		   ts->freq_ppb16, ts->samples, ts->good, ts->steps_taken);
+		   ts->freq_ppb16, ts->samples, ts->good, ts->steps_taken,
+		   ts->reference, (s64)npo_ts_bound_at(ts, ktime_get_ns()));
 	for (i = 0; i < ndev->num_ports; i++) {
 		struct npo_ts_port *tp = &ts->ports[i];
 
@@ -872,6 +968,9 @@ int npo_timesync_start(struct npo_dev *ndev)
 	ts->parent = -1;
 	ts->gm_node = ndev->node_id;
 	ts->gm_prio = ts->prio;
+	/* A clock that never followed is its own timescale. */
+	ts->reference = true;
+	npo_ts_set_bound(ts, 0, 0);
 	WRITE_ONCE(ts->running, true);
 	queue_delayed_work(ts->wq, &ts->work, 0);
 	return 0;

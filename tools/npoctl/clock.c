@@ -69,6 +69,14 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	clock_print_state(tb);
 	print_uint("steps_taken", "  %5llu",
 		   get_u64(tb, NPO_ATTR_CLOCK_STEPS_TAKEN));
+	/* How far from the fabric's timescale it may be: "-" if unknown. */
+	if (tb[NPO_ATTR_CLOCK_ERROR_BOUND])
+		print_uint("error_bound_ns", "  %10llu",
+			   get_u64(tb, NPO_ATTR_CLOCK_ERROR_BOUND));
+	else
+		print_null("error_bound_ns", "  %10s");
+	print_bool("reference", "", tb[NPO_ATTR_CLOCK_REFERENCE] &&
+		   nla_get_u8(tb[NPO_ATTR_CLOCK_REFERENCE]));
 	print_text("\n");
 	print_close_object();
 	return 0;
@@ -86,9 +94,10 @@ static int clock_show(struct npo_nl *nl, long dev)
 	if (dev >= 0)
 		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, dev);
 	print_open_object(NULL);
-	print_text("%-6s  %5s  %-12s  %4s  %-11s  %-8s  %5s  %4s  %5s  %4s  %9s  %8s  %12s  %5s\n",
+	print_text("%-6s  %5s  %-12s  %4s  %-11s  %-8s  %5s  %4s  %5s  %4s  %9s  %8s  %12s  %5s  %10s\n",
 		   "DEV", "NODE", "PHC", "PRIO", "ROLE", "STATE", "GM", "GMPR",
-		   "STEPS", "PORT", "OFFSET", "DELAY", "FREQ[ppb]", "JUMPS");
+		   "STEPS", "PORT", "OFFSET", "DELAY", "FREQ[ppb]", "JUMPS",
+		   "BOUND[ns]");
 	print_open_array("clocks");
 	err = npo_nl_request(nl, msg, on_clock, &count);
 	print_close_array();

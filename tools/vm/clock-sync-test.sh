@@ -14,6 +14,12 @@
 #      the time jump (the fabric's offset from node 1 just before) stays
 #      within JUMP_NS, and all eight are within MAX_NS again.
 #
+# Throughout, every device's true offset from node 1 (the fabric's
+# timescale, which it keeps while cut off) stays within the error bound
+# its driver publishes, which the guest keeps printing; without node 1
+# the others' bounds grow, as they follow a grandmaster elected from
+# holdover.
+#
 # Prints "ok"/"not ok" lines and exits 0/1.  With --json FILE, writes the
 # figures make bench records.
 #
@@ -44,6 +50,7 @@ locked_to() {	# locked_to GM N: N devices locked to grandmaster GM
 wait_locked() { for i in $(seq 1 600); do locked_to "$1" "$2" && return 0; sleep 0.1; done; return 1; }
 start=$(uptime_s)
 /sbin/modprobe npo
+while :; do echo "BOUNDS $(npoctl -j clock)"; sleep 0.2; done &
 wait_locked 1 8 || { echo NEVER-LOCKED; npoctl clock; exit 1; }
 echo "LOCKED $start $(uptime_s)"
 sleep 28
@@ -67,8 +74,9 @@ vm=$!
 wait_line() {	# wait_line PATTERN: until the guest prints it, or the VM ends
 	vm_wait_line "$work/vm.log" "$vm" "$1" 300
 }
-offsets() {	# offsets SAMPLES INTERVAL [EXCLUDE...] > JSON
-	/usr/bin/python3 "$here/clock-offsets.py" "$qmp" "$@"
+offsets() {	# offsets SAMPLES INTERVAL [EXCLUDE...] > JSON, bounds checked
+	/usr/bin/python3 "$here/clock-offsets.py" --bounds "$work/vm.log" 1 \
+		"$qmp" "$@"
 }
 field() {	# field JSON KEY
 	/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"
@@ -80,6 +88,15 @@ check() {	# check DESCRIPTION CONDITION...
 	if "$@"; then echo "ok - $what"; else echo "not ok - $what"; fail=1; fi
 }
 below() { /usr/bin/python3 -c 'import sys; sys.exit(not abs(float(sys.argv[1])) < float(sys.argv[2]))' "$1" "$2"; }
+# within_bounds JSON: every sample checked, each offset within its bound
+within_bounds() {
+	[ "$(field "$1" bound_violations)" = 0 ] &&
+	[ "$(field "$1" bounds_unknown)" = 0 ] &&
+	[ "$(field "$1" bounds_checked)" -gt 0 ]
+}
+bound_of() {	# bound_of JSON NODE: its last published bound, ns
+	/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["bounds_last"][sys.argv[2]])' "$1" "$2"
+}
 
 locked= relocked= back= jump=
 if wait_line '^LOCKED '; then
@@ -116,14 +133,23 @@ check "all eight clocks lock after modprobe" [ -n "$locked" ]
 	below "$(field "$locked" max_pairwise_ns)" $MAX_NS
 [ -n "$locked" ] && check "locked: 95 % of samples within $(field "$locked" p95_pairwise_ns) ns < $TARGET_NS ns" \
 	below "$(field "$locked" p95_pairwise_ns)" $TARGET_NS
+[ -n "$locked" ] && check "locked: every offset within its driver's error bound (worst $(field "$locked" worst_bound))" \
+	within_bounds "$locked"
 check "node 1 cut off: the others elect node 2 and lock" [ -n "$relocked" ]
 [ -n "$relocked" ] && check "without node 1: max pairwise $(field "$relocked" max_pairwise_ns) ns < $MAX_NS ns" \
 	below "$(field "$relocked" max_pairwise_ns)" $MAX_NS
+[ -n "$relocked" ] && check "without node 1: every offset from node 1 within its bound (worst $(field "$relocked" worst_bound))" \
+	within_bounds "$relocked"
+# Node 2 leads from holdover: its time is no longer the timescale's.
+[ -n "$relocked" ] && check "without node 1: node 2's bound grew to $(bound_of "$relocked" 2) ns (> 1000)" \
+	[ "$(bound_of "$relocked" 2)" -gt 1000 ]
 check "node 1 back: all eight lock to it again" [ -n "$back" ]
 [ -n "$jump" ] && check "the fabric moves ${jump} ns (< $JUMP_NS) as node 1 returns" \
 	below "$jump" $JUMP_NS
 [ -n "$back" ] && check "back: max pairwise $(field "$back" max_pairwise_ns) ns < $MAX_NS ns" \
 	below "$(field "$back" max_pairwise_ns)" $MAX_NS
+[ -n "$back" ] && check "back: every offset within its bound (worst $(field "$back" worst_bound))" \
+	within_bounds "$back"
 check "the guest ran to the end (status $rc)" [ "$rc" = 0 ]
 if [ -n "$json" ] && [ -n "$locked" ]; then
 	/usr/bin/python3 - "$locked" "$lock_s" "${jump:-null}" >"$json" <<'PY'

@@ -418,6 +418,14 @@ enum npo_refusal_side {
  *	of a receive; absent if none.
  * @NPO_ATTR_QUEUE_ERR_PORT: u32, the port it went through; absent in
  *	loopback or if none.
+ * @NPO_ATTR_CLOCK_ERROR_BOUND: u64, bound on the clock's error from the
+ *	fabric's timescale now, ns: its parent's bound, plus the offset last
+ *	measured and what a measurement can be off by, growing at the module
+ *	parameter holdover_ppb while the clock follows nothing (holdover, or
+ *	a grandmaster elected after losing its own).  Absent if there is no
+ *	bound yet (the clock was never measured, or is measured afresh).
+ * @NPO_ATTR_CLOCK_REFERENCE: u8, 1 if the clock is the fabric's timescale:
+ *	a grandmaster that never lost one, or that user space set.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -529,6 +537,8 @@ enum npo_attr {
 	NPO_ATTR_QUEUE_ERR_WR_ID,
 	NPO_ATTR_QUEUE_ERR_PEER_NODE,
 	NPO_ATTR_QUEUE_ERR_PORT,
+	NPO_ATTR_CLOCK_ERROR_BOUND,
+	NPO_ATTR_CLOCK_REFERENCE,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1
