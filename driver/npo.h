@@ -492,6 +492,34 @@ struct npo_queue_fault {
 	u32 job;
 };
 
+/**
+ * struct npo_clock_health - whether the clock's time can be trusted, for
+ *	devlink (npo_clock_health.c)
+ * @reporter: the "clock" health reporter, NULL for a device without a
+ *	clock.
+ * @work: hands reports to devlink, with no driver lock held.
+ * @live: devlink shows the device: judge and report; READ_ONCE.
+ * @lock: protects the fields below.
+ * @since: jiffies when judging started.
+ * @armed: the clock was trusted once since: report any lapse at once.
+ * @reported: devlink holds an error not since cleared.
+ * @report: @work is to report @snap,
+ * @clear: or to clear the error.
+ * @snap: the clock as it was judged.
+ */
+struct npo_clock_health {
+	struct devlink_health_reporter *reporter;
+	struct work_struct work;
+	bool live;
+	spinlock_t lock; /* since, armed, reported, report, clear, snap */
+	unsigned long since;
+	bool armed;
+	bool reported;
+	bool report;
+	bool clear;
+	struct npo_timesync_info snap;
+};
+
 /* Queue errors waiting for the "queue" reporter, per device. */
 #define NPO_QUEUE_REPORTS_QUEUED	8
 
@@ -590,6 +618,7 @@ struct npo_history {
  * @dl_ports: its ports, one per link port.
  * @fwh: the firmware's health (npo_fw_health.c).
  * @qh: queues the device put in error (npo_queue_health.c).
+ * @ch: whether the clock's time can be trusted (npo_clock_health.c).
  * @history: the events it sent, kept for those who come later.
  * @debugfs: this device's debugfs directory.
  * @ports: link ports, NULL if the device has no link capability.
@@ -682,6 +711,7 @@ struct npo_dev {
 	struct devlink_port *dl_ports;
 	struct npo_fw_health fwh;
 	struct npo_queue_health qh;
+	struct npo_clock_health ch;
 	struct npo_history history;
 
 	struct dentry *debugfs;
@@ -1039,6 +1069,11 @@ void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m);
 void npo_refusal_irq(struct npo_dev *ndev);
 const char *npo_op_name(u8 opcode);
 const char *npo_status_name(u32 status);
+void npo_clock_health_judge(struct npo_dev *ndev);
+int npo_clock_health_create(struct npo_dev *ndev);
+void npo_clock_health_start(struct npo_dev *ndev);
+void npo_clock_health_stop(struct npo_dev *ndev);
+void npo_clock_health_destroy(struct npo_dev *ndev);
 void npo_queue_health_init(struct npo_dev *ndev);
 int npo_queue_health_create(struct npo_dev *ndev);
 void npo_queue_health_start(struct npo_dev *ndev);

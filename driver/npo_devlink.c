@@ -162,12 +162,18 @@ int npo_devlink_register(struct npo_dev *ndev)
 	err = npo_queue_health_create(ndev);
 	if (err)
 		goto err_link;
+	err = npo_clock_health_create(ndev);
+	if (err)
+		goto err_queue;
 	devlink_register(ndev->devlink);
 	/* devlink hears of links from here on, not before it shows them. */
 	npo_link_health_start(ndev);
 	npo_queue_health_start(ndev);
+	npo_clock_health_start(ndev);
 	return 0;
 
+err_queue:
+	npo_queue_health_destroy(ndev);
 err_link:
 	npo_link_health_destroy(ndev);
 err_fw:
@@ -187,7 +193,9 @@ void npo_devlink_unregister(struct npo_dev *ndev)
 {
 	npo_link_health_stop(ndev);
 	npo_queue_health_stop(ndev);
+	npo_clock_health_stop(ndev);
 	devlink_unregister(ndev->devlink);
+	npo_clock_health_destroy(ndev);
 	npo_queue_health_destroy(ndev);
 	npo_link_health_destroy(ndev);
 	npo_fw_health_destroy(ndev);

@@ -805,6 +805,7 @@ static void npo_ts_work(struct work_struct *work)
 	npo_clock_fabric_now(ndev, &(u64){ 0 });
 	if (changed)
 		npo_clock_event(ndev);
+	npo_clock_health_judge(ndev);
 out:
 	queue_delayed_work(ts->wq, &ts->work, npo_ts_interval());
 }

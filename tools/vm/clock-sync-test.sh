@@ -18,7 +18,8 @@
 # timescale, which it keeps while cut off) stays within the error bound
 # its driver publishes, which the guest keeps printing; without node 1
 # the others' bounds grow, as they follow a grandmaster elected from
-# holdover.
+# holdover, and node 2's devlink "clock" reporter says so, while node 1's
+# stays healthy; it is healthy again once node 1 is back.
 #
 # Prints "ok"/"not ok" lines and exits 0/1.  With --json FILE, writes the
 # figures make bench records.
@@ -48,22 +49,29 @@ locked_to() {	# locked_to GM N: N devices locked to grandmaster GM
 	[ "$(npoctl -j clock | grep -o "\"state\":\"locked\",\"grandmaster\":$1," | wc -l)" -ge "$2" ]
 }
 wait_locked() { for i in $(seq 1 600); do locked_to "$1" "$2" && return 0; sleep 0.1; done; return 1; }
+reporter() {	# reporter PHASE DEV: its devlink "clock" reporter, one line
+	a=$(basename "$(readlink /sys/class/npo/$2/device)")
+	echo "REPORTER $1 $2 $(devlink -j health show pci/$a reporter clock)"
+}
 start=$(uptime_s)
 /sbin/modprobe npo
 while :; do echo "BOUNDS $(npoctl -j clock)"; sleep 0.2; done &
 wait_locked 1 8 || { echo NEVER-LOCKED; npoctl clock; exit 1; }
 echo "LOCKED $start $(uptime_s)"
 sleep 28
+reporter locked npo0; reporter locked npo1
 f=/sys/kernel/debug/npo/npo0/fault
 echo "cut 0 1" > $f; echo "cut 1 1" > $f
 wait_locked 2 7 || { echo NEVER-RELOCKED; npoctl clock; exit 1; }
 echo RELOCKED
 sleep 14
+reporter cut npo0; reporter cut npo1
 echo clear > $f
 echo RESTORED
 wait_locked 1 8 || { echo NEVER-BACK; npoctl clock; exit 1; }
 echo BACK
 sleep 12
+reporter back npo0; reporter back npo1
 npoctl clock'
 
 "$here/npo-vm" --kernel "$kernel" --devices 8 --topology ring --timeout 600 \
@@ -93,6 +101,22 @@ within_bounds() {
 	[ "$(field "$1" bound_violations)" = 0 ] &&
 	[ "$(field "$1" bounds_unknown)" = 0 ] &&
 	[ "$(field "$1" bounds_checked)" -gt 0 ]
+}
+# reporter_is PHASE DEV STATE MIN MAX: the guest saw it in STATE, with
+# MIN to MAX errors counted
+reporter_is() {
+	/usr/bin/python3 - "$work/vm.log" "$@" <<'PY'
+import json, sys
+log, phase, dev, state, lo, hi = sys.argv[1:7]
+for line in open(log, errors="replace"):
+    w = line.split(" ", 3)
+    if w[:3] == ["REPORTER", phase, dev]:
+        r = list(json.loads(w[3])["health"].values())[0][0]
+        print("# %s %s: %s, %d errors" % (phase, dev, r["state"], r["error"]))
+        sys.exit(not (r["state"] == state and
+                      int(lo) <= r["error"] <= int(hi)))
+sys.exit(1)
+PY
 }
 bound_of() {	# bound_of JSON NODE: its last published bound, ns
 	/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["bounds_last"][sys.argv[2]])' "$1" "$2"
@@ -150,6 +174,16 @@ check "node 1 back: all eight lock to it again" [ -n "$back" ]
 	below "$(field "$back" max_pairwise_ns)" $MAX_NS
 [ -n "$back" ] && check "back: every offset within its bound (worst $(field "$back" worst_bound))" \
 	within_bounds "$back"
+check "devlink: node 1's clock reporter healthy while locked, never reported" \
+	reporter_is locked npo0 healthy 0 0
+check "devlink: node 2's clock reporter healthy while locked" \
+	reporter_is locked npo1 healthy 0 1000
+check "devlink: without node 1, node 2's clock reporter is in error" \
+	reporter_is cut npo1 error 1 1000
+check "devlink: node 1, the timescale, stays healthy when cut off" \
+	reporter_is cut npo0 healthy 0 0
+check "devlink: node 2's clock reporter is healthy with node 1 back" \
+	reporter_is back npo1 healthy 1 1000
 check "the guest ran to the end (status $rc)" [ "$rc" = 0 ]
 if [ -n "$json" ] && [ -n "$locked" ]; then
 	/usr/bin/python3 - "$locked" "$lock_s" "${jump:-null}" >"$json" <<'PY'

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * NPO clock health through devlink: the device's "clock" reporter says
+ * when its time can no longer be trusted to time_error_limit_ns: the
+ * bound on its error from the fabric's timescale (npo_timesync.c) grew
+ * past the limit (holdover, a grandmaster elected from holdover, an
+ * isolated node leading itself) or there is none (unlocked).  A clock
+ * still coming up after probe is not reported until it had its chance
+ * (NPO_CLOCK_LOCK_GRACE_MS).  Time sync recovers by itself when a
+ * timescale is heard again, and the reporter then turns healthy; there
+ * is nothing for devlink to recover.
+ *
+ * The judgement runs once per sync interval from the time-sync work;
+ * devlink hears of it from a work of its own, with no driver lock held.
+ */
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <net/devlink.h>
+
+#include "npo.h"
+
+static unsigned int time_error_limit_ns = 1000;
+module_param(time_error_limit_ns, uint, 0644);
+MODULE_PARM_DESC(time_error_limit_ns,
+		 "Fabric time: error bound beyond which the devlink clock reporter reports a clock, ns");
+
+/* A clock gets this long after probe to lock before it is reported. */
+#define NPO_CLOCK_LOCK_GRACE_MS		60000
+
+static void npo_clock_fmsg(struct devlink_fmsg *fmsg,
+			   const struct npo_timesync_info *ti)
+{
+	devlink_fmsg_string_pair_put(fmsg, "role",
+				     ti->role == NPO_CLOCK_ROLE_GRANDMASTER ?
+				     "grandmaster" : "follower");
+	devlink_fmsg_string_pair_put(fmsg, "state",
+				     npo_clock_state_name(ti->state));
+	devlink_fmsg_bool_pair_put(fmsg, "reference", ti->reference);
+	devlink_fmsg_u32_pair_put(fmsg, "grandmaster", ti->gm_node);
+	devlink_fmsg_u32_pair_put(fmsg, "steps", ti->steps);
+	if (ti->parent >= 0)
+		devlink_fmsg_u32_pair_put(fmsg, "parent_port", ti->parent);
+	if (ti->bound_ns != NPO_TS_BOUND_UNKNOWN)
+		devlink_fmsg_u64_pair_put(fmsg, "error_bound_ns", ti->bound_ns);
+	else
+		devlink_fmsg_string_pair_put(fmsg, "error_bound_ns", "none");
+	devlink_fmsg_u32_pair_put(fmsg, "limit_ns",
+				  READ_ONCE(time_error_limit_ns));
+	devlink_fmsg_u64_pair_put(fmsg, "offset_ns", ti->offset);
+}
+
+static int npo_clock_reporter_dump(struct devlink_health_reporter *reporter,
+				   struct devlink_fmsg *fmsg, void *priv_ctx,
+				   struct netlink_ext_ack *extack)
+{
+	if (!priv_ctx)
+		return -EOPNOTSUPP;
+	npo_clock_fmsg(fmsg, priv_ctx);
+	return 0;
+}
+
+static int npo_clock_reporter_diagnose(struct devlink_health_reporter *reporter,
+				       struct devlink_fmsg *fmsg,
+				       struct netlink_ext_ack *extack)
+{
+	struct npo_dev *ndev = devlink_health_reporter_priv(reporter);
+	struct npo_timesync_info ti;
+	int err;
+
+	err = npo_timesync_get(ndev, &ti);
+	if (err)
+		return err;
+	npo_clock_fmsg(fmsg, &ti);
+	return 0;
+}
+
+static const struct devlink_health_reporter_ops npo_clock_reporter_ops = {
+	.name = "clock",
+	.diagnose = npo_clock_reporter_diagnose,
+	.dump = npo_clock_reporter_dump,
+};
+
+static void npo_clock_report_work(struct work_struct *work)
+{
+	struct npo_clock_health *ch = container_of(work, struct npo_clock_health,
+						   work);
+	struct npo_timesync_info ti;
+	bool report, clear;
+	char msg[96];
+
+	spin_lock(&ch->lock);
+	report = ch->report;
+	clear = ch->clear;
+	ti = ch->snap;
+	ch->report = false;
+	ch->clear = false;
+	spin_unlock(&ch->lock);
+
+	if (report) {
+		if (ti.bound_ns == NPO_TS_BOUND_UNKNOWN)
+			snprintf(msg, sizeof(msg), "clock %s: no error bound",
+				 npo_clock_state_name(ti.state));
+		else
+			snprintf(msg, sizeof(msg),
+				 "clock %s: error bound %llu ns beyond %u ns",
+				 npo_clock_state_name(ti.state), ti.bound_ns,
+				 READ_ONCE(time_error_limit_ns));
+		devlink_health_report(ch->reporter, msg, &ti);
+	}
+	if (clear)
+		devlink_health_reporter_state_update(ch->reporter,
+						     DEVLINK_HEALTH_REPORTER_STATE_HEALTHY);
+}
+
+/**
+ * npo_clock_health_judge() - report a clock whose time is not to be trusted
+ * @ndev: the device.
+ *
+ * Context: process context, no time-sync lock held; once per interval.
+ */
+void npo_clock_health_judge(struct npo_dev *ndev)
+{
+	struct npo_clock_health *ch = &ndev->ch;
+	struct npo_timesync_info ti;
+	bool ok, queue = false;
+
+	/* Not live before the reporter (and its lock) exists. */
+	if (!READ_ONCE(ch->live) || npo_timesync_get(ndev, &ti))
+		return;
+	ok = ti.bound_ns != NPO_TS_BOUND_UNKNOWN &&
+	     ti.bound_ns <= READ_ONCE(time_error_limit_ns);
+	spin_lock(&ch->lock);
+	if (!ch->live) {
+		/* Stopping: the work must not be queued after it is cancelled. */
+	} else if (ok) {
+		ch->armed = true;
+		if (ch->reported) {
+			ch->reported = false;
+			ch->clear = true;
+			ch->report = false;
+			queue = true;
+		}
+	} else if (!ch->reported &&
+		   (ch->armed || time_after(jiffies, ch->since +
+				msecs_to_jiffies(NPO_CLOCK_LOCK_GRACE_MS)))) {
+		ch->reported = true;
+		ch->report = true;
+		ch->clear = false;
+		ch->snap = ti;
+		queue = true;
+	}
+	if (queue)
+		queue_work(system_wq, &ch->work);
+	spin_unlock(&ch->lock);
+}
+
+/**
+ * npo_clock_health_create() - create the "clock" health reporter
+ * @ndev: the device, its devlink instance allocated.
+ *
+ * Return: 0 (no reporter for a device without a clock) or a negative errno.
+ */
+int npo_clock_health_create(struct npo_dev *ndev)
+{
+	struct npo_clock_health *ch = &ndev->ch;
+	struct devlink_health_reporter *r;
+
+	spin_lock_init(&ch->lock);
+	INIT_WORK(&ch->work, npo_clock_report_work);
+	if (!ndev->ptp)
+		return 0;
+	/* Nothing to recover, so no grace period (devlink requires 0). */
+	r = devlink_health_reporter_create(ndev->devlink,
+					   &npo_clock_reporter_ops, 0, ndev);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	ch->reporter = r;
+	return 0;
+}
+
+/**
+ * npo_clock_health_start() - judge the clock from now on
+ * @ndev: the device, registered with devlink.
+ */
+void npo_clock_health_start(struct npo_dev *ndev)
+{
+	struct npo_clock_health *ch = &ndev->ch;
+
+	spin_lock(&ch->lock);
+	ch->since = jiffies;
+	WRITE_ONCE(ch->live, !!ch->reporter);
+	spin_unlock(&ch->lock);
+}
+
+/**
+ * npo_clock_health_stop() - report nothing more
+ * @ndev: the device, going away.
+ *
+ * Context: process context; no devlink operation of the device running
+ * in this thread.
+ */
+void npo_clock_health_stop(struct npo_dev *ndev)
+{
+	struct npo_clock_health *ch = &ndev->ch;
+
+	if (!ch->reporter)
+		return;
+	spin_lock(&ch->lock);
+	WRITE_ONCE(ch->live, false);
+	spin_unlock(&ch->lock);
+	cancel_work_sync(&ch->work);
+}
+
+/**
+ * npo_clock_health_destroy() - destroy the "clock" health reporter
+ * @ndev: the device, its clock health stopped.
+ */
+void npo_clock_health_destroy(struct npo_dev *ndev)
+{
+	if (ndev->ch.reporter)
+		devlink_health_reporter_destroy(ndev->ch.reporter);
+	ndev->ch.reporter = NULL;
+}
