@@ -965,6 +965,7 @@ struct genl_info;
 int npo_clock_register(struct npo_dev *ndev);
 void npo_clock_unregister(struct npo_dev *ndev);
 int npo_clock_index(struct npo_dev *ndev);
+int npo_clock_get_time(struct npo_dev *ndev, struct npo_fabric_time *t);
 int npo_clock_fabric_now(struct npo_dev *ndev, u64 *ns);
 void npo_clock_forget_fabric(struct npo_dev *ndev);
 bool npo_clock_keeps_fabric(struct npo_dev *ndev);

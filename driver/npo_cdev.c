@@ -236,6 +236,15 @@ static int npo_ioctl_get_job(struct npo_file *nfile, void *data)
 	return 0;
 }
 
+static int npo_ioctl_get_time(struct npo_file *nfile, void *data)
+{
+	struct npo_fabric_time *t = data;
+
+	if (t->flags)
+		return -EINVAL;
+	return npo_clock_get_time(nfile->ndev, t);
+}
+
 /*
  * The ABI: no argument has implicit padding (the uapi_layout host test
  * builds every UAPI struct with -Wpadded), so i386 and x86-64 processes
@@ -249,6 +258,7 @@ static_assert(sizeof(struct npo_mr_reg) == 40);
 static_assert(sizeof(struct npo_mr_dereg) == 8);
 static_assert(sizeof(struct npo_dmabuf_reg) == 56);
 static_assert(sizeof(struct npo_job) == 8);
+static_assert(sizeof(struct npo_fabric_time) == 40);
 
 /**
  * struct npo_ioctl_desc - how to run one ioctl
@@ -323,6 +333,11 @@ static const struct npo_ioctl_desc npo_ioctls[] = {
 		.min_size = sizeof(struct npo_job),
 		.fn = npo_ioctl_get_job,
 	},
+	[_IOC_NR(NPO_IOCTL_GET_TIME)] = {
+		.cmd = NPO_IOCTL_GET_TIME,
+		.min_size = sizeof(struct npo_fabric_time),
+		.fn = npo_ioctl_get_time,
+	},
 };
 
 union npo_ioctl_arg {
@@ -334,6 +349,7 @@ union npo_ioctl_arg {
 	struct npo_mr_dereg mr_dereg;
 	struct npo_dmabuf_reg dmabuf_reg;
 	struct npo_job job;
+	struct npo_fabric_time time;
 };
 
 static long npo_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)

@@ -298,6 +298,45 @@ out:
 }
 
 /**
+ * npo_clock_get_time() - fabric time and the bound on its error
+ * @ndev: the device.
+ * @t: filled in but for @t->flags.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -EOPNOTSUPP for a device without a clock, -EAGAIN while the
+ * device is not ready, -ENODEV if it does not answer.
+ */
+int npo_clock_get_time(struct npo_dev *ndev, struct npo_fabric_time *t)
+{
+	struct npo_timesync_info ti;
+	u64 ns, mono;
+	int err;
+
+	if (!READ_ONCE(ndev->ptp))
+		return -EOPNOTSUPP;
+	if (npo_state(ndev) != NPO_DEV_STATE_READY)
+		return -EAGAIN;
+	/* The bound first: it only grows, so it is not understated. */
+	err = npo_timesync_get(ndev, &ti);
+	if (err)
+		return err == -ENODEV ? -EOPNOTSUPP : err;
+	spin_lock(&ndev->clk_lock);
+	mono = ktime_get_ns();
+	ns = npo_clock_read_locked(ndev, NULL);
+	spin_unlock(&ndev->clk_lock);
+	if (ns == U64_MAX)
+		return -ENODEV;
+	t->time_ns = ns;
+	t->monotonic_ns = mono;
+	t->error_bound_ns = ti.bound_ns == NPO_TS_BOUND_UNKNOWN ?
+			    NPO_TIME_BOUND_NONE : ti.bound_ns;
+	t->state = ti.state;
+	t->gm_node = ti.gm_node;
+	t->status = ti.reference ? NPO_TIME_REFERENCE : 0;
+	return 0;
+}
+
+/**
  * npo_clock_forget_fabric() - carry no fabric time across a jump
  * @ndev: the device, whose clock user space just stepped or set.
  *

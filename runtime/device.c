@@ -170,6 +170,18 @@ int npo_device_job(struct npo_device *dev, uint32_t *job)
 	return 0;
 }
 
+int npo_get_fabric_time(struct npo_device *dev, struct npo_fabric_time *t)
+{
+	struct npo_fabric_time ft = { 0 };
+
+	if (!dev || !t)
+		return -EINVAL;
+	if (ioctl(dev->fd, NPO_IOCTL_GET_TIME, &ft))
+		return -errno;
+	*t = ft;
+	return 0;
+}
+
 int npo_device_set_job(struct npo_device *dev, uint32_t job)
 {
 	struct npo_job j = { .job = job };

@@ -26,7 +26,9 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <linux/npo_netlink.h>
 #include <linux/ptp_clock.h>
+#include <npo.h>
 
 #include "kselftest_harness.h"
 #include "npo_test_lib.h"
@@ -182,6 +184,70 @@ TEST_F(clock, the_ring_follows_the_lowest_node)
 		EXPECT_EQ(1, self->c[i].gm);
 		EXPECT_EQ(ring_distance(0, i, self->ndev), self->c[i].steps)
 			TH_LOG("node %d", self->c[i].node);
+	}
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * libnpo gives fabric time with the bound on its error: 0 at node 1,
+ * which keeps the timescale; a locked follower's bound is its path's
+ * measured offsets plus the measurement margin, within a microsecond.
+ * The time is the PHC's, stamped with CLOCK_MONOTONIC at the read.
+ * Whether the bound holds is checked from the host, against the clocks'
+ * true offsets: tools/vm/clock-sync-test.sh.
+ */
+TEST_F(clock, fabric_time_comes_with_its_error_bound)
+{
+	struct npo_fabric_time t, bad = { .flags = 1 };
+	struct npo_device *dev;
+	struct timespec phc;
+	char name[32], path[32];
+	uint64_t before, after;
+	int i, fd;
+
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < self->ndev; i++) {
+		ASSERT_EQ(0, npo_test_device_name(i, name, sizeof(name)));
+		dev = npo_open_device(name);
+		ASSERT_NE(NULL, dev);
+		before = mono_ns();
+		ASSERT_EQ(0, npo_get_fabric_time(dev, &t));
+		after = mono_ns();
+		EXPECT_LE(before, t.monotonic_ns);
+		EXPECT_GE(after, t.monotonic_ns);
+		EXPECT_EQ(NPO_CLOCK_LOCKED, t.state) TH_LOG("%s", name);
+		EXPECT_EQ(1, t.gm_node);
+		if (i == 0) {
+			EXPECT_EQ(NPO_TIME_REFERENCE, t.status);
+			EXPECT_EQ(0, t.error_bound_ns);
+		} else {
+			EXPECT_EQ(0, t.status);
+			EXPECT_NE(NPO_TIME_BOUND_NONE, t.error_bound_ns);
+			/* Each link's margin is 20 ns; within the default limit. */
+			EXPECT_LE(20, t.error_bound_ns);
+			EXPECT_GT(1000, t.error_bound_ns) TH_LOG("%s", name);
+		}
+		/* The same clock as the PHC's, read just after. */
+		snprintf(path, sizeof(path), "/dev/ptp%d", self->c[i].phc);
+		fd = open(path, O_RDONLY);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, clock_gettime(FD_TO_CLOCKID(fd), &phc));
+		close(fd);
+		EXPECT_LE(t.time_ns, phc.tv_sec * 1000000000ULL + phc.tv_nsec);
+		EXPECT_GT(t.time_ns + 1000000000ULL,
+			  phc.tv_sec * 1000000000ULL + phc.tv_nsec);
+		/* Unknown flags are refused. */
+		EXPECT_EQ(-1, ioctl(npo_device_fd(dev), NPO_IOCTL_GET_TIME, &bad));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-EINVAL, npo_get_fabric_time(dev, NULL));
+		npo_close_device(dev);
 	}
 }
 

@@ -95,6 +95,13 @@ const char *npo_device_name(const struct npo_device *dev);
 int npo_device_job(struct npo_device *dev, uint32_t *job);
 int npo_device_set_job(struct npo_device *dev, uint32_t job);
 
+/*
+ * Fabric time on the device's clock with the bound on its error from the
+ * fabric's timescale (NPO_TIME_BOUND_NONE if none), see
+ * npo_get_fabric_time(3).  0 or a negative errno.
+ */
+int npo_get_fabric_time(struct npo_device *dev, struct npo_fabric_time *t);
+
 /* 0 or a negative errno. */
 int npo_query_device(struct npo_device *dev, struct npo_device_attr *attr);
 int npo_query_param(struct npo_device *dev, enum npo_param param,

@@ -27,7 +27,7 @@
  * major when a layout shared with userspace changes (2: 64-bit remote keys
  * in descriptors and registrations, jobs).
  */
-#define NPO_UAPI_VERSION	((2 << 16) | 2)
+#define NPO_UAPI_VERSION	((2 << 16) | 3)
 
 #define NPO_IOCTL_MAGIC		0xB6
 
@@ -333,6 +333,37 @@ struct npo_job {
 	__u32 flags;
 };
 
+/* No bound on a clock's error (struct npo_fabric_time). */
+#define NPO_TIME_BOUND_NONE	(~(__u64)0)
+/* The clock is the fabric's timescale (struct npo_fabric_time.status). */
+#define NPO_TIME_REFERENCE	_BITUL(0)
+
+/**
+ * struct npo_fabric_time - NPO_IOCTL_GET_TIME argument (interface 2.3)
+ * @time_ns: Out. The device's clock: fabric time, ns.
+ * @error_bound_ns: Out. Bound on its error from the fabric's timescale,
+ *	ns, or NPO_TIME_BOUND_NONE if there is none (the clock is unlocked,
+ *	or measured afresh).  It grows while the clock follows no
+ *	grandmaster (Documentation/timesync.rst, "Error bound").
+ * @monotonic_ns: Out. CLOCK_MONOTONIC when the clock was read.
+ * @state: Out. The clock's &enum npo_clock_state.
+ * @gm_node: Out. The node whose clock it follows (itself as grandmaster).
+ * @flags: In. Must be 0.
+ * @status: Out. NPO_TIME_REFERENCE if this clock is the timescale.
+ *
+ * Fails with EOPNOTSUPP on a device without a clock and EAGAIN while the
+ * device is not ready (being reset).
+ */
+struct npo_fabric_time {
+	__u64 time_ns;
+	__u64 error_bound_ns;
+	__u64 monotonic_ns;
+	__u32 state;
+	__u32 gm_node;
+	__u32 flags;
+	__u32 status;
+};
+
 /** NPO_IOCTL_GET_INFO - describe the device, see &struct npo_dev_info. */
 #define NPO_IOCTL_GET_INFO	_IOWR(NPO_IOCTL_MAGIC, 0x00, struct npo_dev_info)
 /** NPO_IOCTL_GET_PARAM - query one fact, see &enum npo_param. */
@@ -351,5 +382,7 @@ struct npo_job {
 #define NPO_IOCTL_SET_JOB	_IOW(NPO_IOCTL_MAGIC, 0x15, struct npo_job)
 /** NPO_IOCTL_GET_JOB - the file's job, see &struct npo_job. */
 #define NPO_IOCTL_GET_JOB	_IOWR(NPO_IOCTL_MAGIC, 0x16, struct npo_job)
+/** NPO_IOCTL_GET_TIME - fabric time and its error bound, see &struct npo_fabric_time. */
+#define NPO_IOCTL_GET_TIME	_IOWR(NPO_IOCTL_MAGIC, 0x17, struct npo_fabric_time)
 
 #endif /* _UAPI_LINUX_NPO_H */

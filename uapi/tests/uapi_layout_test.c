@@ -37,7 +37,7 @@ TEST(every_struct_is_laid_out_without_holes)
 		"npo_dev_info", "npo_param_query", "npo_queue_create",
 		"npo_queue_destroy", "npo_mr_reg", "npo_mr_dereg",
 		"npo_dmabuf_reg", "npo_job", "npo_sqe", "npo_cqe", "npo_rqe",
-		"npo_fw_header",
+		"npo_fw_header", "npo_fabric_time",
 	};
 	size_t i, j;
 
