@@ -236,7 +236,8 @@ struct npo_ts_sync {
  * @rate_ppb: the peer's clock rate less ours, ppb, between the last two
  *	exchanges (802.1AS's neighbour rate ratio, less one).
  * @peer_bound: the peer's error bound as it last announced it, ns;
- *	%NPO_TS_BOUND_UNKNOWN if it has none.
+ *	%NPO_TS_BOUND_UNKNOWN if it has none,
+ * @peer_bound_at: and when we heard it, CLOCK_MONOTONIC ns.
  * @stats: what became of the exchanges on this port, since probe:
  * @stats.syncs: SYNCs sent;
  * @stats.send_errors: SYNC and REPLY messages the device would not send;
@@ -272,6 +273,7 @@ struct npo_ts_port {
 	bool rate_known;
 	s64 rate_ppb;
 	u64 peer_bound;
+	u64 peer_bound_at;
 	struct {
 		u64 syncs;
 		u64 send_errors;

@@ -714,6 +714,53 @@ int npo_queue_mmap(struct npo_file *nfile, struct vm_area_struct *vma)
 	return 0;
 }
 
+/*
+ * Hang attribution: what the queue's oldest outstanding descriptor waits
+ * for, how long, where it goes and through which port, in what state.
+ * The count and the wait are the device's; the descriptor is read from
+ * the ring, which the process may have scribbled on since: it only names
+ * where the process sent it.
+ */
+static int npo_queue_oldest_put(struct sk_buff *skb, struct npo_dev *ndev,
+				const struct npo_queue *q)
+{
+	const struct npo_sqe *sqe;
+	u32 args[1] = { q->id }, rets[2], n, port, head;
+	struct npo_port *p;
+	u32 state;
+
+	if (FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) <
+	    NPO_IF_MINOR_QUEUE_ERRORS ||
+	    npo_mbox_read(ndev, NPO_MBOX_OP_QUEUE_QUERY, args, 1, rets, 2))
+		return 0;
+	n = min_t(u32, FIELD_GET(NPO_QQ_OUTSTANDING, rets[0]), q->sq_entries);
+	if (nla_put_u32(skb, NPO_ATTR_QUEUE_OUTSTANDING, n))
+		return -EMSGSIZE;
+	if (!n)
+		return 0;
+	head = npo_ring_header_read(q, NPO_RING_SQ_HEAD) & (q->sq_entries - 1);
+	sqe = q->ring + q->layout.sq_offset + head * sizeof(*sqe);
+	if (nla_put_u32(skb, NPO_ATTR_QUEUE_OLDEST_AGE_MS, rets[1]) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_OLDEST_OPCODE,
+			READ_ONCE(sqe->opcode)) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_OLDEST_NODE,
+			READ_ONCE(sqe->dest_node)) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_WAIT,
+			FIELD_GET(NPO_QQ_WAIT, rets[0])))
+		return -EMSGSIZE;
+	port = FIELD_GET(NPO_QQ_PORT, rets[0]);
+	if (port >= ndev->num_ports)
+		return 0;
+	p = &ndev->ports[port];
+	state = FIELD_GET(NPO_PST_STATE, READ_ONCE(p->status));
+	if (nla_put_u32(skb, NPO_ATTR_QUEUE_OLDEST_PORT, port) ||
+	    nla_put_u32(skb, NPO_ATTR_PORT_STATE, state) ||
+	    (state != NPO_HW_PORT_ACTIVE &&
+	     nla_put_u32(skb, NPO_ATTR_PORT_REASON, READ_ONCE(p->down_reason))))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* The ring header tells how far the device and the process have come. */
 static int npo_queue_put(struct sk_buff *skb, struct npo_dev *ndev,
 			 const struct npo_queue *q)
@@ -732,7 +779,8 @@ static int npo_queue_put(struct sk_buff *skb, struct npo_dev *ndev,
 			npo_ring_header_read(q, NPO_RING_STATUS)) ||
 	    nla_put_u8(skb, NPO_ATTR_QUEUE_INTERRUPT, !!q->eventfd))
 		return -EMSGSIZE;
-	return npo_queue_error_put(skb, ndev, q->id);
+	return npo_queue_error_put(skb, ndev, q->id) ?:
+	       npo_queue_oldest_put(skb, ndev, q);
 }
 
 /**

@@ -105,6 +105,7 @@ enum npo_mbox_opcode {
 	NPO_MBOX_OP_PD_JOB = 0x35,		/* interface 1.6 */
 	NPO_MBOX_OP_REFUSALS = 0x36,		/* interface 1.6 */
 	NPO_MBOX_OP_QUEUE_ERRORS = 0x37,	/* interface 1.11 */
+	NPO_MBOX_OP_QUEUE_QUERY = 0x38,		/* interface 1.11 */
 	NPO_MBOX_OP_TIME_SEND = 0x40,
 	NPO_MBOX_OP_TIME_RECV = 0x41,
 };
@@ -434,6 +435,15 @@ struct npo_hw_refusal {
 	__le32 count;
 	__le32 rsvd;
 } __packed;
+
+/*
+ * QUEUE_QUERY: ARG0 the queue; RET0 its outstanding descriptors, the port
+ * the oldest goes through and what it waits for, RET1 how long it has
+ * been at the head, ms.
+ */
+#define NPO_QQ_OUTSTANDING		GENMASK(15, 0)
+#define NPO_QQ_PORT			GENMASK(23, 16)
+#define NPO_QQ_WAIT			GENMASK(31, 24)
 
 /* QUEUE_ERRORS: ARG0/1 the buffer, ARG2 how many records it holds. */
 #define NPO_QUEUE_ERRORS_MAX		GENMASK(15, 0)

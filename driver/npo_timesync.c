@@ -217,17 +217,23 @@ static void npo_ts_set_bound(struct npo_timesync *ts, u64 bound, u32 rate_ppb)
 /*
  * A measurement of our offset from the parent: our error is at most the
  * parent's, plus what we measured, plus what a measurement can be off by.
- * Until the next one the clock may drift as in holdover.
+ * The parent's bound may have grown since it announced it, as ours grows
+ * until the next measurement: both as in holdover.
  */
 static void npo_ts_bound_measured(struct npo_timesync *ts, s64 off)
 {
-	u64 parent = ts->ports[ts->parent].peer_bound;
+	const struct npo_ts_port *tp = &ts->ports[ts->parent];
+	u32 rate = READ_ONCE(holdover_ppb);
+	u64 now = ktime_get_ns(), parent = tp->peer_bound;
 
-	if (parent == NPO_TS_BOUND_UNKNOWN)
+	if (parent == NPO_TS_BOUND_UNKNOWN) {
 		npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
-	else
-		npo_ts_set_bound(ts, parent + abs(off) + NPO_TS_BOUND_MARGIN_NS,
-				 READ_ONCE(holdover_ppb));
+		return;
+	}
+	if (now > tp->peer_bound_at)
+		parent += mul_u64_u32_div(now - tp->peer_bound_at, rate,
+					  NSEC_PER_SEC);
+	npo_ts_set_bound(ts, parent + abs(off) + NPO_TS_BOUND_MARGIN_NS, rate);
 }
 
 /* What a message carries: saturated, ~0 for none. */
@@ -424,6 +430,7 @@ static void npo_ts_heard(struct npo_dev *ndev, unsigned int i,
 	tp->peer_state = msg->state;
 	tp->peer_bound = le32_to_cpu(msg->bound) == U32_MAX ?
 			 NPO_TS_BOUND_UNKNOWN : le32_to_cpu(msg->bound);
+	tp->peer_bound_at = ktime_get_ns();
 	if (gm_node != tp->gm_node || msg->gm_prio != tp->gm_prio) {
 		/* A new grandmaster counts once its count moves. */
 		tp->gm_node = gm_node;

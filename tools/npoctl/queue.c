@@ -16,7 +16,8 @@
 
 static void queue_usage(FILE *to)
 {
-	fprintf(to, "Usage: npoctl queue [ show [ DEV ] ]\n");
+	fprintf(to, "Usage: npoctl queue [ show [ DEV ] ]\n"
+		    "       npoctl queue stuck [ --older MS ] [ DEV ]\n");
 }
 
 /* Device, owner, protection domain and job: the start of every line. */
@@ -195,6 +196,117 @@ static int queue_show(struct npo_nl *nl, long dev)
 	return npo_nl_report(nl, err, "queue");
 }
 
+/* What the oldest outstanding descriptor waits for, in words. */
+static const char *wait_str(uint32_t wait)
+{
+	static const char *const names[] = {
+		[NPO_QUEUE_WAIT_NONE] = "nothing (running)",
+		[NPO_QUEUE_WAIT_CQ_FULL] = "completion room: the process does not reap",
+		[NPO_QUEUE_WAIT_LINK] = "its link to retrain",
+		[NPO_QUEUE_WAIT_REMOTE] = "the destination's answer",
+		[NPO_QUEUE_WAIT_RNR] = "a receive buffer at the destination",
+		[NPO_QUEUE_WAIT_TX] = "room on its port",
+	};
+
+	return wait < sizeof(names) / sizeof(names[0]) ? names[wait] : "?";
+}
+
+struct stuck_filter {
+	unsigned long long older_ms;
+	unsigned int found;
+};
+
+/*
+ * A queue whose oldest descriptor has been outstanding for at least the
+ * filter's time: whose it is, where the descriptor goes, through which
+ * port in what state, and what it waits for.
+ */
+static int on_stuck(struct nlattr **tb, UNUSED struct nlattr *attrs,
+		    UNUSED int len, uint8_t cmd, void *arg)
+{
+	struct stuck_filter *f = arg;
+	uint32_t age = get_u32(tb, NPO_ATTR_QUEUE_OLDEST_AGE_MS, 0);
+
+	if (cmd != NPO_CMD_QUEUE_GET ||
+	    !get_u32(tb, NPO_ATTR_QUEUE_OUTSTANDING, 0) || age < f->older_ms)
+		return 0;
+	f->found++;
+	print_open_object(NULL);
+	print_owner(tb);
+	print_uint("queue", "  queue %llu", get_u32(tb, NPO_ATTR_QUEUE_ID, 0));
+	print_uint("outstanding", ": %llu outstanding",
+		   get_u32(tb, NPO_ATTR_QUEUE_OUTSTANDING, 0));
+	print_uint("oldest_ms", ", the oldest for %llu ms", age);
+	print_string("opcode", ": %s", op_name(
+		     get_u32(tb, NPO_ATTR_QUEUE_OLDEST_OPCODE, 0)));
+	print_uint("dest_node", " to node %llu",
+		   get_u32(tb, NPO_ATTR_QUEUE_OLDEST_NODE, 0));
+	if (tb[NPO_ATTR_QUEUE_OLDEST_PORT]) {
+		print_uint("port", " via port %llu",
+			   get_u32(tb, NPO_ATTR_QUEUE_OLDEST_PORT, 0));
+		print_string("port_state", " (%s", npo_port_state_str(
+			     get_u32(tb, NPO_ATTR_PORT_STATE, 0)));
+		if (tb[NPO_ATTR_PORT_REASON])
+			print_string("port_reason", ": %s", npo_link_reason_str(
+				     get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
+		print_text(")");
+	}
+	print_string("waits_for", "; waits for %s",
+		     wait_str(get_u32(tb, NPO_ATTR_QUEUE_WAIT, 0)));
+	print_text("\n");
+	print_close_object();
+	return 0;
+}
+
+/* npoctl queue stuck: exit 3 if any queue is. */
+static int queue_stuck(struct npo_nl *nl, long dev, unsigned long long older)
+{
+	struct stuck_filter f = { .older_ms = older };
+	int err;
+
+	print_open_object(NULL);
+	print_open_array("queues");
+	err = npo_nl_dump(nl, NPO_CMD_QUEUE_GET, dev, on_stuck, &f);
+	print_close_array();
+	print_close_object();
+	if (!err && !f.found)
+		print_text("no queue has waited %llu ms or more\n", older);
+	err = npo_nl_report(nl, err, "queue");
+	return err ? err : f.found ? NPOCTL_EXIT_UNHEALTHY : NPOCTL_EXIT_OK;
+}
+
+static int cmd_queue_stuck(int argc, char **argv)
+{
+	unsigned long long older = 1000;
+	struct npo_nl nl;
+	long dev = -1;
+	char *end;
+	int ret;
+
+	if (argc >= 2 && matches(argv[0], "--older")) {
+		errno = 0;
+		older = strtoull(argv[1], &end, 10);
+		if (errno || *end || !*argv[1] || argv[1][0] == '-' ||
+		    older > UINT32_MAX) {
+			npoctl_err("queue stuck: bad time '%s' (ms)", argv[1]);
+			return NPOCTL_EXIT_USAGE;
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc > 1 || (argc == 1 && (dev = npo_parse_dev(argv[0])) < 0)) {
+		npoctl_err("queue stuck: bad arguments");
+		queue_usage(stderr);
+		return NPOCTL_EXIT_USAGE;
+	}
+	ret = npo_nl_open(&nl);
+	if (ret)
+		return ret;
+	ret = queue_stuck(&nl, dev, older);
+	npo_nl_close(&nl);
+	return ret;
+}
+
 int cmd_queue(int argc, char **argv)
 {
 	struct npo_nl nl;
@@ -204,6 +316,8 @@ int cmd_queue(int argc, char **argv)
 		queue_usage(stdout);
 		return NPOCTL_EXIT_OK;
 	}
+	if (argc && !strcmp(argv[0], "stuck"))
+		return cmd_queue_stuck(argc - 1, argv + 1);
 	if (argc > 2 || (argc && !matches(argv[0], "show")) ||
 	    (argc == 2 && npo_parse_dev(argv[1]) < 0)) {
 		npoctl_err("queue: bad arguments");

@@ -535,6 +535,7 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
          */
         cq_post(s, q, &c);
         q->sq_head++;
+        q->head_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
         /* Over the wire, the target delivered the immediate itself. */
         if (!status && d.opcode == NPO_OP_WRITE_IMM && dest.dev) {
@@ -639,6 +640,10 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
     case NPO_DB_SQ_TAIL:
         if (!tail_fits(s, q, "SQ", val, q->sq_head, q->sq_entries)) {
             return;
+        }
+        if (q->sq_head == q->sq_tail) {
+            /* The first descriptor of an idle queue: its age starts. */
+            q->head_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         }
         q->sq_tail = val;
         break;
@@ -745,11 +750,71 @@ static uint32_t mbox_queue_destroy(NpoState *s)
     return MBOX_OK;
 }
 
+/* What the head descriptor of q, outstanding, waits for. */
+static unsigned int queue_wait(const NpoQueue *q)
+{
+    if (q->stalled) {
+        return NPO_QWAIT_CQ_FULL;
+    }
+    if (q->link_wait) {
+        return NPO_QWAIT_LINK;
+    }
+    if (q->wire_tx_wait) {
+        return NPO_QWAIT_TX;
+    }
+    if (q->rnr_tries) {
+        return NPO_QWAIT_RNR;
+    }
+    if (q->wire_req && !q->wire_done) {
+        return NPO_QWAIT_REMOTE;
+    }
+    return NPO_QWAIT_NONE;
+}
+
+/*
+ * QUEUE_QUERY: the queue's outstanding descriptors, the port the oldest
+ * goes through and what it waits for (RET0), and how long it has been at
+ * the head, in ms (RET1): for a driver to say why a queue makes no
+ * progress.  The descriptor itself is in the host's memory.
+ */
+static uint32_t mbox_queue_query(NpoState *s)
+{
+    NpoQueue *q = npo_queue_get(s, s->mbox_arg[0]);
+    uint32_t outstanding, node;
+    NpoPort *port = NULL;
+    struct npo_sqe d;
+    int64_t age = 0;
+
+    if (!q) {
+        return MBOX_ERR_NOENT;
+    }
+    outstanding = q->sq_tail - q->sq_head;
+    if (outstanding) {
+        age = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - q->head_since;
+        port = q->wire_port;
+        if (!port && pci_dma_read(PCI_DEVICE(s),
+                                  q_slot(q->sq_ring, q->sq_entries,
+                                         q->sq_head, sizeof(d)),
+                                  &d, sizeof(d)) == MEMTX_OK) {
+            node = le32_to_cpu(d.dest_node);
+            port = node == s->node_id ? NULL : npo_link_route(s, node);
+        }
+    }
+    s->mbox_ret[0] = FIELD_DP32(0, QQ_RET0, OUTSTANDING, outstanding);
+    s->mbox_ret[0] = FIELD_DP32(s->mbox_ret[0], QQ_RET0, PORT,
+                                port ? port->index : NPO_CQE_PORT_NONE);
+    s->mbox_ret[0] = FIELD_DP32(s->mbox_ret[0], QQ_RET0, WAIT,
+                                outstanding ? queue_wait(q) : NPO_QWAIT_NONE);
+    s->mbox_ret[1] = MIN(MAX(age, 0) / SCALE_MS, UINT32_MAX);
+    return MBOX_OK;
+}
+
 uint32_t npo_dma_mbox(NpoState *s, uint32_t op)
 {
     switch (op) {
     case MBOX_OP_QUEUE_CREATE:
     case MBOX_OP_QUEUE_DESTROY:
+    case MBOX_OP_QUEUE_QUERY:
         break;
     default:
         return MBOX_ERR_OPCODE;
@@ -758,8 +823,13 @@ uint32_t npo_dma_mbox(NpoState *s, uint32_t op)
     if (!(s->status & R_STATUS_FW_RUNNING_MASK)) {
         return MBOX_ERR_STATE;
     }
-    return op == MBOX_OP_QUEUE_CREATE ? mbox_queue_create(s) :
-                                        mbox_queue_destroy(s);
+    switch (op) {
+    case MBOX_OP_QUEUE_CREATE:
+        return mbox_queue_create(s);
+    case MBOX_OP_QUEUE_DESTROY:
+        return mbox_queue_destroy(s);
+    }
+    return mbox_queue_query(s);
 }
 
 /* --- life cycle ---------------------------------------------------------- */

@@ -116,6 +116,7 @@ enum {
     MBOX_OP_PD_JOB = 0x35,              /* 1.6 */
     MBOX_OP_REFUSALS = 0x36,            /* 1.6 */
     MBOX_OP_QUEUE_ERRORS = 0x37,        /* 1.11 */
+    MBOX_OP_QUEUE_QUERY = 0x38,         /* 1.11 */
     MBOX_OP_TIME_SEND = 0x40,
     MBOX_OP_TIME_RECV = 0x41,
 };
@@ -153,6 +154,16 @@ FIELD(QC_ARG1, RQ_LOG2, 16, 8)
 FIELD(PD_JOB_ARG0, PD, 0, 16)           /* PD_JOB; ARG1 the job */
 FIELD(REFUSALS_ARG2, MAX, 0, 16)        /* REFUSALS; ARG0/1 the buffer */
 FIELD(QUEUE_ERRORS_ARG2, MAX, 0, 16)    /* QUEUE_ERRORS; ARG0/1 the buffer */
+FIELD(QQ_RET0, OUTSTANDING, 0, 16)      /* QUEUE_QUERY; RET1 the age, ms */
+FIELD(QQ_RET0, PORT, 16, 8)             /* the head's port */
+FIELD(QQ_RET0, WAIT, 24, 8)             /* what the head waits for */
+/* QUEUE_QUERY: what a queue's oldest outstanding descriptor waits for. */
+#define NPO_QWAIT_NONE          0       /* nothing outstanding, or running */
+#define NPO_QWAIT_CQ_FULL       1       /* room in the completion ring */
+#define NPO_QWAIT_LINK          2       /* its link to finish retraining */
+#define NPO_QWAIT_REMOTE        3       /* the peer's answer */
+#define NPO_QWAIT_RNR           4       /* a receive buffer at the peer */
+#define NPO_QWAIT_TX            5       /* room on its port */
 FIELD(TIME_SEND_ARG0, PORT, 0, 8)       /* TIME_SEND */
 FIELD(TIME_SEND_ARG0, FLAGS, 8, 8)
 #define TIME_SEND_ONE_STEP      BIT(0)  /* stamp bytes 8..15 on the way out */

@@ -209,6 +209,7 @@ typedef struct NpoQueue {
     uint32_t rnr_tries;         /* the head SEND found no receive buffer */
     uint64_t progress;          /* bytes of the head descriptor done */
     bool link_wait;             /* head descriptor waits for a link */
+    int64_t head_since;         /* QEMU_CLOCK_VIRTUAL: the head's since */
     uint32_t gen;               /* tells a re-created queue from the old */
 
     /* The head descriptor's request to a peer in another QEMU process. */

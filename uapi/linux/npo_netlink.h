@@ -204,6 +204,26 @@ enum npo_event {
 #define NPO_EVENT_HISTORY	256
 
 /**
+ * enum npo_queue_wait - what a queue's oldest outstanding descriptor waits
+ *	for (NPO_ATTR_QUEUE_WAIT); the device's own codes (hardware.rst)
+ * @NPO_QUEUE_WAIT_NONE: nothing: it is being carried out.
+ * @NPO_QUEUE_WAIT_CQ_FULL: room in the completion ring: the process does
+ *	not reap its completions.
+ * @NPO_QUEUE_WAIT_LINK: its link to finish retraining.
+ * @NPO_QUEUE_WAIT_REMOTE: the destination's answer.
+ * @NPO_QUEUE_WAIT_RNR: a receive buffer at the destination.
+ * @NPO_QUEUE_WAIT_TX: room on its port.
+ */
+enum npo_queue_wait {
+	NPO_QUEUE_WAIT_NONE,
+	NPO_QUEUE_WAIT_CQ_FULL,
+	NPO_QUEUE_WAIT_LINK,
+	NPO_QUEUE_WAIT_REMOTE,
+	NPO_QUEUE_WAIT_RNR,
+	NPO_QUEUE_WAIT_TX,
+};
+
+/**
  * enum npo_dev_fault - why a device was stopped (NPO_EVENT_DEVICE)
  * @NPO_DEV_FAULT_NONE: it was not: the event is a recovery.
  * @NPO_DEV_FAULT_HEARTBEAT: the firmware stopped beating (a hang).
@@ -426,6 +446,16 @@ enum npo_refusal_side {
  *	bound yet (the clock was never measured, or is measured afresh).
  * @NPO_ATTR_CLOCK_REFERENCE: u8, 1 if the clock is the fabric's timescale:
  *	a grandmaster that never lost one, or that user space set.
+ * @NPO_ATTR_QUEUE_OUTSTANDING: u32, descriptors posted and not completed,
+ *	as the device counts them (interface 1.11).  With it, if any:
+ * @NPO_ATTR_QUEUE_OLDEST_AGE_MS: u32, how long the oldest has been at the
+ *	head of the queue;
+ * @NPO_ATTR_QUEUE_OLDEST_OPCODE: u32, its NPO_OP_*;
+ * @NPO_ATTR_QUEUE_OLDEST_NODE: u32, its destination node;
+ * @NPO_ATTR_QUEUE_OLDEST_PORT: u32, the port it goes through (absent in
+ *	loopback or when no port leads there), whose NPO_ATTR_PORT_STATE and,
+ *	when it is down, NPO_ATTR_PORT_REASON follow;
+ * @NPO_ATTR_QUEUE_WAIT: u32, &enum npo_queue_wait.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -539,6 +569,12 @@ enum npo_attr {
 	NPO_ATTR_QUEUE_ERR_PORT,
 	NPO_ATTR_CLOCK_ERROR_BOUND,
 	NPO_ATTR_CLOCK_REFERENCE,
+	NPO_ATTR_QUEUE_OUTSTANDING,
+	NPO_ATTR_QUEUE_OLDEST_AGE_MS,
+	NPO_ATTR_QUEUE_OLDEST_OPCODE,
+	NPO_ATTR_QUEUE_OLDEST_NODE,
+	NPO_ATTR_QUEUE_OLDEST_PORT,
+	NPO_ATTR_QUEUE_WAIT,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1
