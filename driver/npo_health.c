@@ -426,15 +426,24 @@ static void npo_resume(struct pci_dev *pdev)
  */
 static void npo_cor_error_detected(struct pci_dev *pdev)
 {
-	struct npo_dev *ndev = pci_get_drvdata(pdev);
+	struct npo_dev *ndev;
 	u64 n;
 
-	if (!ndev)
+	/*
+	 * Unlike the other handlers this one runs without the device lock:
+	 * take it, so that a removal cannot free the device under us.  While
+	 * probe or remove holds it, the PCI core's count is all there is.
+	 */
+	if (!device_trylock(&pdev->dev))
 		return;
-	n = atomic64_inc_return(&ndev->pcie_correctable);
-	if (__ratelimit(&ndev->pcie_log))
-		npo_warn(ndev, "node %u: correctable PCIe error (%llu so far)\n",
-			 ndev->node_id, n);
+	ndev = pci_get_drvdata(pdev);
+	if (ndev) {
+		n = atomic64_inc_return(&ndev->pcie_correctable);
+		if (__ratelimit(&ndev->pcie_log))
+			npo_warn(ndev, "node %u: correctable PCIe error (%llu so far)\n",
+				 ndev->node_id, n);
+	}
+	device_unlock(&pdev->dev);
 }
 #endif
 
