@@ -957,6 +957,7 @@ void npo_link_watch_early_init(struct npo_dev *ndev);
 int npo_link_watch_init(struct npo_dev *ndev);
 void npo_link_watch_start(struct npo_dev *ndev);
 void npo_link_watch_forget(struct npo_port *port);
+bool npo_link_watch_judges_ber(const struct npo_port *port);
 void npo_link_watch_trends(struct npo_port *port, struct npo_lane_trends *out);
 void npo_link_watch_last(struct npo_port *port, struct npo_port_down *down);
 void npo_link_watch_fini(struct npo_dev *ndev);

@@ -311,7 +311,8 @@ static bool npo_link_down_is_fault(u8 reason)
 static bool npo_link_clean(const struct npo_port *port)
 {
 	u32 st = port->status;
-	u32 faults = NPO_PST_DEGRADED | (port->watch ? 0 : NPO_PST_HIGH_BER);
+	u32 faults = NPO_PST_DEGRADED |
+		     (npo_link_watch_judges_ber(port) ? 0 : NPO_PST_HIGH_BER);
 
 	return FIELD_GET(NPO_PST_STATE, st) == NPO_HW_PORT_ACTIVE &&
 	       !(st & faults) && !port->risk_lanes;
@@ -407,7 +408,7 @@ static bool npo_link_health_judge(struct npo_port *port, u32 event,
 		return port->fault_lanes;
 	case NPO_EVENT_ERR_THRESHOLD:
 		/* The link watch reports it as a risk, with the lane. */
-		return !port->watch;
+		return !npo_link_watch_judges_ber(port);
 	case NPO_EVENT_AT_RISK:
 		if (port->risk_lanes)
 			return true;

@@ -57,11 +57,15 @@
  * @trends: the lanes' trends through the readings.
  * @gen: counts npo_link_watch_forget(); a reading taken across a change
  *	is not kept.
+ * @judges_ber: the last reading had BER thresholds for an active lane, so
+ *	the watch judges the BER (with its margins), not the device's
+ *	HIGH_BER flag; a firmware that publishes none leaves it to the flag.
  *
  * Protected by &npo_dev.link_lock.
  */
 struct npo_port_watch {
 	unsigned int gen;
+	bool judges_ber;
 	unsigned int count;
 	unsigned int next;
 	s64 at_ms[NPO_WATCH_SAMPLES];
@@ -152,6 +156,7 @@ static void npo_watch_judge(struct npo_port *port,
 	unsigned int i;
 
 	w->trends.known = w->count >= NPO_WATCH_MIN_SAMPLES;
+	w->judges_ber = false;
 	for (i = 0; i < ndev->lanes_per_port; i++) {
 		const struct npo_hw_lane_stats *l = &st->lane[i];
 		s32 rx = (s16)le16_to_cpu(l->rx_power_cdbm);
@@ -171,6 +176,7 @@ static void npo_watch_judge(struct npo_port *port,
 		/* No thresholds (no firmware) or not carrying the link. */
 		if (!ber_alarm || !(l->flags & NPO_HW_LANE_ACTIVE))
 			continue;
+		w->judges_ber = true;
 		if (ber < ber_warn ||
 		    (was == NPO_RISK_HIGH_BER && ber < ber_warn + NPO_BER_CLEAR))
 			reason = NPO_RISK_HIGH_BER;
@@ -376,6 +382,19 @@ void npo_link_watch_forget(struct npo_port *port)
 	port->risk_lanes = 0;
 	port->risk_reason = NPO_RISK_NONE;
 	port->risk_eta_s = 0;
+}
+
+/**
+ * npo_link_watch_judges_ber() - whether the watch, not HIGH_BER, judges BER
+ * @port: the port.
+ *
+ * Context: under &npo_dev.link_lock.
+ * Return: true if the port's last reading had BER thresholds to judge by.
+ */
+bool npo_link_watch_judges_ber(const struct npo_port *port)
+{
+	lockdep_assert_held(&port->ndev->link_lock);
+	return port->watch && port->watch->judges_ber;
 }
 
 /**
