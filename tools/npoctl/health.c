@@ -40,8 +40,23 @@ struct port_health {
 struct clock_health {
 	bool seen;
 	enum verdict verdict;
-	char reason[64];
+	char reason[128];
 };
+
+/*
+ * The error bound beyond which a clock's time is not to be trusted: the
+ * driver's, as its devlink clock reporter judges, or its default.
+ */
+static uint64_t time_error_limit_ns(void)
+{
+	unsigned long long v;
+	FILE *f = fopen("/sys/module/npo/parameters/time_error_limit_ns", "r");
+	int n = f ? fscanf(f, "%llu", &v) : 0;
+
+	if (f)
+		fclose(f);
+	return n == 1 ? v : 1000;
+}
 
 struct dev_health {
 	bool seen;
@@ -142,6 +157,25 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		snprintf(c->reason, sizeof(c->reason), "%s to node %u",
 			 npo_clock_state_str(state),
 			 get_u32(tb, NPO_ATTR_CLOCK_GM_NODE_ID, 0));
+	/*
+	 * Locked to a grandmaster that lost the fabric's timescale (an
+	 * isolated node leading itself, say) is not time to trust.
+	 */
+	if (!tb[NPO_ATTR_CLOCK_REFERENCE]) {
+		/* A driver that does not say: judge by the state alone. */
+	} else if (c->verdict == OK && !tb[NPO_ATTR_CLOCK_ERROR_BOUND]) {
+		c->verdict = AT_RISK;
+		snprintf(c->reason + strlen(c->reason),
+			 sizeof(c->reason) - strlen(c->reason),
+			 ", no error bound");
+	} else if (c->verdict == OK &&
+		   get_u64(tb, NPO_ATTR_CLOCK_ERROR_BOUND) > time_error_limit_ns()) {
+		c->verdict = AT_RISK;
+		snprintf(c->reason + strlen(c->reason),
+			 sizeof(c->reason) - strlen(c->reason),
+			 ", error bound %llu ns: not the fabric's timescale",
+			 (unsigned long long)get_u64(tb, NPO_ATTR_CLOCK_ERROR_BOUND));
+	}
 	return 0;
 }
 

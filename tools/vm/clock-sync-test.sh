@@ -66,6 +66,7 @@ wait_locked 2 7 || { echo NEVER-RELOCKED; npoctl clock; exit 1; }
 echo RELOCKED
 sleep 14
 reporter cut npo0; reporter cut npo1
+echo "HEALTH cut npo1 $(npoctl -j health npo1)"
 echo clear > $f
 echo RESTORED
 wait_locked 1 8 || { echo NEVER-BACK; npoctl clock; exit 1; }
@@ -115,6 +116,25 @@ for line in open(log, errors="replace"):
         print("# %s %s: %s, %d errors" % (phase, dev, r["state"], r["error"]))
         sys.exit(not (r["state"] == state and
                       int(lo) <= r["error"] <= int(hi)))
+sys.exit(1)
+PY
+}
+# clock_health_is PHASE DEV VERDICT TEXT: npoctl health judged DEV's clock
+# VERDICT, its reason saying TEXT
+clock_health_is() {
+	/usr/bin/python3 - "$work/vm.log" "$@" <<'PY'
+import json, sys
+log, phase, dev, verdict, text = sys.argv[1:6]
+for line in open(log, errors="replace"):
+    w = line.split(" ", 3)
+    if w[:3] == ["HEALTH", phase, dev]:
+        for d in json.loads(w[3])["devices"]:
+            for it in d.get("items", []):
+                if d["device"] == dev and it["what"] == "clock":
+                    print("# %s %s clock: %s, %s" % (phase, dev, it["health"],
+                                                     it["reason"]))
+                    sys.exit(not (it["health"] == verdict and
+                                  text in it["reason"]))
 sys.exit(1)
 PY
 }
@@ -182,6 +202,8 @@ check "devlink: without node 1, node 2's clock reporter is in error" \
 	reporter_is cut npo1 error 1 1000
 check "devlink: node 1, the timescale, stays healthy when cut off" \
 	reporter_is cut npo0 healthy 0 0
+check "npoctl health: without node 1, node 2's clock is at risk for its bound" \
+	clock_health_is cut npo1 at-risk "error bound"
 check "devlink: node 2's clock reporter is healthy with node 1 back" \
 	reporter_is back npo1 healthy 1 1000
 check "the guest ran to the end (status $rc)" [ "$rc" = 0 ]
