@@ -43,6 +43,14 @@ static_assert(NPO_RING_HEADER_SIZE + NPO_MAX_RING_ENTRIES *
 	       sizeof(struct npo_rqe)) <=
 	      BIT(NPO_MMAP_QUEUE_SHIFT) * PAGE_SIZE);
 
+/* What a stalled queue waits for goes to user space as the device says it. */
+static_assert((int)NPO_HW_QWAIT_NONE == (int)NPO_QUEUE_WAIT_NONE);
+static_assert((int)NPO_HW_QWAIT_CQ_FULL == (int)NPO_QUEUE_WAIT_CQ_FULL);
+static_assert((int)NPO_HW_QWAIT_LINK == (int)NPO_QUEUE_WAIT_LINK);
+static_assert((int)NPO_HW_QWAIT_REMOTE == (int)NPO_QUEUE_WAIT_REMOTE);
+static_assert((int)NPO_HW_QWAIT_RNR == (int)NPO_QUEUE_WAIT_RNR);
+static_assert((int)NPO_HW_QWAIT_TX == (int)NPO_QUEUE_WAIT_TX);
+
 /**
  * struct npo_ring_layout - where a queue's rings lie in its ring memory
  * @sq_offset: the submission ring, after the header.

@@ -445,6 +445,16 @@ struct npo_hw_refusal {
 #define NPO_QQ_PORT			GENMASK(23, 16)
 #define NPO_QQ_WAIT			GENMASK(31, 24)
 
+/* What the oldest descriptor waits for (NPO_QQ_WAIT). */
+enum npo_hw_queue_wait {
+	NPO_HW_QWAIT_NONE = 0,
+	NPO_HW_QWAIT_CQ_FULL = 1,
+	NPO_HW_QWAIT_LINK = 2,
+	NPO_HW_QWAIT_REMOTE = 3,
+	NPO_HW_QWAIT_RNR = 4,
+	NPO_HW_QWAIT_TX = 5,
+};
+
 /* QUEUE_ERRORS: ARG0/1 the buffer, ARG2 how many records it holds. */
 #define NPO_QUEUE_ERRORS_MAX		GENMASK(15, 0)
 #define NPO_QUEUE_ERROR_DEPTH		64
