@@ -769,6 +769,25 @@ static int npo_queue_oldest_put(struct sk_buff *skb, struct npo_dev *ndev,
 	return 0;
 }
 
+/*
+ * The ports the queue's work went out of and its messages came in
+ * through: what it loses when one of them fails (npoctl topo impact).
+ */
+static int npo_queue_ports_put(struct sk_buff *skb, struct npo_dev *ndev,
+			       const struct npo_queue *q)
+{
+	u32 args[1] = { q->id }, rets[2];
+
+	if (FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) <
+	    NPO_IF_MINOR_QUEUE_PORTS ||
+	    npo_mbox_read(ndev, NPO_MBOX_OP_QUEUE_PORTS, args, 1, rets, 2))
+		return 0;
+	if (nla_put_u32(skb, NPO_ATTR_QUEUE_TX_PORTS, rets[0]) ||
+	    nla_put_u32(skb, NPO_ATTR_QUEUE_RX_PORTS, rets[1]))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* The ring header tells how far the device and the process have come. */
 static int npo_queue_put(struct sk_buff *skb, struct npo_dev *ndev,
 			 const struct npo_queue *q)
@@ -788,7 +807,8 @@ static int npo_queue_put(struct sk_buff *skb, struct npo_dev *ndev,
 	    nla_put_u8(skb, NPO_ATTR_QUEUE_INTERRUPT, !!q->eventfd))
 		return -EMSGSIZE;
 	return npo_queue_error_put(skb, ndev, q->id) ?:
-	       npo_queue_oldest_put(skb, ndev, q);
+	       npo_queue_oldest_put(skb, ndev, q) ?:
+	       npo_queue_ports_put(skb, ndev, q);
 }
 
 /**

@@ -33,6 +33,7 @@
 #define   NPO_IF_MINOR_LANE_LIMITS	9	/* lane thresholds, slow faults */
 #define   NPO_IF_MINOR_DOWN_TIME	10	/* when a link went down */
 #define   NPO_IF_MINOR_QUEUE_ERRORS	11	/* the queue error log */
+#define   NPO_IF_MINOR_QUEUE_PORTS	12	/* the ports a queue uses */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -106,6 +107,7 @@ enum npo_mbox_opcode {
 	NPO_MBOX_OP_REFUSALS = 0x36,		/* interface 1.6 */
 	NPO_MBOX_OP_QUEUE_ERRORS = 0x37,	/* interface 1.11 */
 	NPO_MBOX_OP_QUEUE_QUERY = 0x38,		/* interface 1.11 */
+	NPO_MBOX_OP_QUEUE_PORTS = 0x39,		/* interface 1.12 */
 	NPO_MBOX_OP_TIME_SEND = 0x40,
 	NPO_MBOX_OP_TIME_RECV = 0x41,
 };

@@ -4,7 +4,8 @@
  * neighbouring devices of a ring, with the port they used named in the
  * completion; link errors below the recovery threshold and retrains lose
  * nothing; a cut link fails what is in flight with LINK_DOWN naming the
- * port, and a node no link reaches is unreachable.
+ * port, and a node no link reaches is unreachable; npoctl topo impact
+ * predicts exactly which queues and clocks a cut takes down.
  *
  * Needs npo-vm --topology ring: device i port 0 to device i+1 port 1,
  * device i is node i + 1.
@@ -18,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include <npo.h>
 
 #include "kselftest_harness.h"
@@ -380,6 +382,207 @@ TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
 	npo_submit(a->q);
 	ASSERT_EQ(0, reap(a->q, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
+}
+
+static int64_t jint(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : -1;
+}
+
+#define MAX_NODE	16
+
+/* A clock's place in the tree: what a cut may change. */
+struct tree_pos {
+	bool locked;
+	int64_t parent_port;	/* -1 on the grandmaster */
+	int64_t steps;
+};
+
+/* Every clock of this host by node id, from npoctl; how many, or -1. */
+static int read_tree(struct tree_pos *t)
+{
+	static char out[1 << 16];
+	struct json_object *doc, *list, *v;
+	int i, n, node;
+
+	if (npo_test_run(out, sizeof(out), "npoctl -j clock"))
+		return -1;
+	doc = json_tokener_parse(out);
+	if (!doc || !json_object_object_get_ex(doc, "clocks", &list)) {
+		json_object_put(doc);
+		return -1;
+	}
+	n = json_object_array_length(list);
+	for (i = 0; i < n; i++) {
+		struct json_object *c = json_object_array_get_idx(list, i);
+
+		node = jint(c, "node_id");
+		if (node < 0 || node >= MAX_NODE)
+			continue;
+		t[node].locked = json_object_object_get_ex(c, "state", &v) &&
+				 !strcmp(json_object_get_string(v), "locked");
+		t[node].parent_port = jint(c, "parent_port");
+		t[node].steps = jint(c, "steps");
+	}
+	json_object_put(doc);
+	return n;
+}
+
+static bool all_locked(struct tree_pos *t, int ndev)
+{
+	int node;
+
+	if (read_tree(t) != ndev)
+		return false;
+	for (node = 1; node <= ndev; node++)
+		if (!t[node].locked)
+			return false;
+	return true;
+}
+
+/* A queue of this process in an impact listing: its "sends" and "receives". */
+static bool impact_has(struct json_object *queues, const char *dev,
+		       uint16_t queue, bool sends, bool receives)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(queues); i++) {
+		struct json_object *e = json_object_array_get_idx(queues, i), *v;
+
+		if (jint(e, "pid") != getpid() || jint(e, "queue") != queue ||
+		    !json_object_object_get_ex(e, "device", &v) ||
+		    strcmp(json_object_get_string(v), dev))
+			continue;
+		return json_object_object_get_ex(e, "sends", &v) &&
+		       json_object_get_boolean(v) == sends &&
+		       json_object_object_get_ex(e, "receives", &v) &&
+		       json_object_get_boolean(v) == receives;
+	}
+	return false;
+}
+
+/*
+ * npoctl topo impact names what a port's failure takes down before it
+ * fails; the cut then takes down exactly that.  Node 1 (npo0) writes to
+ * node 2 through port 0 and with immediate data to a queue of node 2,
+ * which receives through its port 1; another queue of npo0 writes to the
+ * last node through port 1.  Cutting npo0/0 must fail the first and not
+ * the second, and move exactly the clocks it predicted: node 2, whose
+ * parent is node 1 through that link, and those that follow it.
+ */
+TEST_F_TIMEOUT(remote, topo_impact_predicts_what_a_cut_takes_down, 240)
+{
+	struct npo_queue_attr attr = { .sq_entries = 8 };
+	struct end *a = &self->a, *b = &self->b, z = { 0 };
+	struct tree_pos before[MAX_NODE] = { 0 }, now[MAX_NODE];
+	bool predicted[MAX_NODE] = { false }, moved[MAX_NODE] = { false };
+	static char out[1 << 16];
+	struct json_object *doc, *queues, *clocks;
+	int ndev = npo_test_count_devices(), node, t, rc;
+	struct npo_queue *aq, *rq, *zq;
+	char last[16];
+	struct npo_cqe c, *r;
+	size_t i;
+
+	NPO_TEST_SETUP_DONE();
+	snprintf(last, sizeof(last), "npo%d", ndev - 1);
+	ASSERT_EQ(0, end_open(&z, last));
+	for (t = 0; t < 600 && !all_locked(before, ndev); t++)
+		usleep(100000);
+	ASSERT_TRUE(all_locked(before, ndev)) TH_LOG("the ring never locked");
+
+	/* The traffic: to node 2 and its queue rq, and to the last node. */
+	ASSERT_EQ(0, npo_create_queue(a->dev, &attr, &aq));
+	ASSERT_EQ(0, npo_create_queue(a->dev, &attr, &zq));
+	ASSERT_EQ(0, npo_create_queue(b->dev, &attr, &rq));
+	npo_prep_write_imm(npo_get_sqe(aq), 1, npo_mr_lkey(a->mr), a->buf, 64,
+			   b->q->node_id, rq->id, npo_mr_rkey(b->mr),
+			   (uintptr_t)b->buf, 7);
+	npo_submit(aq);
+	ASSERT_EQ(0, reap(aq, &c));
+	ASSERT_EQ(NPO_STATUS_OK, c.status);
+	ASSERT_EQ(0, npo_wait_cqe(rq, &r, 10000));
+	npo_cq_advance(rq, 1);
+	npo_prep_write(npo_get_sqe(zq), 2, npo_mr_lkey(a->mr), a->buf, 64,
+		       z.q->node_id, npo_mr_rkey(z.mr), (uintptr_t)z.buf);
+	npo_submit(zq);
+	ASSERT_EQ(0, reap(zq, &c));
+	ASSERT_EQ(NPO_STATUS_OK, c.status);
+	EXPECT_EQ(1, c.port);
+
+	rc = npo_test_run(out, sizeof(out), "npoctl -j topo impact npo0/0");
+	EXPECT_EQ(3, rc) TH_LOG("%s", out);
+	doc = json_tokener_parse(out);
+	ASSERT_NE(NULL, doc) TH_LOG("%s", out);
+	ASSERT_TRUE(json_object_object_get_ex(doc, "queues", &queues));
+	ASSERT_TRUE(json_object_object_get_ex(doc, "clocks", &clocks));
+	EXPECT_TRUE(impact_has(queues, "npo0", aq->id, true, false)) TH_LOG("%s", out);
+	EXPECT_TRUE(impact_has(queues, "npo1", rq->id, false, true)) TH_LOG("%s", out);
+	/* Nothing else: the other queues never used the link. */
+	EXPECT_EQ(2, json_object_array_length(queues)) TH_LOG("%s", out);
+	for (i = 0; i < json_object_array_length(clocks); i++) {
+		node = jint(json_object_array_get_idx(clocks, i), "node_id");
+		ASSERT_TRUE(node > 0 && node < MAX_NODE);
+		predicted[node] = true;
+	}
+	EXPECT_TRUE(predicted[2]) TH_LOG("%s", out);
+	EXPECT_FALSE(predicted[1]) TH_LOG("%s", out);
+	json_object_put(doc);
+	npo_test_run(out, sizeof(out), "npoctl topo impact npo0/0");
+	EXPECT_NE(NULL, strstr(out, "sends to it")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "its parent is through port 1")) TH_LOG("%s", out);
+
+	/* The cut: the predicted queue loses its peer, the other does not. */
+	memset(b->buf, 0, 64);
+	fill(a->buf, 64, 3);
+	ASSERT_EQ(0, fault(0, "cut 0 1"));
+	npo_prep_write(npo_get_sqe(aq), 3, npo_mr_lkey(a->mr), a->buf, 64,
+		       b->q->node_id, npo_mr_rkey(b->mr), (uintptr_t)b->buf);
+	npo_submit(aq);
+	ASSERT_EQ(0, reap(aq, &c));
+	EXPECT_EQ(NPO_STATUS_LINK_DOWN, c.status) TH_LOG("%s", npo_status_str(c.status));
+	EXPECT_EQ(0, b->buf[0]);
+	npo_prep_write(npo_get_sqe(zq), 4, npo_mr_lkey(a->mr), a->buf, 64,
+		       z.q->node_id, npo_mr_rkey(z.mr), (uintptr_t)z.buf);
+	npo_submit(zq);
+	ASSERT_EQ(0, reap(zq, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	EXPECT_EQ(0, memcmp(a->buf, z.buf, 64));
+
+	/*
+	 * The clocks: each predicted one leaves its place in the tree (holds
+	 * over, or follows another way); no other ever does.
+	 */
+	for (t = 0; t < 900; t++) {
+		bool all_moved = true;
+
+		if (read_tree(now) != ndev)
+			continue;
+		for (node = 1; node <= ndev; node++) {
+			if (!now[node].locked ||
+			    now[node].parent_port != before[node].parent_port ||
+			    now[node].steps != before[node].steps)
+				moved[node] = true;
+			if (predicted[node] && !moved[node])
+				all_moved = false;
+		}
+		if (all_moved && all_locked(now, ndev))
+			break;
+		usleep(100000);
+	}
+	for (node = 1; node <= ndev; node++)
+		EXPECT_EQ(predicted[node], moved[node]) TH_LOG("node %d", node);
+
+	ASSERT_EQ(0, fault(0, "cut 0 0"));
+	ASSERT_TRUE(port_active(0, 0));
+	npo_destroy_queue(aq);
+	npo_destroy_queue(zq);
+	npo_destroy_queue(rq);
+	end_close(&z);
+	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl topo impact npo0 2>/dev/null"));
+	EXPECT_EQ(1, npo_test_run(NULL, 0, "npoctl topo impact npo0/99 2>/dev/null"));
 }
 
 /*

@@ -21,7 +21,7 @@ static void queue_usage(FILE *to)
 }
 
 /* Device, owner, protection domain and job: the start of every line. */
-static void print_owner(struct nlattr **tb)
+void queue_print_owner(struct nlattr **tb)
 {
 	print_string("device", "%-6s", tb[NPO_ATTR_DEV_NAME] ?
 		     nla_get_string(tb[NPO_ATTR_DEV_NAME]) : "?");
@@ -93,7 +93,7 @@ static int on_queue(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		return 0;
 	(*(unsigned int *)arg)++;
 	print_open_object(NULL);
-	print_owner(tb);
+	queue_print_owner(tb);
 	print_uint("queue", "  %5llu", get_u32(tb, NPO_ATTR_QUEUE_ID, 0));
 	snprintf(sizes, sizeof(sizes), "%u/%u/%u",
 		 get_u32(tb, NPO_ATTR_QUEUE_SQ_ENTRIES, 0),
@@ -155,7 +155,7 @@ static int on_region(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		return 0;
 	(*(unsigned int *)arg)++;
 	print_open_object(NULL);
-	print_owner(tb);
+	queue_print_owner(tb);
 	if (print_is_json())
 		print_uint("lkey", "", get_u32(tb, NPO_ATTR_MR_KEY, 0));
 	else
@@ -232,7 +232,7 @@ static int on_stuck(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		return 0;
 	f->found++;
 	print_open_object(NULL);
-	print_owner(tb);
+	queue_print_owner(tb);
 	print_uint("queue", "  queue %llu", get_u32(tb, NPO_ATTR_QUEUE_ID, 0));
 	print_uint("outstanding", ": %llu outstanding",
 		   get_u32(tb, NPO_ATTR_QUEUE_OUTSTANDING, 0));

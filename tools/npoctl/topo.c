@@ -173,9 +173,12 @@ int cmd_topo(int argc, char **argv)
 	int ret;
 
 	if (argc == 1 && matches(argv[0], "help")) {
-		printf("Usage: npoctl topo [ --dot ]\n");
+		printf("Usage: npoctl topo [ --dot ]\n"
+		       "       npoctl topo impact DEV/PORT\n");
 		return NPOCTL_EXIT_OK;
 	}
+	if (argc && !strcmp(argv[0], "impact"))
+		return cmd_topo_impact(argc - 1, argv + 1);
 	if (argc == 1 && !strcmp(argv[0], "--dot")) {
 		dot = true;
 	} else if (argc) {

@@ -170,6 +170,9 @@ void npo_deliver(NpoState *t, NpoQueue *dq, const NpoSender *from,
                  struct npo_cqe *c)
 {
     c->port = from->port;
+    if (from->port < NPO_MAX_PORTS) {
+        dq->rx_ports |= BIT(from->port);
+    }
     c->peer_node = cpu_to_le32(from->node);
     c->peer_queue = cpu_to_le16(from->queue);
     if (!cq_has_room(t, dq)) {
@@ -315,6 +318,7 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
             return NPO_STATUS_UNREACHABLE;
         }
         dest->port = p;
+        q->tx_ports |= BIT(p->index);
     }
     switch (npo_link_ready(p)) {
     case NPO_LINK_PAUSED:
@@ -809,12 +813,30 @@ static uint32_t mbox_queue_query(NpoState *s)
     return MBOX_OK;
 }
 
+/*
+ * QUEUE_PORTS: the ports the queue's work has gone out of (RET0) and the
+ * ports messages to it came in through (RET1) since it was created: what
+ * it loses if one of them fails.
+ */
+static uint32_t mbox_queue_ports(NpoState *s)
+{
+    NpoQueue *q = npo_queue_get(s, s->mbox_arg[0]);
+
+    if (!q) {
+        return MBOX_ERR_NOENT;
+    }
+    s->mbox_ret[0] = q->tx_ports;
+    s->mbox_ret[1] = q->rx_ports;
+    return MBOX_OK;
+}
+
 uint32_t npo_dma_mbox(NpoState *s, uint32_t op)
 {
     switch (op) {
     case MBOX_OP_QUEUE_CREATE:
     case MBOX_OP_QUEUE_DESTROY:
     case MBOX_OP_QUEUE_QUERY:
+    case MBOX_OP_QUEUE_PORTS:
         break;
     default:
         return MBOX_ERR_OPCODE;
@@ -828,6 +850,8 @@ uint32_t npo_dma_mbox(NpoState *s, uint32_t op)
         return mbox_queue_create(s);
     case MBOX_OP_QUEUE_DESTROY:
         return mbox_queue_destroy(s);
+    case MBOX_OP_QUEUE_PORTS:
+        return mbox_queue_ports(s);
     }
     return mbox_queue_query(s);
 }

@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            11
+#define NPO_IF_MINOR            12
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -117,6 +117,7 @@ enum {
     MBOX_OP_REFUSALS = 0x36,            /* 1.6 */
     MBOX_OP_QUEUE_ERRORS = 0x37,        /* 1.11 */
     MBOX_OP_QUEUE_QUERY = 0x38,         /* 1.11 */
+    MBOX_OP_QUEUE_PORTS = 0x39,         /* 1.12 */
     MBOX_OP_TIME_SEND = 0x40,
     MBOX_OP_TIME_RECV = 0x41,
 };

@@ -211,6 +211,8 @@ typedef struct NpoQueue {
     bool link_wait;             /* head descriptor waits for a link */
     int64_t head_since;         /* QEMU_CLOCK_VIRTUAL: the head's since */
     uint32_t gen;               /* tells a re-created queue from the old */
+    uint32_t tx_ports;          /* ports its work went out of, bit n port n */
+    uint32_t rx_ports;          /* ports messages to it came in through */
 
     /* The head descriptor's request to a peer in another QEMU process. */
     uint64_t wire_req;          /* its id, 0 when there is none */

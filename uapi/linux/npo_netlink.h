@@ -456,6 +456,10 @@ enum npo_refusal_side {
  *	loopback or when no port leads there), whose NPO_ATTR_PORT_STATE and,
  *	when it is down, NPO_ATTR_PORT_REASON follow;
  * @NPO_ATTR_QUEUE_WAIT: u32, &enum npo_queue_wait.
+ * @NPO_ATTR_QUEUE_TX_PORTS: u32, the ports the queue's descriptors have
+ *	gone out of since it was created, bit n for port n (interface 1.12).
+ * @NPO_ATTR_QUEUE_RX_PORTS: u32, the ports messages (SEND, WRITE_IMM) to
+ *	the queue have come in through since it was created.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -575,6 +579,8 @@ enum npo_attr {
 	NPO_ATTR_QUEUE_OLDEST_NODE,
 	NPO_ATTR_QUEUE_OLDEST_PORT,
 	NPO_ATTR_QUEUE_WAIT,
+	NPO_ATTR_QUEUE_TX_PORTS,
+	NPO_ATTR_QUEUE_RX_PORTS,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

@@ -136,6 +136,7 @@ enum {
 	X(op_refusals, NPO_MBOX_OP_REFUSALS, MBOX_OP_REFUSALS)		\
 	X(op_queue_errors, NPO_MBOX_OP_QUEUE_ERRORS, MBOX_OP_QUEUE_ERRORS) \
 	X(op_queue_query, NPO_MBOX_OP_QUEUE_QUERY, MBOX_OP_QUEUE_QUERY)	\
+	X(op_queue_ports, NPO_MBOX_OP_QUEUE_PORTS, MBOX_OP_QUEUE_PORTS)	\
 	X(qq_outstanding, NPO_QQ_OUTSTANDING, R_QQ_RET0_OUTSTANDING_MASK) \
 	X(qq_port, NPO_QQ_PORT, R_QQ_RET0_PORT_MASK)			\
 	X(qq_wait, NPO_QQ_WAIT, R_QQ_RET0_WAIT_MASK)			\
@@ -387,6 +388,8 @@ _Static_assert(NPO_IF_MINOR_DOWN_TIME <= NPO_IF_MINOR,
 	       "the model is older than the link-down times the driver reads");
 _Static_assert(NPO_IF_MINOR_QUEUE_ERRORS <= NPO_IF_MINOR,
 	       "the model is older than the queue error log the driver reads");
+_Static_assert(NPO_IF_MINOR_QUEUE_PORTS <= NPO_IF_MINOR,
+	       "the model is older than the queue ports the driver reads");
 
 struct fact {
 	const char *what;
