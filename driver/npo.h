@@ -131,7 +131,12 @@ struct npo_link_health;
  * @max_width: administrator's width limit, 0 for none.
  * @retrain_work: retrain after @backoff_ms.
  * @prbs_done: completed when a PRBS test ends.
- * @prbs_running: a PRBS test was started and its requester waits.
+ * @prbs_running: a PRBS test runs: a requester's, who waits, or the
+ *	self-test after a reset.
+ * @selftest: &enum npo_selftest, where the port's self-test after a reset
+ *	stands (npo_link_selftest.c).
+ * @selftest_lanes: the lanes that failed it, while @selftest is
+ *	%NPO_SELFTEST_FAILED.
  * @stats_lock: protects @stats and @stats_at.
  * @stats: the last statistics block read, or NULL; unprivileged readers
  *	share it for NPO_STATS_SHARED_MS.
@@ -176,6 +181,8 @@ struct npo_port {
 	struct delayed_work retrain_work;
 	struct completion prbs_done;
 	bool prbs_running;
+	u8 selftest;
+	u32 selftest_lanes;
 	struct mutex stats_lock; /* stats, stats_at */
 	struct npo_hw_port_stats *stats;
 	unsigned long stats_at;
@@ -631,6 +638,7 @@ struct npo_history {
  * @link_gone: the device is being removed: no PRBS test starts, and those
  *	running end at once.
  * @link_work: handles port events in process context.
+ * @selftest_work: judges the ports' self-tests after a reset.
  * @link_watch_work: reads active links' lanes every second and says which
  *	are at risk (npo_link_watch.c).
  * @num_mrs: memory table entries; keys index 1..@num_mrs - 1.
@@ -724,6 +732,7 @@ struct npo_dev {
 	bool link_running;
 	bool link_gone;
 	struct work_struct link_work;
+	struct work_struct selftest_work;
 	struct delayed_work link_watch_work;
 
 	u32 num_mrs;
@@ -857,7 +866,7 @@ bool npo_set_state_from(struct npo_dev *ndev, enum npo_dev_state from,
 const char *npo_state_name(enum npo_dev_state state);
 struct npo_dev *npo_dev_get(unsigned long index);
 struct npo_dev *npo_dev_get_next(unsigned long *index, unsigned long max);
-int npo_hw_start(struct npo_dev *ndev);
+int npo_hw_start(struct npo_dev *ndev, bool selftest);
 
 /* npo_health.c */
 extern const struct pci_error_handlers npo_err_handlers;
@@ -917,7 +926,7 @@ const char *npo_mbox_result_str(unsigned int result);
 /* npo_link.c */
 void npo_link_early_init(struct npo_dev *ndev);
 int npo_link_init(struct npo_dev *ndev);
-void npo_link_start(struct npo_dev *ndev);
+void npo_link_start(struct npo_dev *ndev, bool selftest);
 void npo_link_stop(struct npo_dev *ndev);
 void npo_link_fini(struct npo_dev *ndev);
 void npo_link_irq(struct npo_dev *ndev);
@@ -952,6 +961,28 @@ struct npo_lane_trends {
 	s32 ber[NPO_MAX_LANES];
 	s32 rx[NPO_MAX_LANES];
 };
+
+/**
+ * enum npo_selftest - a port's self-test after a reset
+ * @NPO_SELFTEST_NONE: none, or passed: the port trains.
+ * @NPO_SELFTEST_RUNNING: the PRBS test runs.
+ * @NPO_SELFTEST_JUDGING: it ended; the device holds the port while the
+ *	driver reads the result.
+ * @NPO_SELFTEST_FAILED: a lane failed: the port stays held until the
+ *	administrator retrains or reconfigures it.
+ */
+enum npo_selftest {
+	NPO_SELFTEST_NONE,
+	NPO_SELFTEST_RUNNING,
+	NPO_SELFTEST_JUDGING,
+	NPO_SELFTEST_FAILED,
+};
+
+void npo_link_selftest_init(struct npo_dev *ndev);
+void npo_link_selftest_start(struct npo_port *port, bool test);
+bool npo_link_selftest_done(struct npo_port *port);
+void npo_link_selftest_release(struct npo_port *port);
+void npo_link_selftest_stop(struct npo_dev *ndev);
 
 void npo_link_watch_early_init(struct npo_dev *ndev);
 int npo_link_watch_init(struct npo_dev *ndev);

@@ -234,6 +234,8 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 		flags |= NPO_PORT_FLAG_LISTEN;
 	if (port->risk_lanes)
 		flags |= NPO_PORT_FLAG_AT_RISK;
+	if (port->selftest == NPO_SELFTEST_FAILED)
+		flags |= NPO_PORT_FLAG_SELF_TEST_FAILED;
 
 	if (nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
 	    nla_put_string(msg, NPO_ATTR_DEV_NAME, dev_name(&ndev->dev)) ||
@@ -264,6 +266,9 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 	if (npo_hw_blames_lanes(ndev) &&
 	    (nla_put_u32(msg, NPO_ATTR_PORT_FAULT_LANES, port->fault_lanes) ||
 	     nla_put_u32(msg, NPO_ATTR_PORT_BER_LANES, port->ber_lanes)))
+		return -EMSGSIZE;
+	if (port->selftest == NPO_SELFTEST_FAILED &&
+	    nla_put_u32(msg, NPO_ATTR_PORT_SELF_TEST_LANES, port->selftest_lanes))
 		return -EMSGSIZE;
 	return npo_put_port_risk(msg, port);
 }
@@ -911,6 +916,11 @@ void npo_genl_port_event(struct npo_port *port, u32 event)
 				      FIELD_GET(NPO_PST_FAIL, port->status));
 	if (!err && event == NPO_EVENT_LINK_DOWN)
 		err = npo_put_port_down(msg, port);
+	/* A pass says so too: the lanes that failed, none. */
+	if (!err && event == NPO_EVENT_SELF_TEST &&
+	    port->selftest != NPO_SELFTEST_FAILED &&
+	    nla_put_u32(msg, NPO_ATTR_PORT_SELF_TEST_LANES, 0))
+		err = -EMSGSIZE;
 	npo_genl_event_send(port->ndev, msg, hdr, err);
 }
 

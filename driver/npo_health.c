@@ -297,7 +297,7 @@ static int npo_health_restart_locked(struct npo_dev *ndev)
 	npo_files_release_dma(ndev, false);
 	pci_set_master(pdev);
 	trace_npo_recovery_step(ndev, "start", 0);
-	err = npo_hw_start(ndev);
+	err = npo_hw_start(ndev, true);
 	/* A firmware that did not load is no recovery. */
 	if (!err && npo_state(ndev) != NPO_DEV_STATE_READY)
 		err = -EIO;

@@ -398,6 +398,11 @@ void npo_port_apply(struct npo_port *port, bool retrain)
 		return;
 	port->backoff_ms = 0;
 	cancel_delayed_work(&port->retrain_work);
+	/* Taking a port that failed its self-test back releases it. */
+	if (port->selftest == NPO_SELFTEST_FAILED) {
+		npo_link_selftest_release(port);
+		retrain = true;
+	}
 	if (retrain && port->admin_up)
 		ctl |= NPO_PCTL_RETRAIN;
 	npo_port_wr(port, NPO_P_CONTROL, ctl);
@@ -598,7 +603,7 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 		npo_health_port_event(port, NPO_EVENT_DEGRADED);
 	if (ev & NPO_PEV_ERR_THRESHOLD)
 		npo_health_port_event(port, NPO_EVENT_ERR_THRESHOLD);
-	if (ev & NPO_PEV_PRBS_DONE) {
+	if ((ev & NPO_PEV_PRBS_DONE) && !npo_link_selftest_done(port)) {
 		npo_health_port_event(port, NPO_EVENT_TEST_DONE);
 		complete_all(&port->prbs_done);
 	}
@@ -644,6 +649,7 @@ void npo_link_early_init(struct npo_dev *ndev)
 {
 	mutex_init(&ndev->link_lock);
 	INIT_WORK(&ndev->link_work, npo_link_work);
+	npo_link_selftest_init(ndev);
 	npo_link_watch_early_init(ndev);
 }
 
@@ -684,10 +690,12 @@ int npo_link_init(struct npo_dev *ndev)
 /**
  * npo_link_start() - enable every port the administrator has not disabled
  * @ndev: the device, with its firmware running.
+ * @selftest: test each port with a peer before it trains: the device was
+ *	reset to recover it.
  *
  * Training runs in the device; this returns at once.
  */
-void npo_link_start(struct npo_dev *ndev)
+void npo_link_start(struct npo_dev *ndev, bool selftest)
 {
 	unsigned int i;
 
@@ -700,6 +708,7 @@ void npo_link_start(struct npo_dev *ndev)
 
 		port->backoff_ms = 0;
 		npo_port_wr(port, NPO_P_CONTROL, npo_port_control(port));
+		npo_link_selftest_start(port, selftest);
 		npo_port_refresh(port);
 	}
 	npo_link_watch_start(ndev);
@@ -722,6 +731,7 @@ void npo_link_stop(struct npo_dev *ndev)
 	ndev->link_running = false;
 	mutex_unlock(&ndev->link_lock);
 	cancel_work_sync(&ndev->link_work);
+	npo_link_selftest_stop(ndev);
 	cancel_delayed_work_sync(&ndev->link_watch_work);
 	for (i = 0; i < ndev->num_ports; i++)
 		cancel_delayed_work_sync(&ndev->ports[i].retrain_work);

@@ -244,6 +244,7 @@ static int npo_hw_reset(struct npo_dev *ndev)
 /**
  * npo_hw_start() - reset the device and start its firmware and links
  * @ndev: the device.
+ * @selftest: test the links before they carry traffic (a recovery).
  *
  * A firmware failure is not a start failure: the device stays visible,
  * held safe in %NPO_DEV_STATE_FW_ERROR, so that an operator can see why
@@ -252,7 +253,7 @@ static int npo_hw_reset(struct npo_dev *ndev)
  * Context: process context; takes &npo_dev.state_lock.
  * Return: 0, or a negative errno if the device did not come out of reset.
  */
-int npo_hw_start(struct npo_dev *ndev)
+int npo_hw_start(struct npo_dev *ndev, bool selftest)
 {
 	int err;
 
@@ -266,7 +267,7 @@ int npo_hw_start(struct npo_dev *ndev)
 	if (!npo_fw_load(ndev) &&
 	    npo_set_state_from(ndev, NPO_DEV_STATE_RESETTING,
 			       NPO_DEV_STATE_READY))
-		npo_link_start(ndev);
+		npo_link_start(ndev, selftest);
 out:
 	mutex_unlock(&ndev->state_lock);
 	return err;
@@ -455,7 +456,7 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	/* What slot_reset restores after a PCIe error resets the link. */
 	pci_save_state(pdev);
 
-	err = npo_hw_start(ndev);
+	err = npo_hw_start(ndev, false);
 	if (err)
 		goto err_irq;
 

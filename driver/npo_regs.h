@@ -34,6 +34,7 @@
 #define   NPO_IF_MINOR_DOWN_TIME	10	/* when a link went down */
 #define   NPO_IF_MINOR_QUEUE_ERRORS	11	/* the queue error log */
 #define   NPO_IF_MINOR_QUEUE_PORTS	12	/* the ports a queue uses */
+#define   NPO_IF_MINOR_SELF_TEST	12	/* PRBS.HOLD */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -198,6 +199,7 @@ enum npo_mbox_result {
 #define   NPO_PEV_PRBS_DONE		BIT(7)
 #define NPO_P_PRBS			0x18
 #define   NPO_PRBS_DURATION_MS		GENMASK(15, 0)
+#define   NPO_PRBS_HOLD			BIT(30)	/* interface 1.12 */
 #define   NPO_PRBS_START		BIT(31)
 #define NPO_P_ACTIVE_LANES		0x1c
 /* Interface 1.2 and later */

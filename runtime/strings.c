@@ -111,6 +111,7 @@ const char *npo_event_str(uint32_t event)
 		[NPO_EVENT_AT_RISK] = "at-risk",
 		[NPO_EVENT_DEVICE] = "device",
 		[NPO_EVENT_QUEUE_ERROR] = "queue-error",
+		[NPO_EVENT_SELF_TEST] = "self-test",
 	};
 
 	return NAME_OF(names, event);

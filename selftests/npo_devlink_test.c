@@ -487,6 +487,69 @@ static void history_says(struct __test_metadata *_metadata, const char *name,
 	json_object_put(ev);
 }
 
+/* Is port @port of @name active, as npoctl shows it? Its flags in @flags. */
+static bool port_active(const char *name, int port, char *flags, size_t len)
+{
+	struct json_object *root, *e;
+	char which[48];
+	bool active;
+
+	snprintf(which, sizeof(which), "show %s/%d", name, port);
+	root = npoctl_json("link", which);
+	e = root && json_object_is_type(root, json_type_array) ?
+	    json_object_array_get_idx(root, 0) : root;
+	active = !strcmp(jstr(jget(e, "state", NULL)), "active");
+	if (flags)
+		snprintf(flags, len, "%s", jstr(jget(e, "flags", NULL)));
+	json_object_put(root);
+	return active;
+}
+
+static bool wait_port_active(const char *name, int port, int secs)
+{
+	int i;
+
+	for (i = 0; i < secs * 10; i++) {
+		if (port_active(name, port, NULL, 0))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/*
+ * The self-test events of @name's ports after @seq: bit p of the result
+ * set if port p's was seen; its failed lanes in @failed[p] (a mask).
+ */
+static unsigned int self_tests_since(const char *name, long long seq,
+				     unsigned int *failed)
+{
+	struct json_object *ev = kept_events(name), *e, *lanes;
+	unsigned int seen = 0, port;
+	char prefix[40];
+	size_t i, j;
+
+	snprintf(prefix, sizeof(prefix), "%s/", name);
+	for (i = 0; ev && i < json_object_array_length(ev); i++) {
+		e = json_object_array_get_idx(ev, i);
+		if (json_object_get_int64(jget(e, "seq", NULL)) <= seq ||
+		    strcmp(jstr(jget(e, "event", NULL)), "self-test") ||
+		    strncmp(jstr(jget(e, "port", NULL)), prefix, strlen(prefix)))
+			continue;
+		port = atoi(jstr(jget(e, "port", NULL)) + strlen(prefix));
+		if (port >= 8)
+			continue;
+		seen |= 1u << port;
+		failed[port] = 0;
+		lanes = jget(e, "failed_lanes", NULL);
+		for (j = 0; lanes && j < json_object_array_length(lanes); j++)
+			failed[port] |= 1u << json_object_get_int(
+				json_object_array_get_idx(lanes, j));
+	}
+	json_object_put(ev);
+	return seen;
+}
+
 static void fault_recovers(struct __test_metadata *_metadata,
 			   FIXTURE_DATA(devlink) *self, const char *fault,
 			   bool halts, const char *log_says,
@@ -543,9 +606,21 @@ static void fault_recovers(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, tenant_write(&t, 2));
 	tenant_close(&t);
 
+	/* Each port was tested before it trained, and passed. */
+	for (i = 0; i < 2; i++)
+		EXPECT_TRUE(wait_port_active(self->name, i, 20)) TH_LOG("port %d", i);
+	{
+		unsigned int failed[8] = { 0 };
+
+		EXPECT_EQ(3, self_tests_since(self->name, seq, failed));
+		EXPECT_EQ(0, failed[0]);
+		EXPECT_EQ(0, failed[1]);
+	}
+
 	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
 	EXPECT_NE(NULL, strstr(log, log_says)) TH_LOG("%s", log);
 	EXPECT_NE(NULL, strstr(log, "restarted, ready")) TH_LOG("%s", log);
+	EXPECT_NE(NULL, strstr(log, "port 0: self-test passed")) TH_LOG("%s", log);
 	history_says(_metadata, self->name, seq, event_says);
 }
 
@@ -625,6 +700,62 @@ TEST_F(devlink, parity_error_is_device_fatal_and_recovered)
  * stopped: a device failing again and again needs an operator, who
  * recovers it with devlink.
  */
+/*
+ * The post-recovery check: a port whose lane fails the self-test after a
+ * reset never carries traffic: it stays out of service, named with its
+ * lane in the log, the history, npoctl link and health, and its peer on
+ * the other device sees no link either; its sibling port passes and
+ * trains.  The administrator's retrain takes it back.
+ */
+TEST_F_TIMEOUT(devlink, a_lane_failing_its_self_test_keeps_the_port_out, 120)
+{
+	unsigned int failed[8] = { 0 };
+	char flags[256], log[32768], out[8192];
+	struct reporter before;
+	long long seq;
+	size_t mark;
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	ASSERT_TRUE(wait_port_active(self->name, 0, 20));
+	ASSERT_EQ(0, fw_reporter(self, &before));
+	seq = last_seq(self->name);
+	mark = npo_test_dmesg_mark();
+	/* 1e-5 on lane 1: a link still trains with it, but is not sound. */
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "ber 0 1 500"));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "fwassert 5e1f"));
+	ASSERT_LE(0, wait_error(self, before.errors, 20));
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	for (i = 0; i < 100 && self_tests_since(self->name, seq, failed) != 3; i++)
+		usleep(100000);
+	ASSERT_EQ(3, self_tests_since(self->name, seq, failed));
+	EXPECT_EQ(1u << 1, failed[0]);
+	EXPECT_EQ(0, failed[1]);
+	EXPECT_TRUE(wait_port_active(self->name, 1, 20));
+	/* Held: not for a moment active, and the far end sees no link. */
+	for (i = 0; i < 30; i++) {
+		EXPECT_FALSE(port_active(self->name, 0, flags, sizeof(flags)));
+		EXPECT_FALSE(port_active(self->other, 1, NULL, 0));
+		usleep(100000);
+	}
+	EXPECT_NE(NULL, strstr(flags, "SELF-TEST-FAILED")) TH_LOG("%s", flags);
+	EXPECT_EQ(3, npo_test_run(out, sizeof(out), "npoctl health %s", self->name));
+	EXPECT_NE(NULL, strstr(out, "failed its self-test after a reset: lanes 1"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
+	EXPECT_NE(NULL, strstr(log, "failed its self-test after the reset on lanes 1"))
+		TH_LOG("%s", log);
+
+	/* Mended and retrained by the administrator, it carries traffic. */
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "ber 0 1 0"));
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl link retrain %s/0", self->name));
+	EXPECT_TRUE(wait_port_active(self->name, 0, 20));
+	port_active(self->name, 0, flags, sizeof(flags));
+	EXPECT_EQ(NULL, strstr(flags, "SELF-TEST-FAILED")) TH_LOG("%s", flags);
+	EXPECT_TRUE(wait_port_active(self->other, 1, 20));
+}
+
 TEST_F(devlink, a_second_failure_waits_for_the_operator)
 {
 	struct reporter before, r;

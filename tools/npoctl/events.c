@@ -141,6 +141,14 @@ static void port_event_print(struct nlattr **tb, const char *dev, uint32_t ev)
 				 get_u32(tb, NPO_ATTR_PORT_BER_LANES, 0));
 	if (ev == NPO_EVENT_AT_RISK)
 		print_event_risk(tb);
+	if (ev == NPO_EVENT_SELF_TEST) {
+		uint32_t failed = get_u32(tb, NPO_ATTR_PORT_SELF_TEST_LANES, 0);
+
+		if (failed || print_is_json())
+			link_print_lanes("failed_lanes", " failed on lanes %s", failed);
+		else
+			print_text(" passed");
+	}
 	link_print_flags(get_u32(tb, NPO_ATTR_PORT_FLAGS, 0), true);
 }
 

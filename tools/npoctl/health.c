@@ -131,6 +131,19 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		return 0;
 	}
 	p->verdict = FAILED;
+	if (flags & NPO_PORT_FLAG_SELF_TEST_FAILED) {
+		char lanes[96] = "", *at = lanes;
+		uint32_t failed = get_u32(tb, NPO_ATTR_PORT_SELF_TEST_LANES, 0);
+
+		for (i = 0; i < 32; i++)
+			if (failed & (1u << i))
+				at += snprintf(at, lanes + sizeof(lanes) - at,
+					       "%s%u", at == lanes ? "" : ",", i);
+		snprintf(p->reason, sizeof(p->reason),
+			 "failed its self-test after a reset: lanes %s; held until retrained",
+			 lanes);
+		return 0;
+	}
 	snprintf(p->reason, sizeof(p->reason), "%s",
 		 npo_link_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
 	return 0;

@@ -59,6 +59,8 @@ void link_print_flags(uint32_t flags, bool admin_up)
 		print_string(NULL, " %s", "HIGH-BER");
 	if (flags & NPO_PORT_FLAG_AT_RISK)
 		print_string(NULL, " %s", "AT-RISK");
+	if (flags & NPO_PORT_FLAG_SELF_TEST_FAILED)
+		print_string(NULL, " %s", "SELF-TEST-FAILED");
 	if (!admin_up)
 		print_string(NULL, " %s", "ADMIN-DOWN");
 	print_close_array();

@@ -362,7 +362,7 @@ static void port_timer(void *opaque)
     }
     switch (p->state) {
     case PORT_DETECT:
-        if (!p->listen && npo_port_connected(p)) {
+        if (!p->listen && !p->held && npo_port_connected(p)) {
             port_start_polling(p);
         } else {
             port_arm(p, DETECT_POLL_NS);
@@ -398,6 +398,12 @@ static void port_timer(void *opaque)
         break;
     case PORT_TEST:
         port_prbs_finish(p);
+        if (p->prbs_hold) {
+            /* Out of service until the driver has judged the result. */
+            p->held = true;
+            port_enter_detect(p, true);
+            break;
+        }
         port_enter_detect(p, false);
         port_arm(p, TS_INTERVAL_NS);
         break;
@@ -462,6 +468,10 @@ static void port_rx_ts(NpoPort *p, uint8_t type, const WireTs *ts)
     switch (p->state) {
     case PORT_DETECT:
     case PORT_LOOPBACK:
+        /* A held port trains with no one until released. */
+        if (p->held) {
+            break;
+        }
         /* Someone is training with us: answer, even when listening. */
         port_start_polling(p);
         if (ts2) {
@@ -697,6 +707,10 @@ void npo_link_write_control(NpoPort *p, uint32_t val)
     uint32_t old = p->control;
 
     p->control = val & ~R_P_CONTROL_RETRAIN_MASK;
+    /* Disabling or retraining releases a port held after a test. */
+    if (!npo_link_port_enabled(p) || (val & R_P_CONTROL_RETRAIN_MASK)) {
+        p->held = false;
+    }
     if (!npo_link_port_enabled(p)) {
         port_disable(p);
         return;
@@ -725,6 +739,8 @@ void npo_link_start_prbs(NpoPort *p, uint32_t val)
         return;
     }
     p->prbs_ctl = ms;
+    p->prbs_hold = FIELD_EX32(val, P_PRBS, HOLD);
+    p->held = false;
     port_link_down(p, FAIL_TEST);
     npo_port_send(p, WIRE_LOOPBACK, NULL, 0);
     port_set_state(p, PORT_TEST, (int64_t)ms * SCALE_MS);
@@ -786,6 +802,7 @@ void npo_link_reset(NpoState *s)
         p->high_ber = p->was_active = false;
         p->ber_lanes = p->fault_lanes = 0;
         p->prbs_ctl = 0;
+        p->prbs_hold = p->held = false;
         npo_link_clear_counters(p);
     }
 }

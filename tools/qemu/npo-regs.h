@@ -261,6 +261,7 @@ REG32(P_EVENTS, 0x14)                   /* write 1 to clear */
     FIELD(P_EVENTS, PRBS_DONE, 7, 1)
 REG32(P_PRBS, 0x18)
     FIELD(P_PRBS, DURATION_MS, 0, 16)
+    FIELD(P_PRBS, HOLD, 30, 1)          /* 1.12: held after the test */
     FIELD(P_PRBS, START, 31, 1)
 REG32(P_ACTIVE_LANES, 0x1c)
 REG32(P_FAULT_LANES, 0x20)              /* 1.2 */

@@ -125,6 +125,8 @@ typedef struct NpoPort {
     uint64_t down_time;         /* device clock then, latched (1.10) */
     uint32_t events;
     uint32_t prbs_ctl;
+    bool prbs_hold;             /* the test's HOLD: stay held after it */
+    bool held;                  /* out of service until RETRAIN (1.12) */
     int64_t state_deadline;     /* virtual ns when this state times out */
     int64_t last_rx;            /* virtual ns of the last frame received */
     int64_t last_tick;

@@ -182,6 +182,10 @@ enum npo_link_reason {
  *	failed), and, if the queue was still there, its owner
  *	(NPO_ATTR_OWNER_PID, _COMM, _UID), NPO_ATTR_PD and NPO_ATTR_JOB.
  *	Rate-limited per device.
+ * @NPO_EVENT_SELF_TEST: a port's PRBS self-test after a device reset was
+ *	judged: NPO_ATTR_PORT_SELF_TEST_LANES names the lanes that failed (0:
+ *	it passed and the port trains; else it stays out of service, flag
+ *	NPO_PORT_FLAG_SELF_TEST_FAILED, until retrained or reconfigured).
  */
 enum npo_event {
 	NPO_EVENT_UNSPEC,
@@ -198,6 +202,7 @@ enum npo_event {
 	NPO_EVENT_AT_RISK,
 	NPO_EVENT_DEVICE,
 	NPO_EVENT_QUEUE_ERROR,
+	NPO_EVENT_SELF_TEST,
 };
 
 /* Events each device keeps for NPO_CMD_EVENT_GET. */
@@ -281,6 +286,7 @@ enum npo_refusal_side {
 #define NPO_PORT_FLAG_ADMIN_DOWN	_BITUL(3)
 #define NPO_PORT_FLAG_LISTEN		_BITUL(4)
 #define NPO_PORT_FLAG_AT_RISK		_BITUL(5)
+#define NPO_PORT_FLAG_SELF_TEST_FAILED	_BITUL(6)
 
 /* NPO_ATTR_LANE_FLAGS bits */
 #define NPO_LANE_FLAG_LOS		_BITUL(0)
@@ -460,6 +466,9 @@ enum npo_refusal_side {
  *	gone out of since it was created, bit n for port n (interface 1.12).
  * @NPO_ATTR_QUEUE_RX_PORTS: u32, the ports messages (SEND, WRITE_IMM) to
  *	the queue have come in through since it was created.
+ * @NPO_ATTR_PORT_SELF_TEST_LANES: u32, lanes that failed the port's
+ *	self-test after a device reset: in NPO_EVENT_SELF_TEST (0 if it
+ *	passed), and while the port is held for it.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -581,6 +590,7 @@ enum npo_attr {
 	NPO_ATTR_QUEUE_WAIT,
 	NPO_ATTR_QUEUE_TX_PORTS,
 	NPO_ATTR_QUEUE_RX_PORTS,
+	NPO_ATTR_PORT_SELF_TEST_LANES,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1
