@@ -314,6 +314,14 @@ static void port_tick(NpoPort *p)
     NpoPhyTick t;
 
     npo_phy_tick(p, (now - p->last_tick) / 1e9, &t);
+    /*
+     * This process did not run for a while (the host was busy): the
+     * peer's silence meanwhile is no loss of its signal.  Give it a
+     * timeout from now; a real loss is still seen, one timeout later.
+     */
+    if (now - p->last_tick > LOS_TIMEOUT_NS / 2) {
+        p->last_rx = MAX(p->last_rx, now);
+    }
     p->last_tick = now;
     uncorrectable = t.uncorrectable + p->pending_burst;
     p->pending_burst = 0;
