@@ -141,12 +141,13 @@ $(TESTPTP): $(BUILD)/.deps-stamp
 SELFTEST_SRCS := $(wildcard selftests/*_test.c)
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_SRCS))
 SELFTEST_LIB := selftests/npo_test_lib.c selftests/npo_nl_lib.c \
-	selftests/npo_flood_lib.c firmware/npo_fw_validate.c
+	selftests/npo_flood_lib.c selftests/npo_traffic_lib.c firmware/npo_fw_validate.c
 # Run by tools/vm/two-vm-test.sh, one in each VM: not a *_test of its own.
 FABRIC_PEER := $(BUILD)/selftests/npo_fabric_peer
 selftests: $(SELFTESTS) $(FABRIC_PEER) $(TESTPTP) $(BUILD)/selftests/run_tests.sh
 $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
-		selftests/npo_nl_lib.h selftests/npo_flood_lib.h $(LIBNPO) $(BUILD)/.deps-stamp
+		selftests/npo_nl_lib.h selftests/npo_flood_lib.h selftests/npo_traffic_lib.h \
+		$(LIBNPO) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) $(DRM_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Iruntime/include -Iselftests -Ifirmware -o $@ $< \

@@ -21,6 +21,7 @@
 #include "kselftest_harness.h"
 #include "npo_nl_lib.h"
 #include "npo_test_lib.h"
+#include "npo_traffic_lib.h"
 
 #define CNT(name)	NPO_ATTR_CNT_##name
 
@@ -109,6 +110,53 @@ static int set_admin(FIXTURE_DATA(event) *self, int dev, int port, bool up)
 	return npo_nl_transact(self->sk, msg);
 }
 
+/* The job the traffic's two ends share. */
+#define TRAFFIC_JOB	0x7e57
+
+/*
+ * Writes from device @dev into its neighbour through port 0, running
+ * through the fault, as a job's traffic would.
+ */
+static void traffic_begin(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(event) *self, struct npo_test_traffic *t,
+			  int dev)
+{
+	char a[16], b[16];
+	int i;
+
+	snprintf(a, sizeof(a), "npo%d", dev);
+	snprintf(b, sizeof(b), "npo%d", (dev + 1) % self->ndev);
+	ASSERT_EQ(0, npo_test_traffic_open(t, a, b, TRAFFIC_JOB, 16));
+	ASSERT_EQ(0, npo_test_traffic_start(t));
+	for (i = 0; i < 200 && npo_test_traffic_ok(t) < 20; i++)
+		usleep(50000);
+	ASSERT_LE(20, npo_test_traffic_ok(t)) TH_LOG("no traffic before the fault");
+}
+
+/*
+ * The link is back: the traffic flows again, and every write it posted
+ * completed exactly once with its bytes where they belong; with
+ * @lossless, none failed (a recovery pauses traffic, it loses none).
+ */
+static void traffic_end(struct __test_metadata *_metadata,
+			struct npo_test_traffic *t, bool lossless)
+{
+	unsigned long ok = npo_test_traffic_ok(t);
+	char why[160];
+	int i;
+
+	for (i = 0; i < 300 && npo_test_traffic_ok(t) < ok + 20; i++)
+		usleep(50000);
+	EXPECT_LE(ok + 20, npo_test_traffic_ok(t))
+		TH_LOG("no traffic after the link came back");
+	npo_test_traffic_stop(t);
+	EXPECT_EQ(0, npo_test_traffic_check(t, why, sizeof(why))) TH_LOG("%s", why);
+	TH_LOG("traffic: %s", why);
+	if (lossless)
+		EXPECT_EQ(0, t->failed) TH_LOG("%s", why);
+	npo_test_traffic_close(t);
+}
+
 #define EXPECT_PEER(e, node, port_)				\
 	do {							\
 		EXPECT_EQ(node, (e).peer_node);			\
@@ -118,10 +166,12 @@ static int set_admin(FIXTURE_DATA(event) *self, int dev, int port, bool up)
 TEST_F_TIMEOUT(event, dead_lane_degrades_naming_the_lane, 120)
 {
 	struct npo_nl_port before, e, p;
+	struct npo_test_traffic t;
 
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 0, 0, self->lanes, &before));
 	ASSERT_TRUE(before.has_lanes) TH_LOG("device reports no fault lanes");
+	traffic_begin(_metadata, self, &t, 0);
 	ASSERT_EQ(0, fault(0, "dead 0 7 1"));
 
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_RETRAIN, 0, 0, 5000, &e))
@@ -150,6 +200,7 @@ TEST_F_TIMEOUT(event, dead_lane_degrades_naming_the_lane, 120)
 	ASSERT_TRUE(wait_active(self, 0, 0, self->lanes, &p));
 	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_DEGRADED);
 	EXPECT_EQ(0, p.fault_lanes);
+	traffic_end(_metadata, &t, true);
 }
 
 /*
@@ -261,12 +312,14 @@ static double lane_rx_dbm(struct json_object *lanes, int i)
 TEST_F_TIMEOUT(event, rx_power_drop_fails_the_lane, 120)
 {
 	struct npo_nl_port before, e, p;
+	struct npo_test_traffic t;
 	struct json_object *lanes;
 	char out[1 << 14];
 	int i;
 
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 3, 0, self->lanes, &before));
+	traffic_begin(_metadata, self, &t, 3);
 	/* 10 dB more loss on lane 5: well below sensitivity at any rate. */
 	ASSERT_EQ(0, fault(3, "rxdrop 0 5 1000"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_DEGRADED, 3, 0, 10000, &e))
@@ -293,6 +346,7 @@ TEST_F_TIMEOUT(event, rx_power_drop_fails_the_lane, 120)
 	ASSERT_TRUE(wait_active(self, 3, 0, self->lanes, &p));
 	EXPECT_EQ(before.rate_mbps, p.rate_mbps);
 	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_DEGRADED);
+	traffic_end(_metadata, &t, true);
 }
 
 /* Undo a slow fault: clear it, retrain, back at full width and clean. */
@@ -317,6 +371,7 @@ static void restore_link(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(event, ber_ramp_warns_before_the_lane_fails, 150)
 {
+	struct npo_test_traffic t;
 	struct npo_nl_port before, e;
 	double warned, failed;
 
@@ -324,6 +379,7 @@ TEST_F_TIMEOUT(event, ber_ramp_warns_before_the_lane_fails, 150)
 	ASSERT_TRUE(wait_active(self, 1, 0, self->lanes, &before));
 	ASSERT_TRUE(before.has_risk) TH_LOG("the driver does not watch lanes");
 	ASSERT_EQ(0, before.risk_lanes);
+	traffic_begin(_metadata, self, &t, 1);
 	/*
 	 * Lane 6's BER rises 0.2 decades a second from about 1e-8: past the
 	 * 1e-6 warning in about 10 s and the 1e-4 training threshold in about
@@ -359,6 +415,7 @@ TEST_F_TIMEOUT(event, ber_ramp_warns_before_the_lane_fails, 150)
 	TH_LOG("at risk %.1f s before the lane failed", failed - warned);
 	EXPECT_GT(failed - warned, 2.0);
 	restore_link(_metadata, self, 1, 0);
+	traffic_end(_metadata, &t, true);
 }
 
 TEST_F_TIMEOUT(event, rx_power_drift_warns_naming_the_lane, 150)
@@ -678,9 +735,11 @@ TEST_F_TIMEOUT(event, health_names_a_cut_link, 120)
 TEST_F_TIMEOUT(event, cut_takes_both_ends_down_and_back, 120)
 {
 	struct npo_nl_port before, e, p;
+	struct npo_test_traffic t;
 
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 5, 0, 0, &before));
+	traffic_begin(_metadata, self, &t, 5);
 	ASSERT_EQ(0, fault(5, "cut 0 1"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 5, 0, 5000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
@@ -701,14 +760,19 @@ TEST_F_TIMEOUT(event, cut_takes_both_ends_down_and_back, 120)
 	EXPECT_PEER(e, 7, 1);
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_UP, 6, 1, 15000, &e));
 	EXPECT_PEER(e, 6, 0);
+	/* What was in flight failed, once each; the rest flows again. */
+	EXPECT_LT(0, __atomic_load_n(&t.failed, __ATOMIC_RELAXED));
+	traffic_end(_metadata, &t, false);
 }
 
 TEST_F_TIMEOUT(event, burst_forces_a_recovery_without_loss, 60)
 {
 	struct npo_nl_port before, e, p;
+	struct npo_test_traffic t;
 
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 6, 0, 0, &before));
+	traffic_begin(_metadata, self, &t, 6);
 	ASSERT_EQ(0, fault(6, "burst 0 50"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_RETRAIN, 6, 0, 5000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
@@ -723,6 +787,7 @@ TEST_F_TIMEOUT(event, burst_forces_a_recovery_without_loss, 60)
 		  p.counter[CNT(REPLAYS)] - before.counter[CNT(REPLAYS)]);
 	EXPECT_EQ(before.counter[CNT(RECOVERIES)] + 1, p.counter[CNT(RECOVERIES)]);
 	EXPECT_EQ(before.flaps, p.flaps);
+	traffic_end(_metadata, &t, true);
 }
 
 TEST_F_TIMEOUT(event, prbs_test_says_why_the_link_went_down, 60)
