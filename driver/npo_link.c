@@ -747,6 +747,7 @@ void npo_link_fini(struct npo_dev *ndev)
 
 	/* An interrupt that raced with npo_link_stop() may have queued it. */
 	cancel_work_sync(&ndev->link_work);
+	npo_link_selftest_stop(ndev);
 	npo_link_watch_fini(ndev);
 	for (i = 0; ndev->ports && i < ndev->num_ports; i++)
 		kfree(ndev->ports[i].stats);
