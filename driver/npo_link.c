@@ -369,11 +369,14 @@ static void npo_port_retrain_work(struct work_struct *work)
 	/*
 	 * Only a port still waiting after its failure: the link may have
 	 * come up meanwhile (the peer trained it) before this work could be
-	 * cancelled, and a retrain would take it down again.
+	 * cancelled, and a retrain would take it down again.  Never a port
+	 * held for its self-test: only the judge or the administrator
+	 * releases one.
 	 */
 	if (ndev->link_running)
 		npo_port_refresh(port);
 	if (ndev->link_running && port->admin_up &&
+	    port->selftest == NPO_SELFTEST_NONE &&
 	    FIELD_GET(NPO_PST_STATE, port->status) == NPO_HW_PORT_DETECT) {
 		npo_dbg(ndev, LINK, "port %u: retraining after %u ms\n",
 			port->index, port->backoff_ms);
@@ -502,6 +505,8 @@ int npo_port_prbs_test(struct npo_port *port, u32 ms)
 		mutex_unlock(&ndev->link_lock);
 		return -EBUSY;
 	}
+	/* The administrator's test takes a port held by its self-test back. */
+	npo_link_selftest_release(port);
 	port->prbs_running = true;
 	reinit_completion(&port->prbs_done);
 	npo_port_wr(port, NPO_P_PRBS,
