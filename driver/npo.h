@@ -845,6 +845,17 @@ static inline void npo_wr32(struct npo_dev *ndev, u32 reg, u32 val)
 	writel(val, ndev->regs + reg);
 }
 
+/* A register of one port's block (NPO_P_*). */
+static inline u32 npo_port_rd(struct npo_port *port, u32 reg)
+{
+	return npo_rd32(port->ndev, NPO_PORT_REG(port->index, reg));
+}
+
+static inline void npo_port_wr(struct npo_port *port, u32 reg, u32 val)
+{
+	npo_wr32(port->ndev, NPO_PORT_REG(port->index, reg), val);
+}
+
 static inline enum npo_dev_state npo_state(struct npo_dev *ndev)
 {
 	return READ_ONCE(ndev->state);

@@ -132,16 +132,6 @@ const char *npo_port_rate_name(unsigned int rate)
 	return "?";
 }
 
-static u32 npo_port_rd(struct npo_port *port, u32 reg)
-{
-	return npo_rd32(port->ndev, NPO_PORT_REG(port->index, reg));
-}
-
-static void npo_port_wr(struct npo_port *port, u32 reg, u32 val)
-{
-	npo_wr32(port->ndev, NPO_PORT_REG(port->index, reg), val);
-}
-
 /* The CONTROL value the administrator asked for. */
 static u32 npo_port_control(struct npo_port *port)
 {

@@ -62,9 +62,8 @@ void npo_link_selftest_start(struct npo_port *port, bool test)
 	/* Like a requested test: nothing reconfigures the port under it. */
 	port->prbs_running = true;
 	port->selftest = NPO_SELFTEST_RUNNING;
-	npo_wr32(port->ndev, NPO_PORT_REG(port->index, NPO_P_PRBS),
-		 NPO_PRBS_START | NPO_PRBS_HOLD |
-		 FIELD_PREP(NPO_PRBS_DURATION_MS, ms));
+	npo_port_wr(port, NPO_P_PRBS, NPO_PRBS_START | NPO_PRBS_HOLD |
+		    FIELD_PREP(NPO_PRBS_DURATION_MS, ms));
 	npo_dbg(port->ndev, LINK, "port %u: self-test for %u ms\n",
 		port->index, ms);
 }
