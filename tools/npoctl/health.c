@@ -132,13 +132,10 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	}
 	p->verdict = FAILED;
 	if (flags & NPO_PORT_FLAG_SELF_TEST_FAILED) {
-		char lanes[96] = "", *at = lanes;
-		uint32_t failed = get_u32(tb, NPO_ATTR_PORT_SELF_TEST_LANES, 0);
+		char lanes[32];
 
-		for (i = 0; i < 32; i++)
-			if (failed & (1u << i))
-				at += snprintf(at, lanes + sizeof(lanes) - at,
-					       "%s%u", at == lanes ? "" : ",", i);
+		link_lanes_str(lanes, sizeof(lanes),
+			       get_u32(tb, NPO_ATTR_PORT_SELF_TEST_LANES, 0));
 		snprintf(p->reason, sizeof(p->reason),
 			 "failed its self-test after a reset: lanes %s; held until retrained",
 			 lanes);
