@@ -305,19 +305,9 @@ static void print_clocks(struct impact *im)
 
 static int impact_gather(struct npo_nl *nl, struct impact *im)
 {
-	struct nl_msg *msg;
-	int err;
+	int err = npo_nl_dump(nl, NPO_CMD_PORT_GET, -1, on_port, im);
 
-	msg = npo_nl_msg(nl, NPO_CMD_PORT_GET, NLM_F_DUMP);
-	if (!msg)
-		return -ENOMEM;
-	err = npo_nl_request(nl, msg, on_port, im);
-	if (err)
-		return err;
-	msg = npo_nl_msg(nl, NPO_CMD_CLOCK_GET, NLM_F_DUMP);
-	if (!msg)
-		return -ENOMEM;
-	return npo_nl_request(nl, msg, on_clock, im);
+	return err ? err : npo_nl_dump(nl, NPO_CMD_CLOCK_GET, -1, on_clock, im);
 }
 
 static int topo_impact(struct npo_nl *nl, uint32_t dev, uint32_t port)
