@@ -318,18 +318,19 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
             return NPO_STATUS_UNREACHABLE;
         }
         dest->port = p;
-        q->tx_ports |= BIT(p->index);
     }
     switch (npo_link_ready(p)) {
     case NPO_LINK_PAUSED:
         *wait = true;
-        return NPO_STATUS_OK;
+        break;
     case NPO_LINK_DOWN:
         return NPO_STATUS_LINK_DOWN;
     case NPO_LINK_UP:
         break;
     }
-    if (!q->wire_req) {
+    /* Work that failed LINK_DOWN never went out of the port. */
+    q->tx_ports |= BIT(p->index);
+    if (!*wait && !q->wire_req) {
         dest->dev = npo_link_local_peer(p);
     }
     return NPO_STATUS_OK;
