@@ -32,7 +32,7 @@ struct port_health {
 	bool seen;
 	enum verdict verdict;
 	char state[16];
-	char reason[96];
+	char reason[160];	/* room for 32 lanes named one by one */
 	uint64_t since_ms;	/* time in its state */
 	bool unused;		/* never had a peer: nothing to judge */
 };
@@ -132,7 +132,7 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	}
 	p->verdict = FAILED;
 	if (flags & NPO_PORT_FLAG_SELF_TEST_FAILED) {
-		char lanes[32];
+		char lanes[96];
 
 		link_lanes_str(lanes, sizeof(lanes),
 			       get_u32(tb, NPO_ATTR_PORT_SELF_TEST_LANES, 0));

@@ -50,6 +50,8 @@ struct impact {
 	/* Both ends reach each other through another active port too. */
 	bool near_rerouted, far_rerouted;
 	unsigned int queues, followers;
+	/* Queues at either end whose ports the device does not record. */
+	unsigned int unknown;
 };
 
 static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
@@ -248,6 +250,18 @@ static int on_queue(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	} else {
 		return 0;
 	}
+	if (!tb[NPO_ATTR_QUEUE_TX_PORTS] || !tb[NPO_ATTR_QUEUE_RX_PORTS]) {
+		/* A device before interface 1.12 keeps no record: say so. */
+		im->unknown++;
+		print_open_object(NULL);
+		print_text("  ");
+		queue_print_owner(tb);
+		print_uint("queue", "  queue %llu", get_u32(tb, NPO_ATTR_QUEUE_ID, 0));
+		print_bool("unknown", "", true);
+		print_text(": unknown (the device does not record a queue's ports)\n");
+		print_close_object();
+		return 0;
+	}
 	if (port >= 32)
 		return 0;
 	sends = tx & (1u << port) && !rerouted;
@@ -347,7 +361,7 @@ static int topo_impact(struct npo_nl *nl, uint32_t dev, uint32_t port)
 	print_open_array("queues");
 	err = n->has_peer ? npo_nl_dump(nl, NPO_CMD_QUEUE_GET, -1, on_queue, im) : 0;
 	print_close_array();
-	if (!err && !im->queues)
+	if (!err && !im->queues && !im->unknown)
 		print_text("  none\n");
 	if (im->near_rerouted)
 		print_text("  (node %u/%u's traffic to node %u moves to another port)\n",
@@ -355,7 +369,8 @@ static int topo_impact(struct npo_nl *nl, uint32_t dev, uint32_t port)
 	print_clocks(im);
 	print_close_object();
 	ret = npo_nl_report(nl, err, "topo impact");
-	if (!ret && (im->queues || im->followers))
+	/* Unknown is not "nothing": whoever asks must not take it for safe. */
+	if (!ret && (im->queues || im->followers || im->unknown))
 		ret = NPOCTL_EXIT_UNHEALTHY;
 	free(im);
 	return ret;
@@ -366,8 +381,8 @@ static int topo_impact(struct npo_nl *nl, uint32_t dev, uint32_t port)
  * @argc: arguments after "impact".
  * @argv: them.
  *
- * Return: 0 if nothing loses service, 3 if something would, 1 or 2 on
- * errors.
+ * Return: 0 if nothing loses service, 3 if something would or a queue's
+ * ports are unknown, 1 or 2 on errors.
  */
 int cmd_topo_impact(int argc, char **argv)
 {
