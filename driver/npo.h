@@ -131,10 +131,13 @@ struct npo_link_health;
  * @max_width: administrator's width limit, 0 for none.
  * @retrain_work: retrain after @backoff_ms.
  * @prbs_done: completed when a PRBS test ends.
- * @prbs_running: a PRBS test runs: a requester's, who waits, or the
- *	self-test after a reset.
+ * @prbs_running: a requester's PRBS test runs; the requester waits on
+ *	@prbs_done.
+ * @prbs_cut: a device reset ended the requester's test.
  * @selftest: &enum npo_selftest, where the port's self-test after a reset
  *	stands (npo_link_selftest.c).
+ * @selftest_deadline: jiffies by which the device must report the end of
+ *	the self-test, while @selftest is %NPO_SELFTEST_RUNNING.
  * @selftest_lanes: the lanes that failed it, while @selftest is
  *	%NPO_SELFTEST_FAILED.
  * @stats_lock: protects @stats and @stats_at.
@@ -181,8 +184,10 @@ struct npo_port {
 	struct delayed_work retrain_work;
 	struct completion prbs_done;
 	bool prbs_running;
+	bool prbs_cut;
 	u8 selftest;
 	u32 selftest_lanes;
+	unsigned long selftest_deadline;
 	struct mutex stats_lock; /* stats, stats_at */
 	struct npo_hw_port_stats *stats;
 	unsigned long stats_at;
@@ -732,7 +737,7 @@ struct npo_dev {
 	bool link_running;
 	bool link_gone;
 	struct work_struct link_work;
-	struct work_struct selftest_work;
+	struct delayed_work selftest_work;
 	struct delayed_work link_watch_work;
 
 	u32 num_mrs;
@@ -938,6 +943,7 @@ const char *npo_mbox_result_str(unsigned int result);
 void npo_link_early_init(struct npo_dev *ndev);
 int npo_link_init(struct npo_dev *ndev);
 void npo_link_start(struct npo_dev *ndev, bool selftest);
+u32 npo_port_control(struct npo_port *port);
 void npo_link_stop(struct npo_dev *ndev);
 void npo_link_fini(struct npo_dev *ndev);
 void npo_link_irq(struct npo_dev *ndev);
@@ -988,6 +994,22 @@ enum npo_selftest {
 	NPO_SELFTEST_JUDGING,
 	NPO_SELFTEST_FAILED,
 };
+
+/**
+ * npo_port_testing() - does a PRBS test run on the port?
+ * @port: the port.
+ *
+ * A requester's test or the self-test after a reset: nothing reconfigures
+ * the port under either.
+ *
+ * Context: under &npo_dev.link_lock.
+ * Return: true while one runs or its result is being judged.
+ */
+static inline bool npo_port_testing(const struct npo_port *port)
+{
+	return port->prbs_running || port->selftest == NPO_SELFTEST_RUNNING ||
+	       port->selftest == NPO_SELFTEST_JUDGING;
+}
 
 void npo_link_selftest_init(struct npo_dev *ndev);
 void npo_link_selftest_start(struct npo_port *port, bool test);

@@ -583,6 +583,12 @@ static int npo_nl_port_test_doit(struct sk_buff *skb, struct genl_info *info)
 	case -ETIMEDOUT:
 		NL_SET_ERR_MSG(extack, "PRBS test did not finish");
 		break;
+	case -ECANCELED:
+		NL_SET_ERR_MSG(extack, "the device was reset during the test");
+		break;
+	case -EBUSY:
+		NL_SET_ERR_MSG(extack, "a test already runs on the port");
+		break;
 	}
 	npo_put_target(port);
 	return err;

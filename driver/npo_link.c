@@ -132,8 +132,13 @@ const char *npo_port_rate_name(unsigned int rate)
 	return "?";
 }
 
-/* The CONTROL value the administrator asked for. */
-static u32 npo_port_control(struct npo_port *port)
+/**
+ * npo_port_control() - the CONTROL value the administrator asked for
+ * @port: the port.
+ *
+ * Return: ENABLE and the rate and width limits, without RETRAIN.
+ */
+u32 npo_port_control(struct npo_port *port)
 {
 	u32 ctl = 0;
 
@@ -334,7 +339,7 @@ int npo_port_clear_counters(struct npo_port *port)
 
 	/* Not under a PRBS test, whose figures the counters hold. */
 	mutex_lock(&ndev->link_lock);
-	err = port->prbs_running ? -EBUSY : 0;
+	err = npo_port_testing(port) ? -EBUSY : 0;
 	mutex_unlock(&ndev->link_lock);
 	if (err)
 		return err;
@@ -419,7 +424,7 @@ int npo_port_configure(struct npo_port *port, int admin_up, int rate,
 		       int width)
 {
 	mutex_lock(&port->ndev->link_lock);
-	if (port->prbs_running) {
+	if (npo_port_testing(port)) {
 		mutex_unlock(&port->ndev->link_lock);
 		return -EBUSY;
 	}
@@ -450,7 +455,7 @@ int npo_port_retrain(struct npo_port *port)
 	mutex_lock(&ndev->link_lock);
 	if (!port->admin_up || !ndev->link_running)
 		err = -ENETDOWN;
-	else if (port->prbs_running)
+	else if (npo_port_testing(port))
 		err = -EBUSY;
 	else
 		npo_port_apply(port, true);
@@ -468,12 +473,14 @@ int npo_port_retrain(struct npo_port *port)
  *
  * Context: process context, with the device present; sleeps for @ms.
  * Return: 0 when the test ended; -ENETDOWN if the port is disabled or
- * links are stopped, -ENOLINK without a peer, -ETIMEDOUT if the device
- * never reported the end, -ERESTARTSYS if a signal came first.
+ * links are stopped, -ENOLINK without a peer, -EBUSY while another test
+ * runs on it, -ETIMEDOUT if the device never reported the end, -ECANCELED
+ * if a device reset ended it, -ERESTARTSYS if a signal came first.
  */
 int npo_port_prbs_test(struct npo_port *port, u32 ms)
 {
 	struct npo_dev *ndev = port->ndev;
+	bool cut;
 	long left;
 
 	mutex_lock(&ndev->link_lock);
@@ -491,13 +498,14 @@ int npo_port_prbs_test(struct npo_port *port, u32 ms)
 		return -ENOLINK;
 	}
 	/* Requests run in parallel: one test per port at a time. */
-	if (port->prbs_running) {
+	if (npo_port_testing(port)) {
 		mutex_unlock(&ndev->link_lock);
 		return -EBUSY;
 	}
 	/* The administrator's test takes a port held by its self-test back. */
 	npo_link_selftest_release(port);
 	port->prbs_running = true;
+	port->prbs_cut = false;
 	reinit_completion(&port->prbs_done);
 	npo_port_wr(port, NPO_P_PRBS,
 		    NPO_PRBS_START | FIELD_PREP(NPO_PRBS_DURATION_MS, ms));
@@ -508,11 +516,14 @@ int npo_port_prbs_test(struct npo_port *port, u32 ms)
 							 NPO_PRBS_GRACE);
 	mutex_lock(&ndev->link_lock);
 	port->prbs_running = false;
+	cut = port->prbs_cut;
 	mutex_unlock(&ndev->link_lock);
 	if (READ_ONCE(ndev->link_gone))
 		return -ENODEV;
 	if (left < 0)
 		return left;
+	if (cut)
+		return -ECANCELED;
 	return left ? 0 : -ETIMEDOUT;
 }
 
@@ -724,6 +735,15 @@ void npo_link_stop(struct npo_dev *ndev)
 		return;
 	mutex_lock(&ndev->link_lock);
 	ndev->link_running = false;
+	/* The reset that follows ends every test: its requester need not wait. */
+	for (i = 0; i < ndev->num_ports; i++) {
+		struct npo_port *port = &ndev->ports[i];
+
+		if (port->prbs_running) {
+			port->prbs_cut = true;
+			complete_all(&port->prbs_done);
+		}
+	}
 	mutex_unlock(&ndev->link_lock);
 	cancel_work_sync(&ndev->link_work);
 	npo_link_selftest_stop(ndev);

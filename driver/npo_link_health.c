@@ -42,6 +42,7 @@ struct npo_link_snapshot {
 	u32 peer_node;
 	u8 peer_port;
 	u64 flaps;
+	u32 selftest_lanes;
 };
 
 /**
@@ -79,6 +80,8 @@ static const char *npo_link_event_name(u32 event)
 		return "high BER";
 	case NPO_EVENT_AT_RISK:
 		return "at risk";
+	case NPO_EVENT_SELF_TEST:
+		return "self-test failed";
 	}
 	return "none";
 }
@@ -101,6 +104,8 @@ static void npo_link_snapshot(struct npo_port *port, u32 event,
 		.peer_node = port->peer_node,
 		.peer_port = port->peer_port,
 		.flaps = port->flaps,
+		.selftest_lanes = port->selftest == NPO_SELFTEST_FAILED ?
+				  port->selftest_lanes : 0,
 	};
 }
 
@@ -127,6 +132,8 @@ static void npo_link_fmsg_put(struct devlink_fmsg *fmsg,
 	devlink_fmsg_u32_pair_put(fmsg, "fault_lanes", snap->fault_lanes);
 	devlink_fmsg_u32_pair_put(fmsg, "high_ber_lanes", snap->ber_lanes);
 	devlink_fmsg_u32_pair_put(fmsg, "at_risk_lanes", snap->risk_lanes);
+	devlink_fmsg_u32_pair_put(fmsg, "self_test_failed_lanes",
+				  snap->selftest_lanes);
 	if (snap->risk_lanes) {
 		devlink_fmsg_u32_pair_put(fmsg, "at_risk_lane", snap->risk_lane);
 		devlink_fmsg_string_pair_put(fmsg, "at_risk_reason",
@@ -351,6 +358,11 @@ static void npo_link_report_msg(const struct npo_port *port,
 		snprintf(msg, len, "port %u: at risk: lane %u %s", port->index,
 			 snap->risk_lane, npo_risk_name(snap->risk_reason));
 		break;
+	case NPO_EVENT_SELF_TEST:
+		lanes = snap->selftest_lanes;
+		snprintf(msg, len, "port %u: failed its self-test after a reset: lanes %*pbl; held",
+			 port->index, NPO_MAX_LANES, &lanes);
+		break;
 	}
 }
 
@@ -409,6 +421,9 @@ static bool npo_link_health_judge(struct npo_port *port, u32 event,
 	case NPO_EVENT_ERR_THRESHOLD:
 		/* The link watch reports it as a risk, with the lane. */
 		return !npo_link_watch_judges_ber(port);
+	case NPO_EVENT_SELF_TEST:
+		/* A pass is followed by the link coming up, which clears it. */
+		return port->selftest == NPO_SELFTEST_FAILED;
 	case NPO_EVENT_AT_RISK:
 		if (port->risk_lanes)
 			return true;

@@ -30,6 +30,9 @@ MODULE_PARM_DESC(selftest_ms,
 /* Without the device's threshold (interface < 1.9): 1e-6. */
 #define NPO_SELFTEST_DEFAULT_WARN_NLOG_C	600
 
+/* How long past its duration the device may take to report a test's end. */
+#define NPO_SELFTEST_GRACE	(5 * HZ)
+
 static bool npo_link_selftest_supported(struct npo_dev *ndev)
 {
 	return FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
@@ -48,9 +51,6 @@ void npo_link_selftest_start(struct npo_port *port, bool test)
 	unsigned int ms = min(READ_ONCE(selftest_ms), 65535u);
 
 	/* A test the reset cut short is over; the device forgot its hold. */
-	if (port->selftest == NPO_SELFTEST_RUNNING ||
-	    port->selftest == NPO_SELFTEST_JUDGING)
-		port->prbs_running = false;
 	port->selftest = NPO_SELFTEST_NONE;
 	port->selftest_lanes = 0;
 	if (!test || !ms || !port->admin_up ||
@@ -59,11 +59,15 @@ void npo_link_selftest_start(struct npo_port *port, bool test)
 	npo_port_refresh(port);
 	if (!(port->status & NPO_PST_PEER_PRESENT))
 		return;
-	/* Like a requested test: nothing reconfigures the port under it. */
-	port->prbs_running = true;
+	/* Nothing reconfigures the port under it (npo_port_testing()). */
 	port->selftest = NPO_SELFTEST_RUNNING;
+	port->selftest_deadline = jiffies + msecs_to_jiffies(ms) +
+				  NPO_SELFTEST_GRACE;
 	npo_port_wr(port, NPO_P_PRBS, NPO_PRBS_START | NPO_PRBS_HOLD |
 		    FIELD_PREP(NPO_PRBS_DURATION_MS, ms));
+	/* Judged when it ends, or failed if the device never says so. */
+	mod_delayed_work(system_wq, &port->ndev->selftest_work,
+			 msecs_to_jiffies(ms) + NPO_SELFTEST_GRACE);
 	npo_dbg(port->ndev, LINK, "port %u: self-test for %u ms\n",
 		port->index, ms);
 }
@@ -80,21 +84,37 @@ bool npo_link_selftest_done(struct npo_port *port)
 	if (port->selftest != NPO_SELFTEST_RUNNING)
 		return false;
 	port->selftest = NPO_SELFTEST_JUDGING;
-	queue_work(system_wq, &port->ndev->selftest_work);
+	mod_delayed_work(system_wq, &port->ndev->selftest_work, 0);
 	return true;
 }
 
 /*
- * The lanes whose bit error ratio was above the device's warning
+ * The lanes the link may use: the port's, within the administrator's
+ * width limit.  A lane the link never trains on cannot fail it.
+ */
+static u32 npo_link_selftest_lanes(struct npo_port *port)
+{
+	unsigned int n = port->ndev->lanes_per_port;
+
+	if (port->max_width && port->max_width < n)
+		n = port->max_width;
+	return GENMASK(n - 1, 0);
+}
+
+/*
+ * The link's lanes whose bit error ratio was above the device's warning
  * threshold (HIGH_BER), taken in whole decades, or that checked no bits.
  */
 static u32 npo_link_selftest_failed(struct npo_port *port,
 				    const struct npo_hw_port_stats *st)
 {
+	u32 lanes = npo_link_selftest_lanes(port);
 	u32 failed = 0;
 	unsigned int i;
 
 	for (i = 0; i < port->ndev->lanes_per_port; i++) {
+		if (!(lanes & BIT(i)))
+			continue;
 		const struct npo_hw_lane_stats *l = &st->lane[i];
 		u64 bits = le64_to_cpu(l->prbs_bits);
 		u64 errors = le64_to_cpu(l->prbs_errors);
@@ -109,24 +129,39 @@ static u32 npo_link_selftest_failed(struct npo_port *port,
 	return failed;
 }
 
-/* Judge one port's result, then release or keep it. */
-static void npo_link_selftest_judge(struct npo_port *port)
+/*
+ * Judge one port's result, then release or keep it.  @overdue: the device
+ * never reported the test's end; no result is no proof.
+ */
+static void npo_link_selftest_judge(struct npo_port *port, bool overdue)
 {
 	struct npo_dev *ndev = port->ndev;
-	struct npo_hw_port_stats *st;
+	struct npo_hw_port_stats *st = NULL;
 	unsigned long lanes;
 	u32 failed;
 
-	st = npo_port_read_stats(port, false);
+	if (!overdue)
+		st = npo_port_read_stats(port, false);
 	mutex_lock(&ndev->link_lock);
-	if (!ndev->link_running || port->selftest != NPO_SELFTEST_JUDGING)
+	if (!ndev->link_running ||
+	    port->selftest != (overdue ? NPO_SELFTEST_RUNNING :
+					 NPO_SELFTEST_JUDGING))
 		goto out;
-	port->prbs_running = false;
-	if (IS_ERR(st)) {
+	if (overdue) {
+		npo_err(ndev, "port %u: the device never reported the end of its self-test; port disabled until retrained\n",
+			port->index);
+		failed = npo_link_selftest_lanes(port);
+		/*
+		 * Nor may it be holding the port: keep it out by disabling
+		 * it.  npo_port_apply() enables it again when released.
+		 */
+		npo_port_wr(port, NPO_P_CONTROL,
+			    npo_port_control(port) & ~NPO_PCTL_ENABLE);
+	} else if (IS_ERR(st)) {
 		/* No result is no proof: keep it, and say why. */
 		npo_err(ndev, "port %u: self-test result unreadable (%pe); port held until retrained\n",
 			port->index, st);
-		failed = GENMASK(ndev->lanes_per_port - 1, 0);
+		failed = npo_link_selftest_lanes(port);
 	} else {
 		failed = npo_link_selftest_failed(port, st);
 	}
@@ -147,27 +182,44 @@ static void npo_link_selftest_judge(struct npo_port *port)
 	npo_health_port_event(port, NPO_EVENT_SELF_TEST);
 out:
 	mutex_unlock(&ndev->link_lock);
-	if (!IS_ERR(st))
+	if (!IS_ERR_OR_NULL(st))
 		kfree(st);
 }
 
+/*
+ * Judge the tests that ended, fail those the device is overdue to report,
+ * and come back for the earliest still running.
+ */
 static void npo_link_selftest_work(struct work_struct *work)
 {
-	struct npo_dev *ndev = container_of(work, struct npo_dev,
-					    selftest_work);
+	struct npo_dev *ndev = container_of(to_delayed_work(work),
+					    struct npo_dev, selftest_work);
+	unsigned long next = 0;
 	unsigned int i;
 
 	for (i = 0; i < ndev->num_ports; i++) {
 		struct npo_port *port = &ndev->ports[i];
-		bool judge;
+		bool judge, overdue = false;
 
 		mutex_lock(&ndev->link_lock);
 		judge = ndev->link_running &&
 			port->selftest == NPO_SELFTEST_JUDGING;
+		if (ndev->link_running &&
+		    port->selftest == NPO_SELFTEST_RUNNING) {
+			overdue = time_after_eq(jiffies,
+						port->selftest_deadline);
+			if (!overdue && (!next ||
+					 time_before(port->selftest_deadline,
+						     next)))
+				next = port->selftest_deadline;
+		}
 		mutex_unlock(&ndev->link_lock);
-		if (judge)
-			npo_link_selftest_judge(port);
+		if (judge || overdue)
+			npo_link_selftest_judge(port, overdue);
 	}
+	if (next)
+		mod_delayed_work(system_wq, &ndev->selftest_work,
+				 max_t(long, next - jiffies, 1));
 }
 
 /**
@@ -190,7 +242,7 @@ void npo_link_selftest_release(struct npo_port *port)
  */
 void npo_link_selftest_init(struct npo_dev *ndev)
 {
-	INIT_WORK(&ndev->selftest_work, npo_link_selftest_work);
+	INIT_DELAYED_WORK(&ndev->selftest_work, npo_link_selftest_work);
 }
 
 /**
@@ -201,5 +253,5 @@ void npo_link_selftest_init(struct npo_dev *ndev)
  */
 void npo_link_selftest_stop(struct npo_dev *ndev)
 {
-	cancel_work_sync(&ndev->selftest_work);
+	cancel_delayed_work_sync(&ndev->selftest_work);
 }

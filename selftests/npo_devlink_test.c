@@ -487,22 +487,28 @@ static void history_says(struct __test_metadata *_metadata, const char *name,
 	json_object_put(ev);
 }
 
-/* Is port @port of @name active, as npoctl shows it? Its flags in @flags. */
-static bool port_active(const char *name, int port, char *flags, size_t len)
+/* Is port @port of @name in state @want, as npoctl shows it? Flags in @flags. */
+static bool port_is(const char *name, int port, const char *want,
+		    char *flags, size_t len)
 {
 	struct json_object *root, *e;
 	char which[48];
-	bool active;
+	bool is;
 
 	snprintf(which, sizeof(which), "show %s/%d", name, port);
 	root = npoctl_json("link", which);
 	e = root && json_object_is_type(root, json_type_array) ?
 	    json_object_array_get_idx(root, 0) : root;
-	active = !strcmp(jstr(jget(e, "state", NULL)), "active");
+	is = !strcmp(jstr(jget(e, "state", NULL)), want);
 	if (flags)
 		snprintf(flags, len, "%s", jstr(jget(e, "flags", NULL)));
 	json_object_put(root);
-	return active;
+	return is;
+}
+
+static bool port_active(const char *name, int port, char *flags, size_t len)
+{
+	return port_is(name, port, "active", flags, len);
 }
 
 static bool wait_port_active(const char *name, int port, int secs)
@@ -707,11 +713,17 @@ TEST_F(devlink, parity_error_is_device_fatal_and_recovered)
  * the other device sees no link either; its sibling port passes and
  * trains.  The administrator's retrain takes it back.
  */
+static int link_reporter(FIXTURE_DATA(devlink) *self, int port,
+			 struct reporter *r);
+static bool wait_link_healthy(FIXTURE_DATA(devlink) *self, int port,
+			      double limit_s, struct reporter *r);
+
 TEST_F_TIMEOUT(devlink, a_lane_failing_its_self_test_keeps_the_port_out, 120)
 {
 	unsigned int failed[8] = { 0 };
-	char flags[256], log[32768], out[8192];
-	struct reporter before;
+	char flags[256], log[32768], out[8192], handle[64];
+	struct reporter before, link_before, r;
+	struct json_object *dump;
 	long long seq;
 	size_t mark;
 	int i;
@@ -719,6 +731,9 @@ TEST_F_TIMEOUT(devlink, a_lane_failing_its_self_test_keeps_the_port_out, 120)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_state(self->name, "ready", 20));
 	ASSERT_TRUE(wait_port_active(self->name, 0, 20));
+	snprintf(handle, sizeof(handle), "%s/0", self->handle);
+	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter link", handle);
+	ASSERT_TRUE(wait_link_healthy(self, 0, 20, &link_before));
 	ASSERT_EQ(0, fw_reporter(self, &before));
 	seq = last_seq(self->name);
 	mark = npo_test_dmesg_mark();
@@ -746,6 +761,17 @@ TEST_F_TIMEOUT(devlink, a_lane_failing_its_self_test_keeps_the_port_out, 120)
 	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
 	EXPECT_NE(NULL, strstr(log, "failed its self-test after the reset on lanes 1"))
 		TH_LOG("%s", log);
+	/* The port's devlink reporter says so, once, and waits for the operator. */
+	ASSERT_EQ(0, link_reporter(self, 0, &r));
+	EXPECT_STREQ("error", r.state);
+	EXPECT_EQ(link_before.errors + 1, r.errors);
+	EXPECT_EQ(link_before.recovers, r.recovers);
+	dump = devlink_json("health dump show %s reporter link%s", handle, "");
+	ASSERT_NE(NULL, dump);
+	EXPECT_STREQ("self-test failed", jstr(jget(dump, "event", NULL)));
+	EXPECT_EQ(1u << 1, (unsigned int)json_object_get_int(
+		  jget(dump, "self_test_failed_lanes", NULL)));
+	json_object_put(dump);
 
 	/* Mended and retrained by the administrator, it carries traffic. */
 	ASSERT_EQ(0, npo_test_write_file(self->fault, "ber 0 1 0"));
@@ -754,6 +780,155 @@ TEST_F_TIMEOUT(devlink, a_lane_failing_its_self_test_keeps_the_port_out, 120)
 	port_active(self->name, 0, flags, sizeof(flags));
 	EXPECT_EQ(NULL, strstr(flags, "SELF-TEST-FAILED")) TH_LOG("%s", flags);
 	EXPECT_TRUE(wait_port_active(self->other, 1, 20));
+	EXPECT_TRUE(wait_link_healthy(self, 0, 20, &r)) TH_LOG("state %s", r.state);
+}
+
+static int set_selftest_ms(unsigned int ms)
+{
+	char val[16];
+
+	snprintf(val, sizeof(val), "%u", ms);
+	return npo_test_write_file("/sys/module/npo/parameters/selftest_ms", val);
+}
+
+/*
+ * Both ends of a link reset at once (two devices of a supernode asserting
+ * together): their self-tests meet on the link, each end's checker
+ * counting the other's pattern.  Both end, both pass, the link trains.
+ * Tests of 2 s make sure the two overlap.
+ */
+TEST_F_TIMEOUT(devlink, both_ends_resetting_together_pass_their_self_tests, 120)
+{
+	unsigned int failed[8] = { 0 }, other_failed[8] = { 0 };
+	char other_fault[96], other_addr[32];
+	long long seq, other_seq;
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	ASSERT_TRUE(wait_state(self->other, "ready", 20));
+	ASSERT_TRUE(wait_port_active(self->name, 0, 20));
+	ASSERT_EQ(0, npo_test_pci_addr(self->other, other_addr, sizeof(other_addr)));
+	ASSERT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health set pci/%s reporter fw grace_period 0",
+				  other_addr));
+	snprintf(other_fault, sizeof(other_fault),
+		 "/sys/kernel/debug/npo/%s/fault", self->other);
+	seq = last_seq(self->name);
+	other_seq = last_seq(self->other);
+	ASSERT_EQ(0, set_selftest_ms(2000));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "fwassert 7e57"));
+	ASSERT_EQ(0, npo_test_write_file(other_fault, "fwassert 7e58"));
+	EXPECT_TRUE(wait_state(self->name, "ready", 20));
+	EXPECT_TRUE(wait_state(self->other, "ready", 20));
+	/* Each end of their link: this device's port 0, the other's port 1. */
+	for (i = 0; i < 150 && (!(self_tests_since(self->name, seq, failed) & 1) ||
+				!(self_tests_since(self->other, other_seq, other_failed) & 2)); i++)
+		usleep(100000);
+	EXPECT_TRUE(self_tests_since(self->name, seq, failed) & 1);
+	EXPECT_TRUE(self_tests_since(self->other, other_seq, other_failed) & 2);
+	EXPECT_EQ(0, failed[0]);
+	EXPECT_EQ(0, other_failed[1]);
+	EXPECT_TRUE(wait_port_active(self->name, 0, 20));
+	EXPECT_TRUE(wait_port_active(self->other, 1, 20));
+	set_selftest_ms(20);
+	npo_test_run(NULL, 0, DEVLINK " health set pci/%s reporter fw grace_period %u",
+		     other_addr, NPO_GRACE_MS);
+}
+
+/*
+ * The fibre is cut while the self-test runs: the test still ends, its
+ * checker having lost the pattern, and the port fails on every lane and
+ * stays held, also once the fibre is mended, until the administrator
+ * retrains it.
+ */
+TEST_F_TIMEOUT(devlink, a_cut_during_the_self_test_fails_it_and_holds_the_port, 120)
+{
+	unsigned int failed[8] = { 0 };
+	char log[32768], flags[256];
+	struct reporter before;
+	long long seq;
+	size_t mark;
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	ASSERT_TRUE(wait_port_active(self->name, 0, 20));
+	ASSERT_EQ(0, fw_reporter(self, &before));
+	seq = last_seq(self->name);
+	mark = npo_test_dmesg_mark();
+	ASSERT_EQ(0, set_selftest_ms(3000));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "fwassert c07"));
+	ASSERT_LE(0, wait_error(self, before.errors, 20));
+	for (i = 0; i < 100 && !port_is(self->name, 0, "test", NULL, 0); i++)
+		usleep(20000);
+	ASSERT_TRUE(port_is(self->name, 0, "test", NULL, 0));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "cut 0 1"));
+	for (i = 0; i < 100 && !(self_tests_since(self->name, seq, failed) & 1); i++)
+		usleep(100000);
+	set_selftest_ms(20);
+	ASSERT_TRUE(self_tests_since(self->name, seq, failed) & 1);
+	/* The VM's devices have 8 lanes a port: every one lost the pattern. */
+	EXPECT_EQ(0xffu, failed[0]);
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "cut 0 0"));
+	for (i = 0; i < 20; i++) {
+		EXPECT_FALSE(port_active(self->name, 0, flags, sizeof(flags)));
+		usleep(100000);
+	}
+	EXPECT_NE(NULL, strstr(flags, "SELF-TEST-FAILED")) TH_LOG("%s", flags);
+	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
+	/* The device reported the end: the driver did not have to give up. */
+	EXPECT_NE(NULL, strstr(log, "failed its self-test after the reset on lanes 0-7"))
+		TH_LOG("%s", log);
+	EXPECT_EQ(NULL, strstr(log, "never reported")) TH_LOG("%s", log);
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl link retrain %s/0", self->name));
+	EXPECT_TRUE(wait_port_active(self->name, 0, 20));
+}
+
+/*
+ * An administrator's PRBS test that a device reset cuts short ends at
+ * once with an error that says so, not after its duration.
+ */
+TEST_F_TIMEOUT(devlink, a_reset_ends_a_running_prbs_test_with_an_error, 90)
+{
+	struct reporter before;
+	char out[4096], which[48];
+	double start, took;
+	int i, status, fd[2];
+	ssize_t n;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	ASSERT_TRUE(wait_port_active(self->name, 1, 20));
+	ASSERT_EQ(0, fw_reporter(self, &before));
+	snprintf(which, sizeof(which), "%s/1", self->name);
+	ASSERT_EQ(0, pipe(fd));
+	start = now_s();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		dup2(fd[1], 2);
+		close(fd[0]);
+		execlp("npoctl", "npoctl", "link", "test", which, "time", "20000",
+		       (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	for (i = 0; i < 50 && !port_is(self->name, 1, "test", NULL, 0); i++)
+		usleep(20000);
+	EXPECT_TRUE(port_is(self->name, 1, "test", NULL, 0));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "fwassert 7e5"));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	took = now_s() - start;
+	n = read(fd[0], out, sizeof(out) - 1);
+	close(fd[0]);
+	out[n > 0 ? n : 0] = '\0';
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "the device was reset during the test")) TH_LOG("%s", out);
+	EXPECT_GT(10, took);
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	EXPECT_TRUE(wait_port_active(self->name, 1, 20));
 }
 
 TEST_F(devlink, a_second_failure_waits_for_the_operator)
@@ -1118,7 +1293,11 @@ TEST_F_TIMEOUT(devlink, a_link_at_risk_is_reported_with_its_lane, 120)
 	ASSERT_NE(NULL, diag);
 	v = jget(diagnose_lane(diag, 3), "ber_trend_per_min", NULL);
 	ASSERT_NE(NULL, v);
-	EXPECT_LT(atof(jstr(v)), -5.0) TH_LOG("lane 3 trend %s", jstr(v));
+	/*
+	 * -6 decades a minute, as fitted over a window that may still hold
+	 * the flat readings from before the ramp: at least half of it.
+	 */
+	EXPECT_LT(atof(jstr(v)), -3.0) TH_LOG("lane 3 trend %s", jstr(v));
 	v = jget(diagnose_lane(diag, 0), "ber_trend_per_min", NULL);
 	ASSERT_NE(NULL, v);
 	EXPECT_GT(atof(jstr(v)), -0.5) TH_LOG("lane 0 trend %s", jstr(v));

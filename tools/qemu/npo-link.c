@@ -284,6 +284,7 @@ static void port_enter_active(NpoPort *p)
     port_set_state(p, PORT_ACTIVE, 0);
     p->fail_reason = FAIL_NONE;
     p->last_rx = p->last_tick = now_ns();
+    p->los_grace = 0;
     p->was_active = true;
     trace_npo_port_up(p->dev->node_id, p->index, p->rate, p->width,
                       p->peer_node, p->peer_port);
@@ -317,10 +318,11 @@ static void port_tick(NpoPort *p)
     /*
      * This process did not run for a while (the host was busy): the
      * peer's silence meanwhile is no loss of its signal.  Give it a
-     * timeout from now; a real loss is still seen, one timeout later.
+     * timeout from now, once per silence, so a peer that is really gone
+     * is still seen, one timeout later, however slow the host.
      */
-    if (now - p->last_tick > LOS_TIMEOUT_NS / 2) {
-        p->last_rx = MAX(p->last_rx, now);
+    if (now - p->last_tick > LOS_TIMEOUT_NS / 2 && p->los_grace < p->last_rx) {
+        p->los_grace = now;
     }
     p->last_tick = now;
     uncorrectable = t.uncorrectable + p->pending_burst;
@@ -337,7 +339,7 @@ static void port_tick(NpoPort *p)
         port_recover(p, false);
         return;
     }
-    if (now - p->last_rx > LOS_TIMEOUT_NS) {
+    if (now - MAX(p->last_rx, p->los_grace) > LOS_TIMEOUT_NS) {
         /* The signal went when it was last heard, not when we gave up. */
         port_link_down_at(p, FAIL_LOSS_OF_SIGNAL,
                           npo_clock_true_ns() - (now - p->last_rx));
@@ -356,8 +358,24 @@ static void port_prbs_finish(NpoPort *p)
 {
     unsigned int rate = p->rate ? p->rate : MAX(port_max_common_rate(p), 1u);
 
-    npo_phy_prbs(p, rate, FIELD_EX32(p->prbs_ctl, P_PRBS, DURATION_MS) / 1e3);
+    npo_phy_prbs(p, rate, FIELD_EX32(p->prbs_ctl, P_PRBS, DURATION_MS) / 1e3,
+                 p->prbs_dark || !npo_port_connected(p));
     port_event(p, R_P_EVENTS_PRBS_DONE_MASK);
+}
+
+/*
+ * The light went during our PRBS test (a cut, a pulled cable, the peer
+ * disabled): the test still runs to its end and raises PRBS_DONE, so
+ * software waiting for it is never left waiting, and its checker, having
+ * lost the pattern, counts the bits in error (interface 1.12).
+ */
+static bool port_test_goes_dark(NpoPort *p)
+{
+    if (p->state != PORT_TEST) {
+        return false;
+    }
+    p->prbs_dark = true;
+    return true;
 }
 
 static void port_timer(void *opaque)
@@ -609,8 +627,8 @@ void npo_link_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
     case WIRE_IDLE:
         break;
     case WIRE_DARK:
-        if (len == sizeof(WireDark) && p->state >= PORT_POLLING &&
-            p->state != PORT_TEST) {
+        if (len == sizeof(WireDark) && !port_test_goes_dark(p) &&
+            p->state >= PORT_POLLING) {
             const WireDark *d = (const WireDark *)payload;
 
             port_link_down_at(p, FAIL_LOSS_OF_SIGNAL, le64_to_cpu(d->true_ns));
@@ -618,12 +636,20 @@ void npo_link_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
         }
         break;
     case WIRE_DOWN:
-        if (p->state >= PORT_POLLING && p->state != PORT_TEST) {
+        if (!port_test_goes_dark(p) && p->state >= PORT_POLLING) {
             port_link_down(p, FAIL_PEER_DISABLED);
             port_enter_detect(p, true);
         }
         break;
     case WIRE_LOOPBACK:
+        /*
+         * Two tests meet (both ends reset together): each end's checker
+         * counts the other's pattern, and each test runs to its own end.
+         * A port held after its test stays held, in Detect.
+         */
+        if (p->state == PORT_TEST || p->held) {
+            break;
+        }
         port_link_down(p, FAIL_PEER_TEST);
         port_set_state(p, PORT_LOOPBACK, 5 * NANOSECONDS_PER_SECOND);
         port_arm(p, 5 * NANOSECONDS_PER_SECOND);
@@ -641,6 +667,9 @@ void npo_link_cable(NpoPort *p, bool connected)
         return;
     }
     p->peer_known = false;
+    if (port_test_goes_dark(p)) {
+        return;
+    }
     if (npo_link_port_enabled(p) && p->state != PORT_DETECT) {
         port_link_down(p, FAIL_LOSS_OF_SIGNAL);
         port_enter_detect(p, false);
@@ -656,13 +685,13 @@ void npo_link_cut(NpoPort *p, bool cut)
         /* The far receiver goes dark at this instant too. */
         npo_port_send(p, WIRE_DARK, &dark, sizeof(dark));
         p->cut = true;
-        if (npo_link_port_enabled(p)) {
+        if (npo_link_port_enabled(p) && !port_test_goes_dark(p)) {
             port_link_down_at(p, FAIL_LOSS_OF_SIGNAL, le64_to_cpu(dark.true_ns));
             port_enter_detect(p, false);
         }
     } else if (!cut && p->cut) {
         p->cut = false;
-        if (npo_link_port_enabled(p)) {
+        if (npo_link_port_enabled(p) && p->state != PORT_TEST) {
             port_enter_detect(p, false);
         }
     }
@@ -749,6 +778,7 @@ void npo_link_start_prbs(NpoPort *p, uint32_t val)
     p->prbs_ctl = ms;
     p->prbs_hold = FIELD_EX32(val, P_PRBS, HOLD);
     p->held = false;
+    p->prbs_dark = false;
     port_link_down(p, FAIL_TEST);
     npo_port_send(p, WIRE_LOOPBACK, NULL, 0);
     port_set_state(p, PORT_TEST, (int64_t)ms * SCALE_MS);
@@ -810,7 +840,7 @@ void npo_link_reset(NpoState *s)
         p->high_ber = p->was_active = false;
         p->ber_lanes = p->fault_lanes = 0;
         p->prbs_ctl = 0;
-        p->prbs_hold = p->held = false;
+        p->prbs_hold = p->held = p->prbs_dark = false;
         npo_link_clear_counters(p);
     }
 }

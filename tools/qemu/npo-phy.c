@@ -255,8 +255,11 @@ void npo_phy_tick(NpoPort *p, double secs, NpoPhyTick *t)
     }
 }
 
-/* A PRBS pattern ran for secs at rate: count its bits and the lanes' errors. */
-void npo_phy_prbs(NpoPort *p, unsigned int rate, double secs)
+/*
+ * A PRBS pattern ran for secs at rate: count its bits and the lanes'
+ * errors; a checker that lost the light (dark) gets every other bit wrong.
+ */
+void npo_phy_prbs(NpoPort *p, unsigned int rate, double secs, bool dark)
 {
     NpoState *s = p->dev;
     unsigned int i;
@@ -267,7 +270,8 @@ void npo_phy_prbs(NpoPort *p, unsigned int rate, double secs)
 
         lane_equalize(s, l);
         l->prbs_bits += (uint64_t)bits;
-        l->prbs_errors += poisson(s->rand, bits * lane_ber(p, l, rate));
+        l->prbs_errors += dark ? (uint64_t)(bits / 2) :
+                          poisson(s->rand, bits * lane_ber(p, l, rate));
     }
 }
 

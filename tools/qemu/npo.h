@@ -127,9 +127,11 @@ typedef struct NpoPort {
     uint32_t prbs_ctl;
     bool prbs_hold;             /* the test's HOLD: stay held after it */
     bool held;                  /* out of service until RETRAIN (1.12) */
+    bool prbs_dark;             /* the test lost the light: cut, pulled */
     int64_t state_deadline;     /* virtual ns when this state times out */
     int64_t last_rx;            /* virtual ns of the last frame received */
     int64_t last_tick;
+    int64_t los_grace;          /* a host stall forgave silence until here */
     bool was_active;            /* for RECOVERED vs UP */
     bool high_ber;
     uint16_t ber_lanes;         /* lanes above the BER warning threshold */
@@ -469,7 +471,7 @@ double npo_phy_rate_gbps(unsigned int rate);
 void npo_phy_init_lanes(NpoPort *p);
 void npo_phy_compute_rx_ok(NpoPort *p);
 void npo_phy_tick(NpoPort *p, double secs, NpoPhyTick *t);
-void npo_phy_prbs(NpoPort *p, unsigned int rate, double secs);
+void npo_phy_prbs(NpoPort *p, unsigned int rate, double secs, bool dark);
 void npo_phy_lane_diag(NpoPort *p, unsigned int lane, NpoHwLaneStats *ls);
 void npo_phy_ber_ramp(NpoPort *p, unsigned int lane, double dps);
 void npo_phy_rx_drift(NpoPort *p, unsigned int lane, double dbps);
