@@ -32,6 +32,7 @@ static const char * const npo_dev_fault_names[] = {
 	[NPO_DEV_FAULT_FATAL] = "fatal device error",
 	[NPO_DEV_FAULT_PCIE] = "uncorrectable PCIe error",
 	[NPO_DEV_FAULT_RECOVERY_FAILED] = "recovery failed",
+	[NPO_DEV_FAULT_UNANSWERED] = "command unanswered",
 };
 
 /**
@@ -159,8 +160,19 @@ static int npo_fw_reporter_recover(struct devlink_health_reporter *reporter,
 				   struct netlink_ext_ack *extack)
 {
 	struct npo_dev *ndev = devlink_health_reporter_priv(reporter);
-	int err = npo_health_restart(ndev);
+	const enum npo_dev_fault *fault = priv_ctx;
+	int err;
 
+	/*
+	 * A device that left a command unanswered may do so again after a
+	 * reset, and each time takes every process's queues with it: an
+	 * operator decides (devlink health recover), not the grace period.
+	 */
+	if (fault && *fault == NPO_DEV_FAULT_UNANSWERED) {
+		NL_SET_ERR_MSG_MOD(extack, "a command went unanswered: left for the operator");
+		return -ECANCELED;
+	}
+	err = npo_health_restart(ndev);
 	if (err)
 		NL_SET_ERR_MSG_MOD(extack, "device did not come back from reset");
 	return err;

@@ -152,7 +152,7 @@ static void npo_health_stop(struct npo_dev *ndev, bool recoverable)
 	if (npo_state(ndev) != NPO_DEV_STATE_DEAD)
 		npo_err(ndev, "device stopped: bus mastering off, reset, %s\n",
 			recoverable ? "held dead until recovered" :
-				      "held dead until reprobed");
+				      "held dead until an operator recovers it");
 	npo_set_state(ndev, NPO_DEV_STATE_DEAD);
 	npo_health_abort_commands(ndev);
 	get_device(&ndev->dev);
@@ -232,14 +232,16 @@ void npo_health_fail(struct npo_dev *ndev, enum npo_dev_fault fault)
  * When the device failed, or did not confirm that it let go of memory it
  * was given (a destroy it refused, a command that timed out), nothing it
  * was given may be freed until it can no longer reach memory: its bus
- * mastering goes off, it is reset and held dead.  Only a new probe or a
- * PCIe error recovery brings it back.  Afterwards every file's queues and
- * regions can be freed without telling it.
+ * mastering goes off, it is reset and held dead.  Afterwards every file's
+ * queues and regions can be freed without telling it.  It is reported to
+ * devlink's "fw" reporter, which leaves it to an operator: devlink health
+ * recover, a new probe or a PCIe error recovery brings it back.
  *
  * Context: process context; the caller logged why.
  */
 void npo_health_quarantine(struct npo_dev *ndev)
 {
+	npo_health_set_pending(ndev, NPO_DEV_FAULT_UNANSWERED);
 	pci_clear_master(ndev->pdev);
 	npo_health_stop(ndev, false);
 }

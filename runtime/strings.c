@@ -127,6 +127,7 @@ const char *npo_dev_fault_str(uint32_t fault)
 		[NPO_DEV_FAULT_FATAL] = "fatal device error",
 		[NPO_DEV_FAULT_PCIE] = "uncorrectable PCIe error",
 		[NPO_DEV_FAULT_RECOVERY_FAILED] = "recovery failed",
+		[NPO_DEV_FAULT_UNANSWERED] = "command unanswered",
 	};
 
 	return NAME_OF(names, fault);

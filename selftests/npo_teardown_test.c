@@ -39,6 +39,7 @@
 /* Mailbox opcodes, Documentation/hardware.rst. */
 #define MBOX_OP_QUEUE_DESTROY	0x31
 #define MBOX_OP_MR_DESTROY	0x34
+#define DEVLINK			"/usr/bin/devlink"
 #define PCI_COMMAND		0x04
 #define PCI_COMMAND_MASTER	0x4
 /* The job the victim's file and its peer share, so that writes may land. */
@@ -185,6 +186,51 @@ static void rebind(struct __test_metadata *_metadata,
 	bind_again(_metadata, self);
 	EXPECT_EQ(1, bus_master(self->addr));
 	EXPECT_EQ(n, npo_test_count_devices());
+}
+
+/*
+ * A stopped device is reported to devlink's "fw" reporter, which leaves it
+ * to the operator (no auto-recovery, the reporter in error, the fault in
+ * its dump); devlink health recover brings it back, and it makes queues.
+ */
+static void operator_recovers(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(teardown) *self)
+{
+	struct npo_queue_create qc = { .sq_entries = 8, .cq_entries = 8 };
+	char out[4096], state[32];
+	int i, fd;
+
+	for (i = 0; i < 50; i++) {
+		if (!npo_test_run(out, sizeof(out), DEVLINK " health show pci/%s reporter fw",
+				  self->addr) && strstr(out, "state error"))
+			break;
+		usleep(100000);
+	}
+	EXPECT_NE(NULL, strstr(out, "state error")) TH_LOG("%s", out);
+	ASSERT_EQ(0, npo_test_run(out, sizeof(out), DEVLINK " -j health dump show pci/%s reporter fw",
+				  self->addr));
+	EXPECT_NE(NULL, strstr(out, "\"fault\":\"command unanswered\"")) TH_LOG("%s", out);
+	/* Not recovered by itself. */
+	usleep(500000);
+	ASSERT_EQ(0, npo_test_read_attr(self->name, "state", state, sizeof(state)));
+	EXPECT_STREQ("dead", state);
+
+	EXPECT_EQ(0, npo_test_run(out, sizeof(out), DEVLINK " health recover pci/%s reporter fw",
+				  self->addr)) TH_LOG("%s", out);
+	for (i = 0; i < 200; i++) {
+		if (!npo_test_read_attr(self->name, "state", state, sizeof(state)) &&
+		    !strcmp(state, "ready"))
+			break;
+		usleep(100000);
+	}
+	EXPECT_STREQ("ready", state);
+	EXPECT_EQ(1, bus_master(self->addr));
+	snprintf(out, sizeof(out), "/dev/%s", self->name);
+	fd = open(out, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
+	close(fd);
+	npo_test_run(NULL, 0, DEVLINK " health dump clear pci/%s reporter fw", self->addr);
 }
 
 /*
@@ -348,7 +394,7 @@ TEST_F(teardown, a_region_the_device_keeps_stops_the_device)
 	EXPECT_LT(0, peer.failed);
 	npo_test_flood_close(&peer);
 	expect_no_write_after_free(_metadata, mark);
-	rebind(_metadata, self);
+	operator_recovers(_metadata, self);
 }
 
 /*

@@ -240,6 +240,10 @@ enum npo_queue_wait {
  * @NPO_DEV_FAULT_RECOVERY_FAILED: a recovery (a restart or the end of a
  *	PCIe error recovery) did not bring the device back: it stays down
  *	until an operator recovers it or rebinds the driver.
+ * @NPO_DEV_FAULT_UNANSWERED: a command went unanswered or the device kept
+ *	memory it was told to release: stopped so that the memory can be
+ *	freed, and left for an operator to recover (devlink's "fw" reporter
+ *	stays in error).
  */
 enum npo_dev_fault {
 	NPO_DEV_FAULT_NONE,
@@ -249,6 +253,7 @@ enum npo_dev_fault {
 	NPO_DEV_FAULT_FATAL,
 	NPO_DEV_FAULT_PCIE,
 	NPO_DEV_FAULT_RECOVERY_FAILED,
+	NPO_DEV_FAULT_UNANSWERED,
 };
 
 /**
