@@ -110,9 +110,11 @@ $(NPOCTL): $(NPOCTL_SRCS) $(wildcard tools/npoctl/*.h) $(LIBNPO)
 
 NPO_PERF := $(BUILD)/bin/npo-perf
 npo-perf: $(NPO_PERF)
-$(NPO_PERF): tools/npo-perf/npo-perf.c runtime/include/npo_datapath.h $(LIBNPO)
+$(NPO_PERF): tools/npo-perf/npo-perf.c tools/npo-perf/oob.c tools/npo-perf/oob.h \
+		runtime/include/npo_datapath.h $(LIBNPO)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) -Iruntime/include -o $@ $< \
+	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) -Iruntime/include -o $@ \
+		tools/npo-perf/npo-perf.c tools/npo-perf/oob.c \
 		-L$(BUILD)/lib -lnpo $(JSON_LIBS) -Wl,-rpath,'$$ORIGIN/../lib'
 
 ALLREDUCE := $(BUILD)/examples/npo-allreduce

@@ -7,9 +7,10 @@
  *
  * libnpo: get_sqe + prep + submit (the doorbell store) and peek + advance,
  * on rings in plain memory with a thread playing the device.
- * liburing: get_sqe + prep_nop and peek_cqe + cqe_seen, on a real ring;
- * io_uring_submit() is a system call and stays outside the measured part,
- * while libnpo's doorbell is inside it.
+ * liburing: get_sqe + prep_nop, the SQ tail store that io_uring_submit()
+ * makes before its system call (the counterpart of libnpo's doorbell
+ * store), and peek_cqe + cqe_seen, on a real ring; the system call stays
+ * outside the measured part.
  *
  * Usage: fastpath npo|uring [MESSAGES]
  */
@@ -126,6 +127,9 @@ __attribute__((noinline)) static void fastpath_uring_post(struct io_uring *ring,
 
 	io_uring_prep_nop(sqe);
 	io_uring_sqe_set_data64(sqe, n);
+	/* What __io_uring_flush_sq() does: publish the tail to the kernel. */
+	ring->sq.sqe_head = ring->sq.sqe_tail;
+	io_uring_smp_store_release(ring->sq.ktail, ring->sq.sqe_tail);
 }
 
 __attribute__((noinline)) static int fastpath_uring_reap(struct io_uring *ring,

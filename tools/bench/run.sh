@@ -28,6 +28,19 @@ with open(path, "w") as f:
 PY
 }
 
+# Figures earlier versions recorded that compared unlike things.
+python3 - "$results" <<'PY'
+import json, sys
+path = sys.argv[1]
+data = json.load(open(path))
+for key in ("write_lat_8B_vs_rxe", "dma_write_bw_1MiB_vs_rxe",
+            "host_memcpy_bw_GBps", "vm_memcpy_bw_GBps"):
+    data.pop(key, None)
+with open(path, "w") as f:
+    json.dump(data, f, indent=2, sort_keys=True)
+    f.write("\n")
+PY
+
 for k in 6.1 6.12; do
 	t0=$(date +%s.%N)
 	"$vm" --kernel "$k" --devices 0 -- true >/dev/null
@@ -58,60 +71,76 @@ done
 # --- DMA: host memcpy as the ceiling, then npo-perf in one VM -------------
 # Every emulated DMA byte is read and written by QEMU on this host, so a
 # single-threaded host memcpy of the same size bounds what NPO can reach.
+# It runs as the guest's figures do: the same buffers (2 MiB aligned,
+# huge pages where allowed, as guest RAM is), five runs, the median.
+runs=5
 perf=$build/bin/npo-perf
 for size in 1 8; do
-	gbps=$("$perf" -j memcpy -s ${size}M | python3 -c \
-		'import json,sys; print(round(json.load(sys.stdin)["results"][0]["bw_gbps"], 2))')
-	merge "host_memcpy_bw_${size}MiB_GBps" "$gbps"
+	for i in $(seq $runs); do
+		"$perf" -j memcpy -s ${size}M
+	done >"$out/host-memcpy-${size}M.log"
 done
-
 # Two linked devices in one VM; 1 GiB of guest RAM keeps transparent huge
 # pages available (the kernel turns them off below 512 MiB), as on any
 # machine a collective library would run on.
-"$vm" --kernel 6.12 --devices 2 --topology ring --mem 1024 --timeout 900 \
-	--add "$here/vm-dma.sh" -- sh "$here/vm-dma.sh" >"$out/dma-vm.log" 2>&1 ||
+"$vm" --kernel 6.12 --devices 2 --topology ring --mem 1024 --timeout 1800 \
+	--add "$here/vm-dma.sh" -- sh "$here/vm-dma.sh" $runs >"$out/dma-vm.log" 2>&1 ||
 	{ cat "$out/dma-vm.log"; echo "bench: the DMA benchmark VM failed" >&2; exit 1; }
 # shellcheck disable=SC2046
-merge $(python3 - "$out/dma-vm.log" "$results" <<'PY'
-import json, sys
-host = json.load(open(sys.argv[2]))
-out = {}
-# The single ceiling figure: the better of the two sizes.
-out["host_memcpy_bw_GBps"] = max(host["host_memcpy_bw_1MiB_GBps"],
-                                 host["host_memcpy_bw_8MiB_GBps"])
-vm = []
-for line in open(sys.argv[1]):
+merge $(python3 - "$out" <<'PY'
+import json, statistics, sys
+out_dir = sys.argv[1]
+runs = {}
+def add(key, value):
+    runs.setdefault(key, []).append(value)
+for size in ("1MiB", "8MiB"):
+    for line in open(f"{out_dir}/host-memcpy-{size[0]}M.log"):
+        add(f"host_memcpy_bw_{size}_GBps", json.loads(line)["results"][0]["bw_gbps"])
+for line in open(f"{out_dir}/dma-vm.log"):
     # perftest reports Gb/s and microseconds.
     if line.startswith("RXE_BW "):
-        out["rxe_write_bw_1MiB_GBps"] = round(float(line.split()[1]) / 8, 3)
+        add("rxe_write_bw_1MiB_GBps", float(line.split()[1]) / 8)
     elif line.startswith("RXE_LAT "):
-        out["rxe_write_lat_8B_us"] = round(float(line.split()[1]), 2)
+        add("rxe_write_lat_8B_us", float(line.split()[1]))
     if not line.startswith("{"):
         continue
     doc = json.loads(line)
     r = doc["results"][0]
     tag = {1 << 20: "1MiB", 8 << 20: "8MiB"}.get(r["bytes"], f'{r["bytes"]}B')
+    # Two processes in perftest's shapes: "pp_" (ping-pong and window).
+    pp = "pp_" if doc.get("processes") == 2 else ""
     if doc["test"] == "write_bw":
-        out[f"dma_write_bw_{tag}_GBps"] = round(r["bw_gbps"], 2)
-        out[f"dma_write_bw_{tag}_vs_host_memcpy"] = round(
-            r["bw_gbps"] / host[f"host_memcpy_bw_{tag}_GBps"], 2)
+        add(f"{pp}{'dma_' if not pp else ''}write_bw_{tag}_GBps", r["bw_gbps"])
     elif doc["test"] == "write_lat":
-        out["write_lat_8B_us"] = round(r["lat_median_us"], 2)
-        out["write_lat_8B_p99_us"] = round(r["lat_p99_us"], 2)
+        add(f"{pp}write_lat_8B_us", r["lat_median_us"])
+        if not pp:
+            add("write_lat_8B_p99_us", r["lat_p99_us"])
     elif doc["test"] == "write_rate":
-        out["msg_rate_8B_Mops"] = round(r["msg_rate_mpps"], 3)
+        add("msg_rate_8B_Mops", r["msg_rate_mpps"])
     elif doc["test"] == "memcpy":
-        out[f"vm_memcpy_bw_{tag}_GBps"] = round(r["bw_gbps"], 2)
-        vm.append(r["bw_gbps"])
-out["vm_memcpy_bw_GBps"] = round(max(vm), 2)
-if "rxe_write_bw_1MiB_GBps" not in out or "rxe_write_lat_8B_us" not in out:
-    sys.exit("bench: no soft-RoCE figures in " + sys.argv[1])
-out["dma_write_bw_1MiB_vs_rxe"] = round(
-    out["dma_write_bw_1MiB_GBps"] / out["rxe_write_bw_1MiB_GBps"], 1)
-out["write_lat_8B_vs_rxe"] = round(
-    out["write_lat_8B_us"] / out["rxe_write_lat_8B_us"], 4)
+        add(f"vm_memcpy_bw_{tag}_GBps", r["bw_gbps"])
+want = ["host_memcpy_bw_1MiB_GBps", "host_memcpy_bw_8MiB_GBps",
+        "dma_write_bw_1MiB_GBps", "dma_write_bw_8MiB_GBps", "write_lat_8B_us",
+        "msg_rate_8B_Mops", "pp_write_lat_8B_us", "pp_write_bw_1MiB_GBps",
+        "rxe_write_lat_8B_us", "rxe_write_bw_1MiB_GBps"]
+for key in want:
+    if len(runs.get(key, [])) < 5:
+        sys.exit(f"bench: {key}: {len(runs.get(key, []))} runs of 5")
+out = {}
+# Each figure: the median of its runs, and [min, max] as its spread.
+for key, values in runs.items():
+    out[key] = round(statistics.median(values), 3)
+    out[key + "_spread"] = [round(min(values), 3), round(max(values), 3)]
+# Ratios compare like with like only (Documentation/testing.rst).
+for tag in ("1MiB", "8MiB"):
+    out[f"dma_write_bw_{tag}_vs_host_memcpy"] = round(
+        out[f"dma_write_bw_{tag}_GBps"] / out[f"host_memcpy_bw_{tag}_GBps"], 2)
+out["pp_write_lat_8B_vs_rxe"] = round(
+    out["pp_write_lat_8B_us"] / out["rxe_write_lat_8B_us"], 4)
+out["pp_write_bw_1MiB_vs_rxe"] = round(
+    out["pp_write_bw_1MiB_GBps"] / out["rxe_write_bw_1MiB_GBps"], 1)
 for k, v in out.items():
-    print(k, json.dumps(v))
+    print(k, json.dumps(v, separators=(",", ":")))
 PY
 )
 
@@ -160,14 +189,20 @@ for side in npo uring; do
 		python3 -c '
 import re, sys
 side, msgs = sys.argv[1], int(sys.argv[2])
-total = 0
+total, found = 0, set()
 for line in sys.stdin:
     # "  2,700,000 (21.15%)  => file:fastpath_npo_post (100,000x)"
     m = re.match(r"\s*([\d,]+) .*=> \S*:fastpath_%s_(post|reap) \(([\d,]+)x\)" % side, line)
     if m:
-        assert int(m.group(3).replace(",", "")) == msgs
+        if int(m.group(3).replace(",", "")) != msgs:
+            sys.exit(f"bench: fastpath_{side}_{m.group(2)} ran {m.group(3)} times, not {msgs}")
+        found.add(m.group(2))
         total += int(m.group(1).replace(",", ""))
+# Both halves of both sides, or no figure at all.
+if found != {"post", "reap"}:
+    sys.exit(f"bench: callgrind found {sorted(found)} of fastpath_{side}_post and _reap")
 print(round(total / msgs, 1))' "$side" $msgs)
+	[ -n "$instr" ] || exit 1
 	[ "$side" = npo ] && key=libnpo_fastpath_instr || key=liburing_fastpath_instr
 	merge "$key" "$instr"
 done

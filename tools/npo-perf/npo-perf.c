@@ -3,9 +3,16 @@
  * npo-perf: bandwidth, latency and message rate of NPO DMA queues, in
  * the spirit of perftest's ib_write_bw and ib_write_lat.
  *
- * Both ends live in this process: the local device posts, the remote
+ * In one process (the default) the local device posts, and the remote
  * device (another NPO device linked to it, or the same one for loopback)
  * only owns the target memory, as the passive side of a one-sided test.
+ *
+ * In two processes (--server, --client HOST), as perftest runs, they
+ * exchange their queue and region blobs over TCP (oob.c): bandwidth is
+ * the client writing into the server's memory with a window of writes in
+ * flight, the server checking the data after each size; latency is a
+ * ping-pong, each side writing into the other's memory and polling for
+ * it, reported as half the round trip as ib_write_lat does.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,13 +22,20 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 #include <npo.h>
 
+#include "oob.h"
+
 #define MAX_QUEUES	16
 #define MIN_SIZE	8
 #define MAX_SIZE	(8u << 20)
+/* Two processes share this job unless told otherwise ("NP"). */
+#define DEFAULT_JOB	0x4e50
+/* A ping-pong peer silent this long has stopped. */
+#define PEER_TIMEOUT_S	10
 
 enum mode { MODE_BW, MODE_LAT, MODE_RATE, MODE_MEMCPY };
 
@@ -37,6 +51,12 @@ struct opts {
 	bool interrupt;
 	bool json;
 	bool pretty;
+	/* Two processes: this one serves (server) or connects to client. */
+	bool server;
+	const char *client;
+	const char *bind_addr;
+	uint16_t port;
+	uint32_t job;
 };
 
 struct ctx {
@@ -46,7 +66,11 @@ struct ctx {
 	struct npo_mr *lmr, *rmr;
 	uint8_t *lbuf, *rbuf;
 	size_t buf_size;
+	/* Where messages go: the remote device's region or the peer's. */
 	uint32_t dest_node;
+	uint16_t dest_queue;
+	uint64_t rkey, raddr;
+	int oob;			/* two processes: the TCP channel, else -1 */
 };
 
 static double now_s(void)
@@ -72,8 +96,13 @@ static void usage(FILE *f)
 		"  -t, --depth N         outstanding messages per queue (bw)\n"
 		"  -b, --batch N         messages per doorbell (rate, default 32)\n"
 		"  -I, --interrupt       sleep on completion interrupts, not poll\n"
-		"  -j, --json            JSON output; -p pretty-prints it\n",
-		MAX_QUEUES);
+		"  -j, --json            JSON output; -p pretty-prints it\n"
+		"  -S, --server          two processes: wait for a client\n"
+		"  -C, --client HOST     two processes: connect to the server\n"
+		"  -P, --port N          their TCP port (default %d)\n"
+		"  -B, --bind ADDR       the server's address (default all)\n"
+		"  -J, --job N           the job both processes join (default 0x%x)\n",
+		MAX_QUEUES, OOB_DEFAULT_PORT, DEFAULT_JOB);
 }
 
 static int parse_size(const char *s, uint32_t *out)
@@ -123,6 +152,42 @@ static uint8_t *alloc_buffer(size_t size)
 	return aligned;
 }
 
+static bool two_processes(const struct opts *o)
+{
+	return o->server || o->client;
+}
+
+/*
+ * Distinct source and target contents for each size, so that a message
+ * that did not land, landed short or landed shifted shows.
+ */
+static uint8_t pattern_byte(uint32_t k, uint32_t seed)
+{
+	return (k * 2654435761u + seed * 40503u) >> 24;
+}
+
+#define SEED_SOURCE(size)	((size) * 2 + 1)
+#define SEED_TARGET(size)	((size) * 2 + 2)
+
+static void fill(uint8_t *buf, uint32_t size, uint32_t seed)
+{
+	uint32_t k;
+
+	for (k = 0; k < size; k++)
+		buf[k] = pattern_byte(k, seed);
+}
+
+/* The first byte that is not the pattern's, or -1. */
+static long check(const uint8_t *buf, uint32_t size, uint32_t seed)
+{
+	uint32_t k;
+
+	for (k = 0; k < size; k++)
+		if (buf[k] != pattern_byte(k, seed))
+			return k;
+	return -1;
+}
+
 static int setup(struct ctx *c, const struct opts *o)
 {
 	struct npo_queue_attr attr = {
@@ -136,14 +201,25 @@ static int setup(struct ctx *c, const struct opts *o)
 	c->ldev = npo_open_device(o->local);
 	if (!c->ldev)
 		return -errno;
-	c->rdev = strcmp(o->local, o->remote) ? npo_open_device(o->remote) :
-						c->ldev;
-	if (!c->rdev)
-		return -errno;
-	err = npo_query_device(c->rdev, &ra);
-	if (err)
-		return err;
-	c->dest_node = ra.node_id;
+	if (two_processes(o)) {
+		/* The peer's region and queue are reachable from its job only. */
+		err = npo_device_set_job(c->ldev, o->job);
+		if (err) {
+			fprintf(stderr, "npo-perf: join job 0x%x: %s\n", o->job,
+				strerror(-err));
+			return err;
+		}
+		c->rdev = c->ldev;
+	} else {
+		c->rdev = strcmp(o->local, o->remote) ?
+			  npo_open_device(o->remote) : c->ldev;
+		if (!c->rdev)
+			return -errno;
+		err = npo_query_device(c->rdev, &ra);
+		if (err)
+			return err;
+		c->dest_node = ra.node_id;
+	}
 	for (i = 0; i < o->queues; i++) {
 		err = npo_create_queue(c->ldev, &attr, &c->q[i]);
 		if (err)
@@ -166,9 +242,75 @@ static int setup(struct ctx *c, const struct opts *o)
 			 &c->lmr);
 	if (err)
 		return err;
-	return npo_reg_mr(c->rdev, c->rbuf, c->buf_size,
-			  NPO_ACCESS_REMOTE_READ | NPO_ACCESS_REMOTE_WRITE |
-			  NPO_ACCESS_LOCAL_WRITE, &c->rmr);
+	err = npo_reg_mr(c->rdev, c->rbuf, c->buf_size,
+			 NPO_ACCESS_REMOTE_READ | NPO_ACCESS_REMOTE_WRITE |
+			 NPO_ACCESS_LOCAL_WRITE, &c->rmr);
+	if (err || two_processes(o))
+		return err;
+	c->rkey = npo_mr_rkey(c->rmr);
+	c->raddr = (uintptr_t)c->rbuf;
+	c->dest_queue = c->rq ? c->rq->id : 0;
+	return 0;
+}
+
+/*
+ * Two processes: tell the peer where our queue and target memory are,
+ * and learn where its are; the client's hello also says what to measure,
+ * which the server adopts.
+ */
+static int exchange(struct ctx *c, struct opts *o)
+{
+	struct oob_hello mine = {
+		.mode = o->mode, .opcode = o->opcode, .size = o->size,
+		.iters = o->iters, .depth = o->depth,
+	}, theirs;
+	struct npo_remote_mr rmr;
+	int err;
+
+	err = npo_endpoint_pack(c->q[0], mine.endpoint, sizeof(mine.endpoint));
+	if (err >= 0)
+		err = npo_mr_pack_remote(c->rmr, mine.region, sizeof(mine.region));
+	if (err < 0)
+		return err;
+	if (o->client) {
+		err = oob_send_hello(c->oob, &mine);
+		if (!err)
+			err = oob_recv_hello(c->oob, &theirs);
+	} else {
+		err = oob_recv_hello(c->oob, &theirs);
+		if (!err)
+			err = oob_send_hello(c->oob, &mine);
+	}
+	if (err)
+		return err;
+	err = npo_mr_unpack_remote(theirs.region, sizeof(theirs.region), &rmr);
+	if (err < 0) {
+		fprintf(stderr, "npo-perf: the peer's region: %s\n", strerror(-err));
+		return err;
+	}
+	if (rmr.job != o->job) {
+		fprintf(stderr, "npo-perf: the peer is in job 0x%x, this process in 0x%x: it cannot be reached\n",
+			rmr.job, o->job);
+		return -EACCES;
+	}
+	if (rmr.length < MAX_SIZE)
+		return -EPROTO;
+	c->dest_node = rmr.node_id;
+	c->rkey = rmr.rkey;
+	c->raddr = rmr.addr;
+	if (o->server) {
+		if (theirs.mode > MODE_RATE || theirs.opcode != NPO_OP_WRITE ||
+		    theirs.size > MAX_SIZE || !theirs.depth || theirs.depth > 256) {
+			fprintf(stderr, "npo-perf: the client asks for a test this server does not run\n");
+			return -EPROTO;
+		}
+		o->mode = theirs.mode;
+		o->opcode = theirs.opcode;
+		o->size = theirs.size;
+		o->iters = theirs.iters;
+		o->depth = theirs.depth;
+	}
+	return 0;
 }
 
 /*
@@ -199,6 +341,8 @@ static void teardown(struct ctx *c)
 {
 	unsigned int i;
 
+	if (c->oob >= 0)
+		close(c->oob);
 	npo_dereg_mr(c->lmr);
 	npo_dereg_mr(c->rmr);
 	for (i = 0; i < MAX_QUEUES; i++)
@@ -219,11 +363,10 @@ static void prep(struct ctx *c, const struct opts *o, struct npo_sqe *sqe,
 {
 	if (o->opcode == NPO_OP_SEND)
 		npo_prep_send(sqe, n, npo_mr_lkey(c->lmr), c->lbuf, size,
-			      c->dest_node, c->rq->id);
+			      c->dest_node, c->dest_queue);
 	else
 		npo_prep_rdma(sqe, o->opcode, n, npo_mr_lkey(c->lmr), c->lbuf,
-			      size, c->dest_node, npo_mr_rkey(c->rmr),
-			      (uintptr_t)c->rbuf);
+			      size, c->dest_node, c->rkey, c->raddr);
 }
 
 static int reap(struct npo_queue *q, bool block, unsigned int *done)
@@ -328,22 +471,191 @@ static int run_lat(struct ctx *c, const struct opts *o, uint32_t size,
 }
 
 /*
- * The best of five trials of at least 50 ms each: a ceiling should not
- * move with whatever else the machine did during one of them.
+ * Wait until the peer's message @want lands in the last 8 bytes of our
+ * target, reaping our own completions meanwhile.
+ */
+static int await_peer(struct ctx *c, uint32_t size, uint64_t want,
+		      unsigned int *done)
+{
+	const uint64_t *slot = (const uint64_t *)(c->rbuf + size - 8);
+	double start = now_s();
+	unsigned int spins = 0;
+	int err;
+
+	while (__atomic_load_n(slot, __ATOMIC_ACQUIRE) != want) {
+		if (++spins % 256)
+			continue;
+		err = reap(c->q[0], false, done);
+		if (err)
+			return err;
+		if (now_s() - start > PEER_TIMEOUT_S) {
+			fprintf(stderr, "npo-perf: the peer stopped answering at message %llu\n",
+				(unsigned long long)want);
+			return -ETIMEDOUT;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Ping-pong between the two processes: the client writes message i into
+ * the server's memory, the server waits for it and writes i back, the
+ * client waits for that.  Half of each round trip goes into @lat (the
+ * client's).  The counter is the message's last 8 bytes, which the
+ * device writes last.
+ */
+static int run_pingpong(struct ctx *c, const struct opts *o, uint32_t size,
+			unsigned int iters, double *lat)
+{
+	struct npo_queue *q = c->q[0];
+	unsigned int done = 0, i;
+	struct npo_sqe *sqe;
+	int err;
+
+	for (i = 1; i <= iters; i++) {
+		uint64_t stamp = i;
+		double t0 = now_s();
+
+		if (o->server) {
+			err = await_peer(c, size, i, &done);
+			if (err)
+				return err;
+		}
+		memcpy(c->lbuf + size - 8, &stamp, sizeof(stamp));
+		while (!(sqe = npo_get_sqe(q))) {
+			err = reap(q, true, &done);
+			if (err)
+				return err;
+		}
+		prep(c, o, sqe, i, size);
+		npo_submit(q);
+		if (o->client) {
+			err = await_peer(c, size, i, &done);
+			if (err)
+				return err;
+			lat[i - 1] = (now_s() - t0) * 1e6 / 2;
+		}
+	}
+	while (done < iters) {
+		err = reap(q, true, &done);
+		if (err)
+			return err;
+	}
+	if (lat)
+		qsort(lat, iters, sizeof(*lat), cmp_double);
+	return 0;
+}
+
+/*
+ * The server's side of two processes: for each size the client starts,
+ * prepare the target, answer the ping-pong or wait for the writes, and
+ * check that what arrived is what the client sent.
+ */
+static int serve(struct ctx *c, const struct opts *o, unsigned int *sizes)
+{
+	struct oob_step st;
+	long bad;
+	int err;
+
+	for (;;) {
+		err = oob_expect(c->oob, 0, &st);
+		if (err || st.cmd == OOB_BYE)
+			return err;
+		if (st.cmd != OOB_START || st.size < MIN_SIZE ||
+		    st.size > MAX_SIZE || !st.iters)
+			return -EPROTO;
+		if (o->mode == MODE_LAT) {
+			memset(c->rbuf, 0, st.size);
+			fill(c->lbuf, st.size, SEED_SOURCE(st.size));
+		} else {
+			fill(c->rbuf, st.size, SEED_TARGET(st.size));
+		}
+		err = oob_step(c->oob, OOB_READY, st.size, st.iters, 0);
+		if (!err && o->mode == MODE_LAT)
+			err = run_pingpong(c, o, st.size, st.iters, NULL);
+		if (!err)
+			err = oob_expect(c->oob, OOB_DONE, &st);
+		if (err)
+			return err;
+		bad = o->mode == MODE_LAT ? -1 :
+		      check(c->rbuf, st.size, SEED_SOURCE(st.size));
+		err = oob_step(c->oob, bad < 0 ? OOB_OK : OOB_BAD, st.size,
+			       st.iters, bad < 0 ? 0 : bad);
+		if (err)
+			return err;
+		(*sizes)++;
+	}
+}
+
+/*
+ * Before a size: the source holds its pattern and the target another, so
+ * that the check after it proves the messages landed; two processes start
+ * the size together.
+ */
+static int size_begin(struct ctx *c, const struct opts *o, uint32_t size,
+		      unsigned int iters)
+{
+	struct oob_step st;
+	int err;
+
+	if (o->mode == MODE_LAT && c->oob < 0)
+		return 0;
+	if (o->mode == MODE_LAT) {
+		memset(c->rbuf, 0, size);
+		fill(c->lbuf, size, SEED_SOURCE(size));
+	} else if (o->opcode == NPO_OP_READ) {
+		fill(c->rbuf, size, SEED_SOURCE(size));
+		fill(c->lbuf, size, SEED_TARGET(size));
+	} else {
+		fill(c->lbuf, size, SEED_SOURCE(size));
+		if (c->oob < 0)
+			fill(c->rbuf, size, SEED_TARGET(size));
+	}
+	if (c->oob < 0)
+		return 0;
+	err = oob_step(c->oob, OOB_START, size, iters, 0);
+	return err ? err : oob_expect(c->oob, OOB_READY, &st);
+}
+
+/* After a size: the data arrived as sent, checked where it landed. */
+static int size_end(struct ctx *c, const struct opts *o, uint32_t size)
+{
+	struct oob_step st;
+	const uint8_t *target = o->opcode == NPO_OP_READ ? c->lbuf : c->rbuf;
+	long bad;
+	int err;
+
+	if (c->oob >= 0) {
+		err = oob_step(c->oob, OOB_DONE, size, 0, 0);
+		return err ? err : oob_expect(c->oob, OOB_OK, &st);
+	}
+	if (o->mode == MODE_LAT)
+		return 0;
+	bad = check(target, size, SEED_SOURCE(size));
+	if (bad >= 0) {
+		fprintf(stderr, "npo-perf: %u B: wrong data at offset %ld\n",
+			size, bad);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/*
+ * The median of five trials of at least 50 ms each, in buffers allocated
+ * as the DMA tests' are (2 MiB aligned, huge pages where allowed): the
+ * ceiling a DMA figure is compared with must be of the same memory kind,
+ * and with distinct contents, so that no copy is of a page to itself.
  */
 static double memcpy_gbps(uint32_t size)
 {
-	uint8_t *a = malloc(size), *b = malloc(size);
-	double best = 0;
+	uint8_t *a = alloc_buffer(size), *b = alloc_buffer(size);
+	double gbps[5];
 	int trial;
 
-	if (!a || !b) {
-		free(a);
-		free(b);
+	if (!a || !b)
 		return 0;
-	}
-	memset(a, 1, size);
-	memset(b, 2, size);
+	fill(a, size, SEED_SOURCE(size));
+	fill(b, size, SEED_TARGET(size));
 	for (trial = 0; trial < 5; trial++) {
 		double t0 = now_s(), secs;
 		uint64_t n = 0;
@@ -354,12 +666,12 @@ static double memcpy_gbps(uint32_t size)
 			__asm__ volatile("" : : "r"(b) : "memory");
 			n++;
 		} while ((secs = now_s() - t0) < 0.05);
-		if (size * (double)n / secs / 1e9 > best)
-			best = size * (double)n / secs / 1e9;
+		gbps[trial] = size * (double)n / secs / 1e9;
 	}
-	free(a);
-	free(b);
-	return best;
+	if (check(b, size, SEED_SOURCE(size)) >= 0)
+		return 0;
+	qsort(gbps, 5, sizeof(gbps[0]), cmp_double);
+	return gbps[2];
 }
 
 static const char *test_name(const struct opts *o)
@@ -375,19 +687,49 @@ static const char *test_name(const struct opts *o)
 	return name;
 }
 
-static int run(const struct opts *o, struct json_object *results)
+/* Two processes: set up, reach the peer and exchange; the server serves. */
+static int connect_peer(struct ctx *c, struct opts *o, struct json_object *doc)
 {
-	struct ctx c = { 0 };
+	unsigned int sizes = 0;
+	int err;
+
+	c->oob = o->server ? oob_accept(o->bind_addr, o->port) :
+			     oob_connect(o->client, o->port, 30);
+	if (c->oob < 0)
+		return c->oob;
+	err = exchange(c, o);
+	if (err || o->client)
+		return err;
+	err = serve(c, o, &sizes);
+	if (!err && !o->json)
+		printf("npo-perf: served %u sizes of %s, every one verified\n",
+		       sizes, test_name(o));
+	json_object_object_add(doc, "sizes_served", json_object_new_int(sizes));
+	return err;
+}
+
+static int run(struct opts *o, struct json_object *doc,
+	       struct json_object *results)
+{
+	struct ctx ctx = { .oob = -1 }, *c = &ctx;
 	uint32_t size;
 	int err = 0;
 
 	if (o->mode != MODE_MEMCPY) {
-		err = setup(&c, o);
-		if (err) {
-			fprintf(stderr, "npo-perf: setup: %s\n", strerror(-err));
-			teardown(&c);
+		err = setup(c, o);
+		if (!err && two_processes(o))
+			err = connect_peer(c, o, doc);
+		json_object_object_add(doc, "test", json_object_new_string(test_name(o)));
+		if (err || o->server) {
+			if (err)
+				fprintf(stderr, "npo-perf: %s: %s\n",
+					o->server ? "serving" : "setup",
+					strerror(-err));
+			teardown(c);
 			return err;
 		}
+	} else {
+		json_object_object_add(doc, "test", json_object_new_string(test_name(o)));
 	}
 	if (!o->json && o->mode == MODE_LAT)
 		printf("%10s %10s %10s %10s %10s %10s\n", "#bytes", "#iters",
@@ -413,7 +755,13 @@ static int run(const struct opts *o, struct json_object *results)
 			double *lat = calloc(iters, sizeof(*lat)), sum = 0;
 			unsigned int i;
 
-			err = lat ? run_lat(&c, o, size, iters, lat) : -ENOMEM;
+			err = lat ? size_begin(c, o, size, iters) : -ENOMEM;
+			if (!err)
+				err = c->oob >= 0 ?
+				      run_pingpong(c, o, size, iters, lat) :
+				      run_lat(c, o, size, iters, lat);
+			if (!err)
+				err = size_end(c, o, size);
 			if (err) {
 				free(lat);
 				json_object_put(r);
@@ -435,8 +783,13 @@ static int run(const struct opts *o, struct json_object *results)
 				       lat[iters * 99 / 100], sum / iters);
 			free(lat);
 		} else {
-			err = run_stream(&c, o, size, iters,
-					 o->mode == MODE_RATE ? o->batch : 1, &secs);
+			err = size_begin(c, o, size, iters);
+			if (!err)
+				err = run_stream(c, o, size, iters,
+						 o->mode == MODE_RATE ? o->batch : 1,
+						 &secs);
+			if (!err)
+				err = size_end(c, o, size);
 			if (err) {
 				json_object_put(r);
 				break;
@@ -456,8 +809,10 @@ static int run(const struct opts *o, struct json_object *results)
 		if (o->size)
 			break;
 	}
+	if (c->oob >= 0 && !err)
+		err = oob_step(c->oob, OOB_BYE, 0, 0, 0);
 	if (o->mode != MODE_MEMCPY)
-		teardown(&c);
+		teardown(c);
 	return err;
 }
 
@@ -474,18 +829,26 @@ int main(int argc, char **argv)
 		{ "interrupt", no_argument, NULL, 'I' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
+		{ "server", no_argument, NULL, 'S' },
+		{ "client", required_argument, NULL, 'C' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "bind", required_argument, NULL, 'B' },
+		{ "job", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct opts o = {
 		.mode = MODE_BW, .opcode = NPO_OP_WRITE, .local = "npo0",
 		.queues = 1, .depth = 64, .batch = 32,
+		.port = OOB_DEFAULT_PORT, .job = DEFAULT_JOB,
 	};
+	unsigned long v;
+	char *end;
 	struct json_object *doc, *results;
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "d:r:s:n:q:t:b:Ijph", long_opts,
-				  NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:r:s:n:q:t:b:IjpSC:P:B:J:h",
+				  long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			o.local = optarg;
@@ -521,6 +884,30 @@ int main(int argc, char **argv)
 		case 'j':
 			o.json = true;
 			break;
+		case 'S':
+			o.server = true;
+			break;
+		case 'C':
+			o.client = optarg;
+			break;
+		case 'B':
+			o.bind_addr = optarg;
+			break;
+		case 'P':
+		case 'J':
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || !v || (opt == 'P' && v > 65535) ||
+			    v > UINT32_MAX) {
+				fprintf(stderr, "npo-perf: bad %s '%s'\n",
+					opt == 'P' ? "port" : "job", optarg);
+				return 2;
+			}
+			if (opt == 'P')
+				o.port = v;
+			else
+				o.job = v;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -529,10 +916,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind >= argc) {
+	if (o.server && o.client) {
+		fprintf(stderr, "npo-perf: --server or --client, not both\n");
+		return 2;
+	}
+	/* The server runs what its client asks for. */
+	if (optind >= argc && !o.server) {
 		usage(stderr);
 		return 2;
 	}
+	if (optind >= argc)
+		goto parsed;
 	if (!strcmp(argv[optind], "memcpy")) {
 		o.mode = MODE_MEMCPY;
 	} else if (!strcmp(argv[optind], "write") || !strcmp(argv[optind], "read") ||
@@ -553,6 +947,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "npo-perf: unknown operation '%s'\n", argv[optind]);
 		return 2;
 	}
+	if (o.client && (o.opcode != NPO_OP_WRITE || o.mode == MODE_MEMCPY)) {
+		fprintf(stderr, "npo-perf: two processes measure write bw, lat and rate\n");
+		return 2;
+	}
+	if (o.client && o.size && o.size < MIN_SIZE) {
+		fprintf(stderr, "npo-perf: two processes send at least %d B\n",
+			MIN_SIZE);
+		return 2;
+	}
+parsed:
 	if (!o.queues || o.queues > MAX_QUEUES || !o.depth || o.depth > 256 ||
 	    !o.batch || o.batch > 256) {
 		fprintf(stderr, "npo-perf: queues 1..%d, depth and batch 1..256\n",
@@ -566,15 +970,25 @@ int main(int argc, char **argv)
 
 	doc = json_object_new_object();
 	results = json_object_new_array();
-	json_object_object_add(doc, "test", json_object_new_string(test_name(&o)));
 	if (o.mode != MODE_MEMCPY) {
 		json_object_object_add(doc, "device", json_object_new_string(o.local));
-		json_object_object_add(doc, "remote", json_object_new_string(o.remote));
+		if (two_processes(&o))
+			json_object_object_add(doc, "peer", json_object_new_string(
+					       o.server ? "client" : o.client));
+		else
+			json_object_object_add(doc, "remote",
+					       json_object_new_string(o.remote));
+		json_object_object_add(doc, "processes",
+				       json_object_new_int(two_processes(&o) ? 2 : 1));
 		json_object_object_add(doc, "queues", json_object_new_int(o.queues));
 		json_object_object_add(doc, "interrupt", json_object_new_boolean(o.interrupt));
+		/* Ping-pong latency is half a round trip, as ib_write_lat's. */
+		if (o.mode == MODE_LAT)
+			json_object_object_add(doc, "half_round_trip",
+					       json_object_new_boolean(two_processes(&o)));
 	}
 	json_object_object_add(doc, "results", results);
-	err = run(&o, results);
+	err = run(&o, doc, results);
 	if (o.json)
 		printf("%s\n", json_object_to_json_string_ext(doc,
 			o.pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN));

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * npo-perf in two processes, as perftest runs: a server and a client, each
+ * with its own linked device, exchange their blobs over TCP on loopback
+ * and measure.  The server, a second process, checks after each size that
+ * what the client wrote is in its memory; a ping-pong only finishes if
+ * every message reached the other side.  A server whose client is killed
+ * mid-run ends with an error instead of hanging.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "kselftest_harness.h"
+#include "npo_test_lib.h"
+
+#define NPO_PERF	"npo-perf"
+
+FIXTURE(perf) {
+	char server_dev[32];
+	char client_dev[32];
+};
+
+FIXTURE_SETUP(perf)
+{
+	if (!npo_test_is_root())
+		SKIP(return, "needs root (two processes join a job)");
+	if (npo_test_count_devices() < 2)
+		SKIP(return, "needs two linked NPO devices");
+	ASSERT_EQ(0, npo_test_device_name(1, self->server_dev, sizeof(self->server_dev)));
+	ASSERT_EQ(0, npo_test_device_name(0, self->client_dev, sizeof(self->client_dev)));
+}
+
+FIXTURE_TEARDOWN(perf)
+{
+}
+
+struct proc {
+	pid_t pid;
+	int out;		/* its stdout and stderr */
+	char text[16384];
+	int status;
+};
+
+/* Start npo-perf with @args (NULL-terminated), output to a pipe. */
+static int start(struct proc *p, const char *const *args)
+{
+	const char *argv[24] = { NPO_PERF };
+	int fd[2], i;
+
+	for (i = 0; args[i] && i < 22; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	if (pipe(fd))
+		return -1;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (!p->pid) {
+		dup2(fd[1], 1);
+		dup2(fd[1], 2);
+		close(fd[0]);
+		close(fd[1]);
+		execvp(NPO_PERF, (char *const *)argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	p->out = fd[0];
+	return 0;
+}
+
+/* Wait for it to end (at most @secs), collecting its output. */
+static int finish(struct proc *p, int secs)
+{
+	size_t len = 0;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < secs * 10; i++) {
+		if (waitpid(p->pid, &p->status, WNOHANG) == p->pid)
+			break;
+		usleep(100000);
+	}
+	if (i == secs * 10) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, &p->status, 0);
+	}
+	while (len < sizeof(p->text) - 1 &&
+	       (n = read(p->out, p->text + len, sizeof(p->text) - 1 - len)) > 0)
+		len += n;
+	p->text[len] = '\0';
+	close(p->out);
+	return i == secs * 10 ? -ETIMEDOUT : 0;
+}
+
+static bool exited_with(const struct proc *p, int code)
+{
+	return WIFEXITED(p->status) && WEXITSTATUS(p->status) == code;
+}
+
+/* The JSON document in @p's output: its last line starting with '{'. */
+static struct json_object *doc_of(const struct proc *p)
+{
+	const char *line = NULL, *at = p->text;
+
+	while (at) {
+		if (*at == '{')
+			line = at;
+		at = strchr(at, '\n');
+		if (at)
+			at++;
+	}
+	return line ? json_tokener_parse(line) : NULL;
+}
+
+static struct json_object *first_result(struct json_object *doc)
+{
+	struct json_object *results;
+
+	if (!doc || !json_object_object_get_ex(doc, "results", &results) ||
+	    json_object_array_length(results) != 1)
+		return NULL;
+	return json_object_array_get_idx(results, 0);
+}
+
+static double num(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ?
+	       json_object_get_double(v) : -1;
+}
+
+/*
+ * The client's writes land in the server's memory, checked there by the
+ * server after each size: a write that did not land, landed short or
+ * in the wrong place fails the run.
+ */
+TEST_F_TIMEOUT(perf, bandwidth_between_two_processes_lands_verified, 120)
+{
+	const char *server[] = { "-d", self->server_dev, "-S", "-P", "18601",
+				 "-B", "127.0.0.1", "-j", NULL };
+	const char *client[] = { "-d", self->client_dev, "-C", "127.0.0.1",
+				 "-P", "18601", "-j", "-s", "64K", "-n", "64",
+				 "-t", "8", "write", "bw", NULL };
+	struct json_object *sdoc, *cdoc, *r;
+	struct proc s, c;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, start(&s, server));
+	ASSERT_EQ(0, start(&c, client));
+	ASSERT_EQ(0, finish(&c, 60)) TH_LOG("client: %s", c.text);
+	ASSERT_EQ(0, finish(&s, 30)) TH_LOG("server: %s", s.text);
+	EXPECT_TRUE(exited_with(&c, 0)) TH_LOG("client: %s", c.text);
+	EXPECT_TRUE(exited_with(&s, 0)) TH_LOG("server: %s", s.text);
+	cdoc = doc_of(&c);
+	sdoc = doc_of(&s);
+	ASSERT_NE(NULL, cdoc) TH_LOG("client: %s", c.text);
+	ASSERT_NE(NULL, sdoc) TH_LOG("server: %s", s.text);
+	EXPECT_EQ(2, num(cdoc, "processes"));
+	EXPECT_EQ(1, num(sdoc, "sizes_served"));
+	r = first_result(cdoc);
+	EXPECT_EQ(65536, num(r, "bytes"));
+	EXPECT_EQ(64, num(r, "iterations"));
+	EXPECT_LT(0, num(r, "bw_gbps"));
+	json_object_put(cdoc);
+	json_object_put(sdoc);
+}
+
+/*
+ * Ping-pong: each message must reach the other process before the next
+ * goes, so 200 round trips finishing is 400 writes delivered in order.
+ */
+TEST_F_TIMEOUT(perf, pingpong_latency_is_half_a_round_trip, 120)
+{
+	const char *server[] = { "-d", self->server_dev, "-S", "-P", "18602",
+				 "-B", "127.0.0.1", NULL };
+	const char *client[] = { "-d", self->client_dev, "-C", "127.0.0.1",
+				 "-P", "18602", "-j", "-s", "8", "-n", "200",
+				 "write", "lat", NULL };
+	struct json_object *cdoc, *r, *half;
+	struct proc s, c;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, start(&s, server));
+	ASSERT_EQ(0, start(&c, client));
+	ASSERT_EQ(0, finish(&c, 90)) TH_LOG("client: %s", c.text);
+	ASSERT_EQ(0, finish(&s, 30)) TH_LOG("server: %s", s.text);
+	EXPECT_TRUE(exited_with(&c, 0)) TH_LOG("client: %s", c.text);
+	EXPECT_TRUE(exited_with(&s, 0)) TH_LOG("server: %s", s.text);
+	EXPECT_NE(NULL, strstr(s.text, "served 1 sizes of write_lat")) TH_LOG("%s", s.text);
+	cdoc = doc_of(&c);
+	ASSERT_NE(NULL, cdoc) TH_LOG("client: %s", c.text);
+	ASSERT_TRUE(json_object_object_get_ex(cdoc, "half_round_trip", &half));
+	EXPECT_TRUE(json_object_get_boolean(half));
+	r = first_result(cdoc);
+	EXPECT_EQ(200, num(r, "iterations"));
+	EXPECT_LT(0, num(r, "lat_min_us"));
+	EXPECT_LE(num(r, "lat_min_us"), num(r, "lat_median_us"));
+	EXPECT_LE(num(r, "lat_median_us"), num(r, "lat_p99_us"));
+	json_object_put(cdoc);
+}
+
+/*
+ * The client is killed in the middle of a ping-pong: the server says the
+ * peer stopped (or that its write to the client's gone memory failed)
+ * and exits 1 within its 10 s timeout; nothing hangs.
+ */
+TEST_F_TIMEOUT(perf, a_server_whose_client_is_killed_ends_with_an_error, 120)
+{
+	const char *server[] = { "-d", self->server_dev, "-S", "-P", "18603",
+				 "-B", "127.0.0.1", NULL };
+	const char *client[] = { "-d", self->client_dev, "-C", "127.0.0.1",
+				 "-P", "18603", "-s", "8", "-n", "100000000",
+				 "write", "lat", NULL };
+	struct proc s, c;
+	double t0;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, start(&s, server));
+	ASSERT_EQ(0, start(&c, client));
+	sleep(3);
+	kill(c.pid, SIGKILL);
+	finish(&c, 10);
+	t0 = npo_test_now_s();
+	ASSERT_EQ(0, finish(&s, 30)) TH_LOG("server: %s", s.text);
+	EXPECT_GT(20, npo_test_now_s() - t0);
+	EXPECT_TRUE(exited_with(&s, 1)) TH_LOG("server: %s", s.text);
+	/* Silence, or its own write into the dead client's memory failing. */
+	EXPECT_TRUE(strstr(s.text, "the peer stopped answering") ||
+		    strstr(s.text, "no such region")) TH_LOG("%s", s.text);
+}
+
+TEST_HARNESS_MAIN
