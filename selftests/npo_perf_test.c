@@ -217,7 +217,7 @@ TEST_F_TIMEOUT(perf, a_server_whose_client_is_killed_ends_with_an_error, 120)
 	const char *server[] = { "-d", self->server_dev, "-S", "-P", "18603",
 				 "-B", "127.0.0.1", NULL };
 	const char *client[] = { "-d", self->client_dev, "-C", "127.0.0.1",
-				 "-P", "18603", "-s", "8", "-n", "100000000",
+				 "-P", "18603", "-s", "8", "-n", "2000000",
 				 "write", "lat", NULL };
 	struct proc s, c;
 	double t0;

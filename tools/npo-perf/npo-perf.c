@@ -809,6 +809,8 @@ static int run(struct opts *o, struct json_object *doc,
 		if (o->size)
 			break;
 	}
+	if (err && err != -EIO)
+		fprintf(stderr, "npo-perf: %u B: %s\n", size, strerror(-err));
 	if (c->oob >= 0 && !err)
 		err = oob_step(c->oob, OOB_BYE, 0, 0, 0);
 	if (o->mode != MODE_MEMCPY)

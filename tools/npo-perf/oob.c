@@ -257,7 +257,8 @@ int oob_step(int fd, uint32_t cmd, uint32_t size, uint32_t iters, uint32_t arg)
 /**
  * oob_expect() - receive the next step, which must be @cmd
  * @fd: the connection.
- * @cmd: the step expected (OOB_OK also accepts OOB_BAD, which it reports).
+ * @cmd: the step expected, 0 for any (OOB_OK also accepts OOB_BAD, which
+ *	it reports).
  * @step: the step received, in host byte order.
  *
  * Return: 0, -EBADMSG for a wrong data report, -EPROTO for another step,
@@ -278,7 +279,7 @@ int oob_expect(int fd, uint32_t cmd, struct oob_step *step)
 			step->size, step->arg);
 		return -EBADMSG;
 	}
-	if (step->cmd != cmd) {
+	if (cmd && step->cmd != cmd) {
 		fprintf(stderr, "npo-perf: the peer said %u, expected %u\n",
 			step->cmd, cmd);
 		return -EPROTO;
