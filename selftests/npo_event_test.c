@@ -760,7 +760,12 @@ TEST_F_TIMEOUT(event, cut_takes_both_ends_down_and_back, 120)
 	EXPECT_PEER(e, 7, 1);
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_UP, 6, 1, 15000, &e));
 	EXPECT_PEER(e, 6, 0);
-	/* What was in flight failed, once each; the rest flows again. */
+	/*
+	 * What was in flight failed, once each; the rest flows again.  The
+	 * generator reaps on its own thread: give it time to see them.
+	 */
+	for (int i = 0; i < 100 && !__atomic_load_n(&t.failed, __ATOMIC_RELAXED); i++)
+		usleep(50000);
 	EXPECT_LT(0, __atomic_load_n(&t.failed, __ATOMIC_RELAXED));
 	traffic_end(_metadata, &t, false);
 }
