@@ -890,6 +890,8 @@ void npo_health_port_event(struct npo_port *port, u32 event);
 void npo_health_fatal(struct npo_dev *ndev);
 void npo_health_quarantine(struct npo_dev *ndev);
 void npo_health_fail(struct npo_dev *ndev, enum npo_dev_fault fault);
+void npo_fw_health_recovered(struct npo_dev *ndev);
+void npo_link_end_tests(struct npo_dev *ndev);
 int npo_health_restart(struct npo_dev *ndev);
 void npo_health_dev_event(struct npo_dev *ndev, enum npo_dev_fault fault);
 void npo_health_init(struct npo_dev *ndev);

@@ -8,7 +8,8 @@
  * The fault is contained first (the device stopped and every file's
  * queues revoked, npo_health.c), then reported; devlink recovers it at
  * once unless it recovered the last one less than a grace period ago, as
- * a device that keeps failing needs an operator, not a loop.
+ * a device that keeps failing needs an operator, not a loop.  A device
+ * stopped for an unanswered command is always left to the operator.
  */
 #include <linux/ctype.h>
 #include <linux/jiffies.h>
@@ -96,7 +97,8 @@ void npo_fw_health_read_crash(struct npo_dev *ndev)
  * @ndev: the device, stopped and its files' queues revoked.
  *
  * devlink recovers it from here (npo_health_restart()) unless the last
- * recovery was within the grace period.
+ * recovery was within the grace period, or the fault was an unanswered
+ * command (left to the operator).
  *
  * Context: process context, no device lock held.
  */
@@ -153,6 +155,30 @@ static void npo_fw_health_watch(struct work_struct *work)
 	}
 	schedule_delayed_work(&fwh->watch,
 			      msecs_to_jiffies(NPO_HEARTBEAT_WATCH_MS));
+}
+
+/**
+ * npo_fw_health_recovered() - the device came back without devlink
+ * @ndev: the device, restarted by a PCIe error recovery.
+ *
+ * A fault devlink did not recover (an unanswered command, or one within
+ * the grace period) left the reporter in error, where devlink would
+ * neither dump nor recover the next one: the device works again, so say
+ * so.
+ *
+ * Context: process context.
+ */
+void npo_fw_health_recovered(struct npo_dev *ndev)
+{
+	struct npo_fw_health *fwh = &ndev->fwh;
+	bool live;
+
+	spin_lock_irq(&fwh->lock);
+	live = fwh->live && !fwh->stopped;
+	spin_unlock_irq(&fwh->lock);
+	if (live)
+		devlink_health_reporter_state_update(fwh->reporter,
+						     DEVLINK_HEALTH_REPORTER_STATE_HEALTHY);
 }
 
 static int npo_fw_reporter_recover(struct devlink_health_reporter *reporter,

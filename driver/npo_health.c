@@ -260,9 +260,14 @@ static void npo_health_dead_work(struct work_struct *work)
 	if (ndev->pdev) {
 		pci_clear_master(ndev->pdev);
 		npo_files_release_dead(ndev);
+		/* The reset ended every PRBS test: their requesters hear now. */
+		npo_link_end_tests(ndev);
 	}
 	up_read(&ndev->remove_lock);
-	/* Contained: now say what happened, and devlink recovers it. */
+	/*
+	 * Contained: now say what happened; devlink recovers it, unless
+	 * the grace period or the fault (an unanswered command) says not.
+	 */
 	npo_fw_health_report(ndev);
 	put_device(&ndev->dev);
 }
@@ -416,6 +421,8 @@ static void npo_resume(struct pci_dev *pdev)
 	else
 		npo_info(ndev, "recovered from PCIe error, %s\n",
 			 npo_state_name(npo_state(ndev)));
+	if (!err)
+		npo_fw_health_recovered(ndev);
 	npo_health_dev_event(ndev, err ? NPO_DEV_FAULT_RECOVERY_FAILED :
 					 NPO_DEV_FAULT_NONE);
 }

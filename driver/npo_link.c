@@ -722,6 +722,30 @@ void npo_link_start(struct npo_dev *ndev, bool selftest)
 }
 
 /**
+ * npo_link_end_tests() - a reset ended every PRBS test: wake their requesters
+ * @ndev: the device, reset or about to be.
+ *
+ * Each waiting npo_port_prbs_test() returns -ECANCELED at once.
+ *
+ * Context: process context.
+ */
+void npo_link_end_tests(struct npo_dev *ndev)
+{
+	unsigned int i;
+
+	mutex_lock(&ndev->link_lock);
+	for (i = 0; ndev->ports && i < ndev->num_ports; i++) {
+		struct npo_port *port = &ndev->ports[i];
+
+		if (port->prbs_running) {
+			port->prbs_cut = true;
+			complete_all(&port->prbs_done);
+		}
+	}
+	mutex_unlock(&ndev->link_lock);
+}
+
+/**
  * npo_link_stop() - stop supervising the ports
  * @ndev: the device; the caller resets it afterwards, which drops links.
  *
@@ -735,16 +759,17 @@ void npo_link_stop(struct npo_dev *ndev)
 		return;
 	mutex_lock(&ndev->link_lock);
 	ndev->link_running = false;
-	/* The reset that follows ends every test: its requester need not wait. */
 	for (i = 0; i < ndev->num_ports; i++) {
 		struct npo_port *port = &ndev->ports[i];
 
-		if (port->prbs_running) {
-			port->prbs_cut = true;
-			complete_all(&port->prbs_done);
-		}
+		/* A self-test the reset will cut short is no longer running. */
+		if (port->selftest == NPO_SELFTEST_RUNNING ||
+		    port->selftest == NPO_SELFTEST_JUDGING)
+			port->selftest = NPO_SELFTEST_NONE;
 	}
 	mutex_unlock(&ndev->link_lock);
+	/* The reset that follows ends every test: its requester need not wait. */
+	npo_link_end_tests(ndev);
 	cancel_work_sync(&ndev->link_work);
 	npo_link_selftest_stop(ndev);
 	cancel_delayed_work_sync(&ndev->link_watch_work);

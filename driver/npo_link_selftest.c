@@ -8,8 +8,10 @@
  * interface 1.12); a port whose lanes pass is released to train, one
  * with a lane above the device's BER warning threshold (HIGH_BER) stays
  * out of service, named with
- * its lanes in the kernel log, an NPO_EVENT_SELF_TEST and npoctl, until
- * the administrator retrains or reconfigures it.  The seed's
+ * its lanes in the kernel log, an NPO_EVENT_SELF_TEST, npoctl and the
+ * port's devlink "link" reporter, until the administrator retrains,
+ * reconfigures or tests it.  A test the device never reports the end of
+ * fails on every lane, and the driver disables the port to keep it out.  The seed's
  * post-recovery check: a link that came back must be proven before a job
  * trusts it again.
  */
@@ -113,8 +115,6 @@ static u32 npo_link_selftest_failed(struct npo_port *port,
 	unsigned int i;
 
 	for (i = 0; i < port->ndev->lanes_per_port; i++) {
-		if (!(lanes & BIT(i)))
-			continue;
 		const struct npo_hw_lane_stats *l = &st->lane[i];
 		u64 bits = le64_to_cpu(l->prbs_bits);
 		u64 errors = le64_to_cpu(l->prbs_errors);
@@ -122,6 +122,8 @@ static u32 npo_link_selftest_failed(struct npo_port *port,
 		u64 scale = int_pow(10, min(warn ?: NPO_SELFTEST_DEFAULT_WARN_NLOG_C,
 					    1800u) / 100);
 
+		if (!(lanes & BIT(i)))
+			continue;
 		/* errors / bits > 1 / scale, without dividing by bits. */
 		if (!bits || errors > div64_u64(bits, scale))
 			failed |= BIT(i);
@@ -217,9 +219,10 @@ static void npo_link_selftest_work(struct work_struct *work)
 		if (judge || overdue)
 			npo_link_selftest_judge(port, overdue);
 	}
+	/* Not over a run a test's end asked for meanwhile. */
 	if (next)
-		mod_delayed_work(system_wq, &ndev->selftest_work,
-				 max_t(long, next - jiffies, 1));
+		queue_delayed_work(system_wq, &ndev->selftest_work,
+				   max_t(long, next - jiffies, 1));
 }
 
 /**
@@ -234,6 +237,8 @@ void npo_link_selftest_release(struct npo_port *port)
 		return;
 	port->selftest = NPO_SELFTEST_NONE;
 	port->selftest_lanes = 0;
+	/* Enabled again if an overdue test disabled it. */
+	npo_port_wr(port, NPO_P_CONTROL, npo_port_control(port));
 }
 
 /**

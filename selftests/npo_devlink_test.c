@@ -69,10 +69,16 @@ FIXTURE_SETUP(devlink)
 
 FIXTURE_TEARDOWN(devlink)
 {
+	char addr[32];
+
 	if (self->handle[0]) {
 		/* A test that failed half-way leaves no fault behind. */
 		npo_test_write_file(self->fault, "clear");
 		set_grace(self, NPO_GRACE_MS);
+		npo_test_write_file("/sys/module/npo/parameters/selftest_ms", "20");
+		if (!npo_test_pci_addr(self->other, addr, sizeof(addr)))
+			npo_test_run(NULL, 0, DEVLINK " health set pci/%s reporter fw grace_period %u",
+				     addr, NPO_GRACE_MS);
 	}
 }
 
@@ -802,6 +808,7 @@ TEST_F_TIMEOUT(devlink, both_ends_resetting_together_pass_their_self_tests, 120)
 	unsigned int failed[8] = { 0 }, other_failed[8] = { 0 };
 	char other_fault[96], other_addr[32];
 	long long seq, other_seq;
+	bool overlapped = false;
 	int i;
 
 	NPO_TEST_SETUP_DONE();
@@ -818,6 +825,13 @@ TEST_F_TIMEOUT(devlink, both_ends_resetting_together_pass_their_self_tests, 120)
 	ASSERT_EQ(0, set_selftest_ms(2000));
 	ASSERT_EQ(0, npo_test_write_file(self->fault, "fwassert 7e57"));
 	ASSERT_EQ(0, npo_test_write_file(other_fault, "fwassert 7e58"));
+	/* The two ends of the link test at the same time. */
+	for (i = 0; i < 200 && !overlapped; i++) {
+		overlapped = port_is(self->name, 0, "test", NULL, 0) &&
+			     port_is(self->other, 1, "test", NULL, 0);
+		usleep(20000);
+	}
+	EXPECT_TRUE(overlapped);
 	EXPECT_TRUE(wait_state(self->name, "ready", 20));
 	EXPECT_TRUE(wait_state(self->other, "ready", 20));
 	/* Each end of their link: this device's port 0, the other's port 1. */

@@ -193,8 +193,32 @@ static void rebind(struct __test_metadata *_metadata,
  * to the operator (no auto-recovery, the reporter in error, the fault in
  * its dump); devlink health recover brings it back, and it makes queues.
  */
+/* The fw reporter's recover count, or -1. */
+static long long fw_recovers(FIXTURE_DATA(teardown) *self)
+{
+	char out[4096];
+	const char *at;
+
+	if (npo_test_run(out, sizeof(out), DEVLINK " health show pci/%s reporter fw",
+			 self->addr) || !(at = strstr(out, " recover ")))
+		return -1;
+	return atoll(at + strlen(" recover "));
+}
+
+/*
+ * Before the fault: no dump from an earlier one, and no grace period
+ * that would hold devlink back anyway; the recoveries so far.
+ */
+static long long fw_reporter_prepare(FIXTURE_DATA(teardown) *self)
+{
+	npo_test_run(NULL, 0, DEVLINK " health dump clear pci/%s reporter fw", self->addr);
+	npo_test_run(NULL, 0, DEVLINK " health set pci/%s reporter fw grace_period 0",
+		     self->addr);
+	return fw_recovers(self);
+}
+
 static void operator_recovers(struct __test_metadata *_metadata,
-			      FIXTURE_DATA(teardown) *self)
+			      FIXTURE_DATA(teardown) *self, long long recovers)
 {
 	struct npo_queue_create qc = { .sq_entries = 8, .cq_entries = 8 };
 	char out[4096], state[32];
@@ -210,10 +234,11 @@ static void operator_recovers(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, npo_test_run(out, sizeof(out), DEVLINK " -j health dump show pci/%s reporter fw",
 				  self->addr));
 	EXPECT_NE(NULL, strstr(out, "\"fault\":\"command unanswered\"")) TH_LOG("%s", out);
-	/* Not recovered by itself. */
-	usleep(500000);
+	/* Not recovered by itself, though no grace period held it back. */
+	sleep(1);
 	ASSERT_EQ(0, npo_test_read_attr(self->name, "state", state, sizeof(state)));
 	EXPECT_STREQ("dead", state);
+	EXPECT_EQ(recovers, fw_recovers(self));
 
 	EXPECT_EQ(0, npo_test_run(out, sizeof(out), DEVLINK " health recover pci/%s reporter fw",
 				  self->addr)) TH_LOG("%s", out);
@@ -230,7 +255,10 @@ static void operator_recovers(struct __test_metadata *_metadata,
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
 	close(fd);
+	EXPECT_EQ(recovers + 1, fw_recovers(self));
 	npo_test_run(NULL, 0, DEVLINK " health dump clear pci/%s reporter fw", self->addr);
+	npo_test_run(NULL, 0, DEVLINK " health set pci/%s reporter fw grace_period 10000",
+		     self->addr);
 }
 
 /*
@@ -361,7 +389,7 @@ TEST_F(teardown, a_region_the_device_keeps_stops_the_device)
 	struct npo_mr_dereg md = { 0 };
 	struct npo_dev_info info = { 0 };
 	struct npo_test_flood peer;
-	long long resets;
+	long long resets, recovers;
 	char cmd[32];
 	size_t mark;
 
@@ -376,6 +404,8 @@ TEST_F(teardown, a_region_the_device_keeps_stops_the_device)
 	/* The last page: the one most likely handed out again first. */
 	peer.raddr = reg.addr + len - 4096;
 	resets = npo_test_reset_count(self->name);
+	recovers = fw_reporter_prepare(self);
+	ASSERT_LE(0, recovers);
 	mark = npo_test_dmesg_mark();
 	snprintf(cmd, sizeof(cmd), "mboxfail %x 1", MBOX_OP_MR_DESTROY);
 	ASSERT_EQ(0, npo_test_write_file(self->fault, cmd));
@@ -394,7 +424,7 @@ TEST_F(teardown, a_region_the_device_keeps_stops_the_device)
 	EXPECT_LT(0, peer.failed);
 	npo_test_flood_close(&peer);
 	expect_no_write_after_free(_metadata, mark);
-	operator_recovers(_metadata, self);
+	operator_recovers(_metadata, self, recovers);
 }
 
 /*

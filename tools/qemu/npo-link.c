@@ -364,8 +364,8 @@ static void port_prbs_finish(NpoPort *p)
 }
 
 /*
- * The light went during our PRBS test (a cut, a pulled cable, the peer
- * disabled): the test still runs to its end and raises PRBS_DONE, so
+ * The light went during our PRBS test (a cut, a pulled cable): the test
+ * still runs to its end and raises PRBS_DONE, so
  * software waiting for it is never left waiting, and its checker, having
  * lost the pattern, counts the bits in error (interface 1.12).
  */
@@ -636,7 +636,12 @@ void npo_link_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
         }
         break;
     case WIRE_DOWN:
-        if (!port_test_goes_dark(p) && p->state >= PORT_POLLING) {
+        /*
+         * The peer disabled or reset: back in a moment, as when both
+         * ends of a link reset one after the other.  The test goes on,
+         * judged on the light at its end.
+         */
+        if (p->state >= PORT_POLLING && p->state != PORT_TEST) {
             port_link_down(p, FAIL_PEER_DISABLED);
             port_enter_detect(p, true);
         }
