@@ -104,6 +104,19 @@ static bool exited_with(const struct proc *p, int code)
 	return WIFEXITED(p->status) && WEXITSTATUS(p->status) == code;
 }
 
+/* A server and its client, to the end: both must succeed. */
+static void run_pair(struct __test_metadata *_metadata, struct proc *s,
+		     const char *const *server, struct proc *c,
+		     const char *const *client)
+{
+	ASSERT_EQ(0, start(s, server));
+	ASSERT_EQ(0, start(c, client));
+	ASSERT_EQ(0, finish(c, 90)) TH_LOG("client: %s", c->text);
+	ASSERT_EQ(0, finish(s, 30)) TH_LOG("server: %s", s->text);
+	EXPECT_TRUE(exited_with(c, 0)) TH_LOG("client: %s", c->text);
+	EXPECT_TRUE(exited_with(s, 0)) TH_LOG("server: %s", s->text);
+}
+
 /* The JSON document in @p's output: its last line starting with '{'. */
 static struct json_object *doc_of(const struct proc *p)
 {
@@ -153,12 +166,7 @@ TEST_F_TIMEOUT(perf, bandwidth_between_two_processes_lands_verified, 120)
 	struct proc s, c;
 
 	NPO_TEST_SETUP_DONE();
-	ASSERT_EQ(0, start(&s, server));
-	ASSERT_EQ(0, start(&c, client));
-	ASSERT_EQ(0, finish(&c, 60)) TH_LOG("client: %s", c.text);
-	ASSERT_EQ(0, finish(&s, 30)) TH_LOG("server: %s", s.text);
-	EXPECT_TRUE(exited_with(&c, 0)) TH_LOG("client: %s", c.text);
-	EXPECT_TRUE(exited_with(&s, 0)) TH_LOG("server: %s", s.text);
+	run_pair(_metadata, &s, server, &c, client);
 	cdoc = doc_of(&c);
 	sdoc = doc_of(&s);
 	ASSERT_NE(NULL, cdoc) TH_LOG("client: %s", c.text);
@@ -188,12 +196,7 @@ TEST_F_TIMEOUT(perf, pingpong_latency_is_half_a_round_trip, 120)
 	struct proc s, c;
 
 	NPO_TEST_SETUP_DONE();
-	ASSERT_EQ(0, start(&s, server));
-	ASSERT_EQ(0, start(&c, client));
-	ASSERT_EQ(0, finish(&c, 90)) TH_LOG("client: %s", c.text);
-	ASSERT_EQ(0, finish(&s, 30)) TH_LOG("server: %s", s.text);
-	EXPECT_TRUE(exited_with(&c, 0)) TH_LOG("client: %s", c.text);
-	EXPECT_TRUE(exited_with(&s, 0)) TH_LOG("server: %s", s.text);
+	run_pair(_metadata, &s, server, &c, client);
 	EXPECT_NE(NULL, strstr(s.text, "served 1 sizes of write_lat")) TH_LOG("%s", s.text);
 	cdoc = doc_of(&c);
 	ASSERT_NE(NULL, cdoc) TH_LOG("client: %s", c.text);

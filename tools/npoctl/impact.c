@@ -221,6 +221,15 @@ static void print_link(const struct impact *im)
 	print_close_object();
 }
 
+/* A listed queue's object, opened with its owner and number. */
+static void print_queue_open(struct nlattr **tb)
+{
+	print_open_object(NULL);
+	print_text("  ");
+	queue_print_owner(tb);
+	print_uint("queue", "  queue %llu", get_u32(tb, NPO_ATTR_QUEUE_ID, 0));
+}
+
 /*
  * A queue at either end whose work went out of or came in through the
  * link's port there.  Work the device sends to the peer another way
@@ -253,10 +262,7 @@ static int on_queue(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	if (!tb[NPO_ATTR_QUEUE_TX_PORTS] || !tb[NPO_ATTR_QUEUE_RX_PORTS]) {
 		/* A device before interface 1.12 keeps no record: say so. */
 		im->unknown++;
-		print_open_object(NULL);
-		print_text("  ");
-		queue_print_owner(tb);
-		print_uint("queue", "  queue %llu", get_u32(tb, NPO_ATTR_QUEUE_ID, 0));
+		print_queue_open(tb);
 		print_bool("unknown", "", true);
 		print_text(": unknown (the device does not record a queue's ports)\n");
 		print_close_object();
@@ -269,10 +275,7 @@ static int on_queue(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	if (!sends && !receives)
 		return 0;
 	im->queues++;
-	print_open_object(NULL);
-	print_text("  ");
-	queue_print_owner(tb);
-	print_uint("queue", "  queue %llu", get_u32(tb, NPO_ATTR_QUEUE_ID, 0));
+	print_queue_open(tb);
 	print_uint("peer_node", ": node %llu,", peer);
 	print_bool("sends", "", sends);
 	print_bool("receives", "", receives);
