@@ -83,19 +83,23 @@ bool npo_mr_check_remote(NpoState *s, NpoMr **out, uint64_t rkey,
 
 /*
  * The host address of addr in mr, and how many bytes run on contiguously
- * from it.  Regions are guest RAM (the driver pins user pages), mapped
- * once when their pages arrive, as a device caches its IOMMU translations.
+ * from it, looking no further than want bytes (an 8-byte write reads one
+ * entry of the page list, not up to 16 MiB of them).  Regions are guest
+ * RAM (the driver pins user pages), mapped once when their pages arrive,
+ * as a device caches its IOMMU translations.
  */
-static uint8_t *mr_translate(NpoMr *mr, uint64_t addr, uint64_t *run)
+static uint8_t *mr_translate(NpoMr *mr, uint64_t addr, uint64_t want,
+                             uint64_t *run)
 {
     uint64_t psize = 1ULL << mr->page_shift;
     uint64_t off = addr - (mr->iova & ~(psize - 1));
     uint64_t i = off >> mr->page_shift;
     uint8_t *base = mr->hva[i] + (off & (psize - 1));
 
+    want = MIN(want, NPO_DMA_BUDGET);
     *run = psize - (off & (psize - 1));
     while (i + 1 < mr->npages && mr->hva[i + 1] == mr->hva[i] + psize &&
-           *run < NPO_DMA_BUDGET) {
+           *run < want) {
         *run += psize;
         i++;
     }
@@ -111,8 +115,8 @@ void npo_mr_copy(NpoMr *dst, uint64_t daddr, NpoMr *src, uint64_t saddr,
 {
     while (len) {
         uint64_t srun, drun, n;
-        uint8_t *sp = mr_translate(src, saddr, &srun);
-        uint8_t *dp = mr_translate(dst, daddr, &drun);
+        uint8_t *sp = mr_translate(src, saddr, len, &srun);
+        uint8_t *dp = mr_translate(dst, daddr, len, &drun);
 
         n = MIN(len, MIN(srun, drun));
         memmove(dp, sp, n);
@@ -128,7 +132,7 @@ static void mr_copy_buf(NpoMr *mr, uint64_t addr, uint8_t *buf, uint64_t len,
 {
     while (len) {
         uint64_t run, n;
-        uint8_t *p = mr_translate(mr, addr, &run);
+        uint8_t *p = mr_translate(mr, addr, len, &run);
 
         n = MIN(len, run);
         memcpy(into_mr ? p : buf, into_mr ? buf : p, n);
@@ -158,7 +162,7 @@ uint64_t npo_mr_atomic(NpoMr *mr, uint64_t addr, uint8_t opcode,
                        uint64_t compare_add, uint64_t swap)
 {
     uint64_t run, old, val;
-    uint64_t *word = (uint64_t *)mr_translate(mr, addr, &run);
+    uint64_t *word = (uint64_t *)mr_translate(mr, addr, sizeof(*word), &run);
 
     old = le64_to_cpu(qatomic_read(word));
     if (opcode == NPO_OP_FETCH_ADD) {

@@ -30,7 +30,32 @@ void npo_route_add(NpoState *s)
 
 void npo_route_remove(NpoState *s)
 {
+    NpoState *t;
+    unsigned int i;
+
     QTAILQ_REMOVE(&npo_local_devices, s, next);
+    /* No port may keep a device that is gone as its cached peer. */
+    QTAILQ_FOREACH(t, &npo_local_devices, next) {
+        for (i = 0; i < t->num_ports; i++) {
+            if (t->port[i].local_peer == s) {
+                t->port[i].local_peer = NULL;
+            }
+        }
+    }
+}
+
+/* Is t, a device of this process, the far end of p's active link? */
+static bool is_local_peer(NpoPort *p, NpoState *t)
+{
+    NpoPort *tp;
+
+    if (t == p->dev || t->node_id != p->peer_node ||
+        p->peer_port >= t->num_ports) {
+        return false;
+    }
+    tp = &t->port[p->peer_port];
+    return tp->peer_known && tp->peer_node == p->dev->node_id &&
+           tp->peer_port == p->index && tp->state == PORT_ACTIVE;
 }
 
 /*
@@ -68,16 +93,14 @@ NpoState *npo_link_local_peer(NpoPort *p)
     if (p->dev->wire_data) {
         return NULL;
     }
+    /* The last one found, checked again: no walk per descriptor. */
+    if (p->local_peer && is_local_peer(p, p->local_peer)) {
+        return p->local_peer;
+    }
+    p->local_peer = NULL;
     QTAILQ_FOREACH(t, &npo_local_devices, next) {
-        NpoPort *tp;
-
-        if (t == p->dev || t->node_id != p->peer_node ||
-            p->peer_port >= t->num_ports) {
-            continue;
-        }
-        tp = &t->port[p->peer_port];
-        if (tp->peer_known && tp->peer_node == p->dev->node_id &&
-            tp->peer_port == p->index && tp->state == PORT_ACTIVE) {
+        if (is_local_peer(p, t)) {
+            p->local_peer = t;
             return t;
         }
     }

@@ -154,6 +154,7 @@ typedef struct NpoPort {
 
     /* peer, as learned from its training sequences */
     bool peer_known;
+    struct NpoState *local_peer; /* last found by npo_link_local_peer() */
     bool peer_ts2;
     uint32_t peer_node;
     uint8_t peer_port;
@@ -311,6 +312,7 @@ struct NpoState {
     QEMUBH *dma_bh;
     QEMUTimer *dma_retry;       /* resumes queues waiting for a link */
     unsigned int dma_next;      /* queue the next engine run starts at */
+    bool dma_inline;            /* a doorbell's work runs where it landed */
     uint32_t queue_gen;
     uint64_t wire_seq;          /* last fabric request id issued */
     QTAILQ_ENTRY(NpoState) next;
@@ -343,6 +345,8 @@ void npo_dma_kick(NpoState *s);
 
 /* Bytes moved per bottom-half run, over all queues. */
 #define NPO_DMA_BUDGET          (16 * MiB)
+/* What a doorbell may run in the vCPU that rang it, before the engine. */
+#define NPO_DMA_INLINE_BUDGET   (16 * KiB)
 /* A SEND is never split between a device's engine runs. */
 #define NPO_MAX_SEND            (16 * 1024 * 1024)
 /* Looks for a receive buffer before a SEND fails as RNR: about 1 s. */
