@@ -21,6 +21,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "hw/core/cpu.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/timer.h"
@@ -33,6 +34,13 @@
 #include "npo.h"
 
 QEMU_BUILD_BUG_ON(NPO_MAX_SEND > NPO_DMA_BUDGET);
+/*
+ * Queue engines running in this process now (bottom halves and doorbell
+ * runs): a doorbell rung by a device's DMA, not a vCPU, never runs work
+ * nested inside another run.
+ */
+static unsigned int npo_engine_depth;
+
 /* How often a queue waiting for a link or a receive buffer looks again. */
 #define NPO_LINK_RETRY_NS       (1 * SCALE_MS)
 
@@ -505,6 +513,11 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
             memset(&d, 0, sizeof(d));
             d.opcode = 0xff;
         }
+        /* A SEND moves all at once: a doorbell's run leaves a large one. */
+        if (s->dma_inline && !q->error && d.opcode == NPO_OP_SEND &&
+            le32_to_cpu(d.length) > budget - moved) {
+            return moved;
+        }
         dest = (NpoDest) { 0 };
         if (q->error) {
             status = NPO_STATUS_FLUSHED;
@@ -544,6 +557,8 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
         q->sq_head++;
         q->head_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
+        /* Each costs its own size at least: empty ones are bounded too. */
+        moved += sizeof(d);
         /* Over the wire, the target delivered the immediate itself. */
         if (!status && d.opcode == NPO_OP_WRITE_IMM && dest.dev) {
             deliver_imm(s, q, &d, &dest);
@@ -564,6 +579,7 @@ static void npo_dma_bh(void *opaque)
     if (npo_fw_halted(s)) {
         return;
     }
+    npo_engine_depth++;
     /* Answers to peers' READs share the run with the queues. */
     budget -= npo_fabric_answer_reads(s, budget / 2, &more);
 
@@ -601,27 +617,32 @@ static void npo_dma_bh(void *opaque)
         timer_mod(s->dma_retry, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                                 NPO_LINK_RETRY_NS);
     }
+    npo_engine_depth--;
 }
 
 /*
  * Run a queue's new work in the vCPU that rang its doorbell, which holds
  * the BQL as the bottom half would: the same descriptors, in the same
- * order, through the same checks, within a small budget.  Not from
- * within itself (a descriptor whose DMA rings a doorbell of this device
- * goes to the engine, as before).  Returns whether the engine still has
+ * order, through the same checks, within a small budget.  Only for a
+ * vCPU's write while no engine runs: a doorbell rung by DMA (a ring or a
+ * target placed on a BAR) leaves its work to the bottom half, never
+ * nested in the run that rang it.  Returns whether the engine still has
  * this queue's work to do.
  */
 static bool dma_inline(NpoState *s, NpoQueue *q)
 {
     bool idle;
 
-    if (s->dma_inline || npo_fw_halted(s) || !q->live || q->stalled ||
+    if (!current_cpu || npo_engine_depth || npo_fw_halted(s) || !q->live ||
+        q->stalled ||
         q->link_wait || q->wire_tx_wait || (q->wire_sent && !q->wire_done)) {
         return true;
     }
+    npo_engine_depth++;
     s->dma_inline = true;
     queue_work(s, q, NPO_DMA_INLINE_BUDGET, &idle);
     s->dma_inline = false;
+    npo_engine_depth--;
     if (q->link_wait) {
         if (!timer_pending(s->dma_retry)) {
             timer_mod(s->dma_retry, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
@@ -911,7 +932,8 @@ void npo_dma_realize(NpoState *s, Error **errp)
 {
     s->queue = g_new0(NpoQueue, s->num_queues);
     npo_mr_realize(s);
-    s->dma_bh = qemu_bh_new(npo_dma_bh, s);
+    s->dma_bh = qemu_bh_new_guarded(npo_dma_bh, s,
+                                    &DEVICE(s)->mem_reentrancy_guard);
     s->dma_retry = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_dma_retry, s);
     npo_fabric_realize(s);
 }
