@@ -767,14 +767,17 @@ TEST_F_TIMEOUT(devlink, a_lane_failing_its_self_test_keeps_the_port_out, 120)
 	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
 	EXPECT_NE(NULL, strstr(log, "failed its self-test after the reset on lanes 1"))
 		TH_LOG("%s", log);
-	/* The port's devlink reporter says so, once, and waits for the operator. */
+	/*
+	 * The port's devlink reporter says so and waits for the operator.
+	 * The lane's BER may have been reported before the assert too, and
+	 * the dump is of the first report: diagnose shows the port now.
+	 */
 	ASSERT_EQ(0, link_reporter(self, 0, &r));
 	EXPECT_STREQ("error", r.state);
-	EXPECT_EQ(link_before.errors + 1, r.errors);
+	EXPECT_LE(link_before.errors + 1, r.errors);
 	EXPECT_EQ(link_before.recovers, r.recovers);
-	dump = devlink_json("health dump show %s reporter link%s", handle, "");
+	dump = devlink_json("health diagnose %s reporter link%s", handle, "");
 	ASSERT_NE(NULL, dump);
-	EXPECT_STREQ("self-test failed", jstr(jget(dump, "event", NULL)));
 	EXPECT_EQ(1u << 1, (unsigned int)json_object_get_int(
 		  jget(dump, "self_test_failed_lanes", NULL)));
 	json_object_put(dump);
