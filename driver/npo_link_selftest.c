@@ -184,7 +184,7 @@ static void npo_link_selftest_judge(struct npo_port *port, bool overdue)
 	npo_health_port_event(port, NPO_EVENT_SELF_TEST);
 out:
 	mutex_unlock(&ndev->link_lock);
-	if (!IS_ERR_OR_NULL(st))
+	if (!IS_ERR(st))
 		kfree(st);
 }
 

@@ -650,6 +650,7 @@ static double memcpy_gbps(uint32_t size)
 {
 	uint8_t *a = alloc_buffer(size), *b = alloc_buffer(size);
 	double gbps[5];
+	bool bad;
 	int trial;
 
 	if (!a || !b)
@@ -668,7 +669,11 @@ static double memcpy_gbps(uint32_t size)
 		} while ((secs = now_s() - t0) < 0.05);
 		gbps[trial] = size * (double)n / secs / 1e9;
 	}
-	if (check(b, size, SEED_SOURCE(size)) >= 0)
+	/* Every size of a run gets its own buffers: give these back. */
+	bad = check(b, size, SEED_SOURCE(size)) >= 0;
+	munmap(a, size);
+	munmap(b, size);
+	if (bad)
 		return 0;
 	qsort(gbps, 5, sizeof(gbps[0]), cmp_double);
 	return gbps[2];
