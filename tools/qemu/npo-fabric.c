@@ -254,7 +254,8 @@ static void rx_ack(NpoPort *p, const WireAck *a)
 }
 
 /* Bytes answering our READ: they land in the region the descriptor named. */
-static void rx_read_data(NpoPort *p, const WireData *w, uint32_t n)
+static void rx_read_data(NpoPort *p, const WireData *w,
+                         const uint8_t *bytes, uint32_t n)
 {
     NpoQueue *q = answered_queue(p, le16_to_cpu(w->src_queue),
                                  le64_to_cpu(w->req));
@@ -276,7 +277,7 @@ static void rx_read_data(NpoPort *p, const WireData *w, uint32_t n)
         request_done(p->dev, q, st);
         return;
     }
-    npo_mr_write(lmr, q->wire_laddr + off, w + 1, n);
+    npo_mr_write(lmr, q->wire_laddr + off, bytes, n);
 }
 
 /* --- target -------------------------------------------------------------- */
@@ -343,7 +344,8 @@ static NpoSender sender_on(NpoPort *p, uint16_t queue)
 }
 
 /* WRITE or WRITE_IMM bytes: every frame is checked on its own. */
-static uint32_t rx_write(NpoPort *p, const WireData *w, uint32_t n)
+static uint32_t rx_write(NpoPort *p, const WireData *w,
+                         const uint8_t *bytes, uint32_t n)
 {
     NpoState *t = p->dev;
     uint64_t addr = le64_to_cpu(w->addr);
@@ -365,7 +367,7 @@ static uint32_t rx_write(NpoPort *p, const WireData *w, uint32_t n)
         return st;
     }
     if (n) {
-        npo_mr_write(mr, addr + le32_to_cpu(w->offset), w + 1, n);
+        npo_mr_write(mr, addr + le32_to_cpu(w->offset), bytes, n);
     }
     if (w->last && tq) {
         NpoSender from = sender_on(p, le16_to_cpu(w->src_queue));
@@ -403,7 +405,8 @@ static void recv_end(NpoPort *p, NpoWireRecv *r, uint32_t status)
  * in order, as a port's frames arrive; the last completes the buffer.
  * Returns 0 or the status that refuses the message.
  */
-static uint32_t rx_send(NpoPort *p, const WireData *w, uint32_t n)
+static uint32_t rx_send(NpoPort *p, const WireData *w,
+                        const uint8_t *bytes, uint32_t n)
 {
     NpoState *t = p->dev;
     uint64_t req = le64_to_cpu(w->req);
@@ -465,7 +468,7 @@ static uint32_t rx_send(NpoPort *p, const WireData *w, uint32_t n)
         }
     }
     if (n) {
-        npo_mr_write(rmr, r->addr + le32_to_cpu(w->offset), w + 1, n);
+        npo_mr_write(rmr, r->addr + le32_to_cpu(w->offset), bytes, n);
     }
     if (w->last) {
         struct npo_cqe c = {
@@ -481,7 +484,8 @@ static uint32_t rx_send(NpoPort *p, const WireData *w, uint32_t n)
     return 0;
 }
 
-static void rx_data(NpoPort *p, const WireData *w, uint32_t n)
+static void rx_data(NpoPort *p, const WireData *w,
+                    const uint8_t *bytes, uint32_t n)
 {
     uint64_t req = le64_to_cpu(w->req);
     uint32_t total = le32_to_cpu(w->total), off = le32_to_cpu(w->offset);
@@ -498,10 +502,10 @@ static void rx_data(NpoPort *p, const WireData *w, uint32_t n)
     switch (w->opcode) {
     case NPO_OP_WRITE:
     case NPO_OP_WRITE_IMM:
-        st = rx_write(p, w, n);
+        st = rx_write(p, w, bytes, n);
         break;
     case NPO_OP_SEND:
-        st = rx_send(p, w, n);
+        st = rx_send(p, w, bytes, n);
         break;
     default:
         st = NPO_STATUS_BAD_DESCRIPTOR;
@@ -665,10 +669,12 @@ void npo_fabric_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
     memcpy(&h, payload, min_len[type]);
     switch (type) {
     case WIRE_DATA:
-        rx_data(p, (const WireData *)payload, len - sizeof(WireData));
+        rx_data(p, &h.data, payload + sizeof(WireData),
+                len - sizeof(WireData));
         break;
     case WIRE_READ_DATA:
-        rx_read_data(p, (const WireData *)payload, len - sizeof(WireData));
+        rx_read_data(p, &h.data, payload + sizeof(WireData),
+                     len - sizeof(WireData));
         break;
     case WIRE_READ:
         rx_read(p, &h.read);

@@ -34,6 +34,10 @@ enum {
     WIRE_TIME = 12,     /* a time-sync message: WireTime */
     /* physics */
     WIRE_DARK = 13,     /* the light went out (a cut): WireDark */
+    /* shared memory, on the socket only (npo-shm.c) */
+    WIRE_SHM_OFFER = 14, /* map my ring: WireShmOffer, 3 descriptors */
+    WIRE_SHM_READY = 15, /* your ring is mapped */
+    WIRE_SHM_SWITCH = 16, /* my frames after this one are on the ring */
 };
 
 typedef struct QEMU_PACKED WireHdr {
@@ -135,6 +139,14 @@ typedef struct QEMU_PACKED WireAbort {
 typedef struct QEMU_PACKED WireDark {
     uint64_t true_ns;
 } WireDark;
+
+/*
+ * The sender's ring, offered with its memfd, kick and room eventfds
+ * (SCM_RIGHTS on the same socket).
+ */
+typedef struct QEMU_PACKED WireShmOffer {
+    uint64_t size;      /* of the data area, a power of two */
+} WireShmOffer;
 
 #define WIRE_MAX_PAYLOAD        (sizeof(WireData) + WIRE_CHUNK)
 

@@ -522,6 +522,13 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "npo: queues must be 1..%d", NPO_MAX_QUEUES);
         return;
     }
+    if (!is_power_of_2(s->wire_ring_kib) ||
+        s->wire_ring_kib < NPO_SHM_MIN_SIZE / 1024 ||
+        s->wire_ring_kib > NPO_SHM_MAX_SIZE / 1024) {
+        error_setg(errp, "npo: wire_ring_kib must be a power of two, %d..%d",
+                   NPO_SHM_MIN_SIZE / 1024, NPO_SHM_MAX_SIZE / 1024);
+        return;
+    }
     if (s->num_mrs < 2 || s->num_mrs > NPO_MAX_MRS) {
         error_setg(errp, "npo: mrs must be 2..%d", NPO_MAX_MRS);
         return;
@@ -616,6 +623,8 @@ static Property npo_properties[] = {
     DEFINE_PROP_UINT8("hostile", NpoState, hostile, NPO_HOSTILE_NONE),
     DEFINE_PROP_BOOL("symbol_errors", NpoState, count_symbol_errors, true),
     DEFINE_PROP_BOOL("wire_data", NpoState, wire_data, false),
+    DEFINE_PROP_BOOL("wire_shm", NpoState, wire_shm, true),
+    DEFINE_PROP_UINT32("wire_ring_kib", NpoState, wire_ring_kib, 4096),
     DEFINE_PROP_INT32("clock_ppb", NpoState, clock_ppb, NPO_CLOCK_DERIVED_PPB),
     DEFINE_PROP_INT64("clock_offset_ns", NpoState, clock_offset_ns,
                       NPO_CLOCK_DERIVED_OFFSET),

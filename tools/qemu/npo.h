@@ -98,6 +98,7 @@ typedef struct NpoLane {
 } NpoLane;
 
 struct NpoState;
+typedef struct NpoShmRing NpoShmRing;
 
 typedef struct NpoPort {
     struct NpoState *dev;
@@ -110,6 +111,18 @@ typedef struct NpoPort {
     guint tx_off;
     guint tx_watch;
     bool tx_blocked;            /* a data sender waits for room */
+
+    /* shared memory with the peer, when the socket passes descriptors */
+    NpoShmRing *shm_tx;         /* ours, the peer reads it */
+    NpoShmRing *shm_rx;         /* the peer's, we read it */
+    bool shm_tx_on;             /* our frames go on shm_tx */
+    bool shm_rx_on;             /* the peer's frames come on shm_rx */
+    size_t shm_reserved;        /* written to shm_tx, not yet published */
+    GByteArray *shm_backlog;    /* frames shm_tx had no room for */
+    QEMUBH *shm_rx_bh;          /* more frames than one pass takes */
+    QEMUBH *shm_fail_bh;        /* the peer broke the ring: disconnect */
+    int shm_fds[3];             /* the peer's offer, until it is read */
+    int shm_nfds;
 
     /* fabric transport, as the target of a peer's requests */
     GHashTable *rx_sends;       /* request id -> NpoWireRecv arriving */
@@ -170,6 +183,26 @@ typedef struct NpoPort {
     uint64_t counter[NPO_NUM_PORT_STATS];
     NpoLane lane[NPO_MAX_LANES];
 } NpoPort;
+
+/* Shared-memory rings (npo-shm.c) */
+#define NPO_SHM_MIN_SIZE        (128 * 1024)
+#define NPO_SHM_MAX_SIZE        (64 * 1024 * 1024)
+
+NpoShmRing *npo_shm_create(size_t size, Error **errp);
+NpoShmRing *npo_shm_attach(const int fds[3], uint64_t size, Error **errp);
+void npo_shm_free(NpoShmRing *r);
+void npo_shm_fds(NpoShmRing *r, int fds[3]);
+int npo_shm_kick_fd(NpoShmRing *r);
+int npo_shm_room_fd(NpoShmRing *r);
+uint64_t npo_shm_size(NpoShmRing *r);
+void npo_shm_drain_fd(int fd);
+int64_t npo_shm_room(NpoShmRing *r, size_t reserved);
+uint8_t *npo_shm_tx_at(NpoShmRing *r, size_t off);
+void npo_shm_publish(NpoShmRing *r, size_t n);
+int64_t npo_shm_want_room(NpoShmRing *r, size_t reserved);
+int64_t npo_shm_avail(NpoShmRing *r);
+const uint8_t *npo_shm_rx_at(NpoShmRing *r, size_t off);
+void npo_shm_consume(NpoShmRing *r, size_t n);
 
 /* Memory table and queues */
 #define NPO_MAX_RING_LOG2       15
@@ -252,6 +285,8 @@ struct NpoState {
     uint8_t hostile;            /* NPO_HOSTILE_*: a geometry register lies */
     bool count_symbol_errors;   /* the symbol error counter exists */
     bool wire_data;             /* data to local peers goes over the wire too */
+    bool wire_shm;              /* links share memory where they can */
+    uint32_t wire_ring_kib;     /* each direction's ring */
     int32_t clock_ppb;          /* the clock's rate error */
     uint32_t clock_wander_ppb;  /* its random walk, RMS ppb per sqrt(s) */
     int64_t clock_offset_ns;    /* its time at power-on less the time base */
@@ -463,6 +498,7 @@ void npo_port_send(NpoPort *p, uint8_t type, const void *payload,
 void npo_port_flush(NpoPort *p);
 void npo_port_tx_drop(NpoPort *p);
 bool npo_port_tx_full(NpoPort *p);
+bool npo_port_shared(NpoPort *p);
 
 /* npo-phy.c: the lanes' physical layer */
 typedef struct NpoPhyTick {
