@@ -3,7 +3,7 @@
  * One end of a data exchange between two hosts that share an NPO link:
  * two QEMU processes in `make check`, two machines on real hardware.
  *
- *   npo_fabric_peer serve        prints "NPO-PEER-BLOB <hex> END" (its endpoint
+ *   npo_fabric_peer serve [linger]  prints "NPO-PEER-BLOB <hex> END" (its endpoint
  *                                and region) and waits for the other end
  *   npo_fabric_peer join HEX     the other end, given that line's HEX
  *
@@ -16,7 +16,20 @@
  * READ its outbox and SEND to its queue, and must be refused every time
  * (the job travels with each request).  A WRITE_IMM says "done"; each end
  * then checks what the other wrote, which the intruder must not have
- * touched.  Output is TAP; exit status 0 when all passed.
+ * touched.  Output is TAP; exit status 0 when all passed.  With linger,
+ * the serving end then says "NPO-SERVED <status>" and keeps its region
+ * and queue until it is killed, for what follows:
+ *
+ *   npo_fabric_peer join HEX bench   first measures WRITE into the other
+ *                                end's inbox: 8 MiB bandwidth (BENCH_RUNS
+ *                                runs) and 8 B latency, one "NPO-XPROC
+ *                                {json}" line
+ *   npo_fabric_peer flood HEX    WRITEs 8 MiB into the other end's inbox
+ *                                without pause, says "NPO-PEER-FLOODING"
+ *                                once data flows, and when the other end
+ *                                dies (its host is killed) checks that
+ *                                every WRITE posted completed exactly once
+ *                                and the first failure names the link
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,6 +38,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <npo.h>
 
@@ -44,6 +58,11 @@
 #define PEER_JOB	4242			/* both ends; needs CAP_NET_ADMIN */
 #define INTRUDER_JOB	4243
 #define NUM_TESTS	15
+#define BENCH_RUNS	5
+#define BENCH_WRITES	8			/* 8 MiB WRITEs per bandwidth run */
+#define BENCH_LAT_ITERS	2000
+#define FLOOD_DEPTH	4			/* WRITEs outstanding */
+#define FLOOD_WAIT_MS	120000			/* for the other end to die */
 
 struct peer {
 	struct npo_endpoint ep;
@@ -163,6 +182,20 @@ static int blob_unpack(const uint8_t *blob, struct peer *p)
 				 NPO_REMOTE_MR_BLOB_SIZE, &p->mr) < 0)
 		return -1;
 	return 0;
+}
+
+/* The other end, from the hex its "NPO-PEER-BLOB" line printed. */
+static void peer_from_hex(const char *hex, struct peer *p)
+{
+	uint8_t theirs[BLOB_LEN];
+	int i;
+
+	for (i = 0; i < BLOB_LEN; i++)
+		if (strlen(hex) != 2 * BLOB_LEN ||
+		    sscanf(hex + 2 * i, "%2hhx", &theirs[i]) != 1)
+			ksft_exit_fail_msg("bad blob \"%s\"\n", hex);
+	if (blob_unpack(theirs, p))
+		ksft_exit_fail_msg("the blob is not an NPO blob\n");
 }
 
 /* A descriptor that must fail, on a queue of its own: errors end queues. */
@@ -326,6 +359,119 @@ static void check_inbox(struct end *e, const struct peer *p)
 			 (unsigned long long)words[1]);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * WRITE into the other end's inbox, as the transport between two hosts
+ * carries it: bandwidth of BENCH_WRITES x 8 MiB per run (the bytes are
+ * those exercise() writes, so check_inbox() on the other end still holds),
+ * then one 8 B WRITE at a time for latency.  Medians with their spread.
+ */
+static void bench(struct end *e, const struct peer *p)
+{
+	double bw[BENCH_RUNS], *lat, t;
+	uint32_t key = npo_mr_lkey(e->mr), n = p->ep.node_id;
+	int run, i, st = 0;
+	size_t b;
+
+	lat = calloc(BENCH_LAT_ITERS, sizeof(*lat));
+	if (!lat)
+		ksft_exit_fail_msg("out of memory\n");
+	for (b = 0; b < PART; b++)
+		e->buf[SCRATCH + b] = inbox_byte(e->node, b);
+	for (run = 0; run < BENCH_RUNS && !st; run++) {
+		t = now_s();
+		for (i = 0; i < BENCH_WRITES; i++)
+			npo_prep_write(sqe_of(e->q), 100 + i, key,
+				       e->buf + SCRATCH, PART, n, p->mr.rkey,
+				       p->mr.addr + INBOX);
+		npo_submit(e->q);
+		for (i = 0; i < BENCH_WRITES && !st; i++)
+			st = wait_for(e, e->q, 100 + i);
+		bw[run] = (double)BENCH_WRITES * PART / (now_s() - t) / 1e9;
+	}
+	for (i = 0; i < BENCH_LAT_ITERS && !st; i++) {
+		t = now_s();
+		npo_prep_write(sqe_of(e->q), 200, key, e->buf + SCRATCH, 8, n,
+			       p->mr.rkey, p->mr.addr + INBOX);
+		st = run_one(e, e->q, 200);
+		lat[i] = (now_s() - t) * 1e6;
+	}
+	if (st)
+		ksft_exit_fail_msg("a benchmark WRITE failed: %d\n", st);
+	qsort(bw, BENCH_RUNS, sizeof(*bw), cmp_double);
+	qsort(lat, BENCH_LAT_ITERS, sizeof(*lat), cmp_double);
+	printf("NPO-XPROC {\"write_bw_8MiB_GBps\":%.3f,\"write_bw_8MiB_min\":%.3f,"
+	       "\"write_bw_8MiB_max\":%.3f,\"runs\":%d,"
+	       "\"write_lat_8B_us\":%.2f,\"write_lat_8B_p99_us\":%.2f,"
+	       "\"write_lat_8B_min_us\":%.2f,\"lat_iters\":%d}\n",
+	       bw[BENCH_RUNS / 2], bw[0], bw[BENCH_RUNS - 1], BENCH_RUNS,
+	       lat[BENCH_LAT_ITERS / 2], lat[BENCH_LAT_ITERS * 99 / 100],
+	       lat[0], BENCH_LAT_ITERS);
+	fflush(stdout);
+	free(lat);
+}
+
+/*
+ * Keep FLOOD_DEPTH 8 MiB WRITEs posted until one fails, then account for
+ * every one: each completes once, the first failure is LINK_DOWN (the
+ * other end's host died under it) and nothing more arrives after.
+ */
+static int flood(struct end *e, const char *hex)
+{
+	uint32_t key = npo_mr_lkey(e->mr), first_bad = 0;
+	uint64_t posted = 0, done = 0, ok = 0, dup = 0, next = 1;
+	bool said = false;
+	struct npo_cqe *cqe;
+	struct peer p;
+
+	peer_from_hex(hex, &p);
+	ksft_set_plan(3);
+	for (;;) {
+		while (!first_bad && posted - done < FLOOD_DEPTH) {
+			npo_prep_write(sqe_of(e->q), ++posted, key,
+				       e->buf + SCRATCH, PART, p.ep.node_id,
+				       p.mr.rkey, p.mr.addr + INBOX);
+			npo_submit(e->q);
+		}
+		if (done == posted)
+			break;
+		if (npo_wait_cqe(e->q, &cqe, FLOOD_WAIT_MS))
+			break;
+		/* In order, each once: the queue completes in order. */
+		if (cqe->wr_id != next)
+			dup++;
+		next = cqe->wr_id + 1;
+		done++;
+		if (!cqe->status)
+			ok++;
+		else if (!first_bad)
+			first_bad = cqe->status;
+		npo_cq_advance(e->q, 1);
+		if (ok == 1 && !said) {
+			printf("NPO-PEER-FLOODING\n");
+			fflush(stdout);
+			said = true;
+		}
+	}
+	ksft_print_msg("%llu WRITEs posted, %llu completed (%llu OK)\n",
+		       (unsigned long long)posted, (unsigned long long)done,
+		       (unsigned long long)ok);
+	ksft_test_result(ok > 0 && first_bad == NPO_STATUS_LINK_DOWN,
+			 "data flowed, then the first failure was %s\n",
+			 first_bad ? npo_status_str(first_bad) : "none");
+	ksft_test_result(done == posted && !dup,
+			 "every WRITE posted completed once, in order\n");
+	ksft_test_result(npo_wait_cqe(e->q, &cqe, 1000) != 0,
+			 "nothing completes after the last\n");
+	return ksft_get_fail_cnt() ? 1 : 0;
+}
+
 static void setup(struct end *e)
 {
 	void *m;
@@ -372,18 +518,15 @@ static int serve(struct end *e)
 	return ksft_get_fail_cnt() ? 1 : 0;
 }
 
-static int join(struct end *e, const char *hex)
+static int join(struct end *e, const char *hex, bool measure)
 {
-	uint8_t *blob = e->buf + BLOBS, theirs[BLOB_LEN];
+	uint8_t *blob = e->buf + BLOBS;
 	struct peer p;
-	int i, st;
+	int st;
 
-	for (i = 0; i < BLOB_LEN; i++)
-		if (strlen(hex) != 2 * BLOB_LEN ||
-		    sscanf(hex + 2 * i, "%2hhx", &theirs[i]) != 1)
-			ksft_exit_fail_msg("bad blob \"%s\"\n", hex);
-	if (blob_unpack(theirs, &p))
-		ksft_exit_fail_msg("the blob is not an NPO blob\n");
+	peer_from_hex(hex, &p);
+	if (measure)
+		bench(e, &p);
 	ksft_set_plan(NUM_TESTS);
 	blob_pack(e, blob);
 	npo_prep_send(sqe_of(e->q), 1, npo_mr_lkey(e->mr), blob, BLOB_LEN,
@@ -400,17 +543,34 @@ static int join(struct end *e, const char *hex)
 
 int main(int argc, char **argv)
 {
+	bool measure = argc == 4 && !strcmp(argv[3], "bench");
+	bool linger = argc == 3 && !strcmp(argv[2], "linger");
 	struct end e = { 0 };
 	int rc;
 
-	if (argc < 2 || (strcmp(argv[1], "serve") && strcmp(argv[1], "join")) ||
-	    (!strcmp(argv[1], "join") && argc != 3)) {
-		fprintf(stderr, "usage: npo_fabric_peer serve | join HEX\n");
+	if (argc < 2 ||
+	    !(!strcmp(argv[1], "serve") ? argc == 2 || linger :
+	      !strcmp(argv[1], "join") ? argc == 3 || measure :
+	      !strcmp(argv[1], "flood") && argc == 3)) {
+		fprintf(stderr, "usage: npo_fabric_peer serve [linger] | "
+			"join HEX [bench] | flood HEX\n");
 		return 2;
 	}
 	ksft_print_header();
 	setup(&e);
-	rc = !strcmp(argv[1], "serve") ? serve(&e) : join(&e, argv[2]);
+	if (!strcmp(argv[1], "serve")) {
+		rc = serve(&e);
+		if (linger) {
+			printf("NPO-SERVED %d\n", rc);
+			fflush(stdout);
+			for (;;)
+				pause();
+		}
+	} else if (!strcmp(argv[1], "join")) {
+		rc = join(&e, argv[2], measure);
+	} else {
+		rc = flood(&e, argv[2]);
+	}
 	npo_dereg_mr(e.mr);
 	npo_destroy_queue(e.q);
 	npo_close_device(e.dev);

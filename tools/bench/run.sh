@@ -145,29 +145,46 @@ PY
 )
 
 # --- the fabric transport: the same two devices, every byte over the link
-# socket as between two QEMU processes (property wire_data) -----------------
-"$vm" --kernel 6.12 --devices 2 --topology ring --device-props wire_data=on \
-	--timeout 900 -- sh -c 'modprobe npo && sleep 1 &&
-	npo-perf -j -r npo1 write -s 8M -n 32 && npo-perf -j -r npo1 write lat -s 8' \
-	>"$out/wire-vm.log" 2>&1 ||
-	{ cat "$out/wire-vm.log"; echo "bench: the transport benchmark VM failed" >&2; exit 1; }
+# (property wire_data), on the shared-memory rings and on the sockets alone
+for shm in on off; do
+	"$vm" --kernel 6.12 --devices 2 --topology ring \
+		--device-props wire_data=on,wire_shm=$shm --timeout 900 -- sh -c \
+		'modprobe npo && sleep 1 &&
+		npo-perf -j -r npo1 write -s 8M -n 32 && npo-perf -j -r npo1 write lat -s 8' \
+		>"$out/wire-$shm-vm.log" 2>&1 ||
+		{ cat "$out/wire-$shm-vm.log"; echo "bench: the transport benchmark VM failed" >&2; exit 1; }
+done
+# ... and between two QEMU processes, one device each
+"$here/../vm/two-vm-test.sh" 6.12 --bench >"$out/xproc.log" 2>&1 ||
+	{ cat "$out/xproc.log"; echo "bench: the two-process transport benchmark failed" >&2; exit 1; }
 # shellcheck disable=SC2046
-merge $(python3 - "$out/wire-vm.log" <<'PY'
+merge $(python3 - "$out" "$results" <<'PY'
 import json, sys
+d, results = sys.argv[1], json.load(open(sys.argv[2]))
 out = {}
-for line in open(sys.argv[1]):
-    if not line.startswith("{"):
-        continue
-    doc = json.loads(line)
-    r = doc["results"][0]
-    if doc["test"] == "write_bw":
-        out["wire_write_bw_8MiB_GBps"] = round(r["bw_gbps"], 3)
-    elif doc["test"] == "write_lat":
-        out["wire_write_lat_8B_us"] = round(r["lat_median_us"], 2)
-if len(out) != 2:
-    sys.exit("bench: no transport figures in " + sys.argv[1])
+for shm, tag in (("on", "wire"), ("off", "sock")):
+    for line in open(f"{d}/wire-{shm}-vm.log"):
+        if not line.startswith("{"):
+            continue
+        doc = json.loads(line)
+        r = doc["results"][0]
+        if doc["test"] == "write_bw":
+            out[f"{tag}_write_bw_8MiB_GBps"] = round(r["bw_gbps"], 3)
+        elif doc["test"] == "write_lat":
+            out[f"{tag}_write_lat_8B_us"] = round(r["lat_median_us"], 2)
+x = [json.loads(l.split(" ", 1)[1]) for l in open(f"{d}/xproc.log")
+     if l.startswith("NPO-XPROC ")]
+if len(out) != 4 or len(x) != 1:
+    sys.exit("bench: no transport figures in " + d)
+x = x[0]
+out["xproc_write_bw_8MiB_GBps"] = x["write_bw_8MiB_GBps"]
+out["xproc_write_bw_8MiB_GBps_spread"] = [x["write_bw_8MiB_min"], x["write_bw_8MiB_max"]]
+out["xproc_write_bw_8MiB_vs_host_memcpy"] = round(
+    x["write_bw_8MiB_GBps"] / results["host_memcpy_bw_8MiB_GBps"], 3)
+out["xproc_write_lat_8B_us"] = x["write_lat_8B_us"]
+out["xproc_write_lat_8B_p99_us"] = x["write_lat_8B_p99_us"]
 for k, v in out.items():
-    print(k, json.dumps(v))
+    print(k, json.dumps(v, separators=(",", ":")))
 PY
 )
 

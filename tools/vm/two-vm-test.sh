@@ -12,13 +12,23 @@
 # them within CLOCK_P95_NS of each other (the 95th percentile of 20
 # samples, read once the servo has settled) while the data flows.
 #
-# Usage: two-vm-test.sh KERNEL
+# Then B floods A's inbox with WRITEs and the host kills A's QEMU under
+# it, as a host dies: B's WRITEs must each complete once, the first that
+# fails with LINK_DOWN, and B's kernel must stay quiet.  With --bench, B
+# measures the transport first (one "NPO-XPROC {json}" line on stdout)
+# and A's host is stopped only once B is done.
+#
+# Usage: two-vm-test.sh KERNEL [--bench]
 set -u
 here=$(dirname "$(realpath "$0")")
 . "$here/lib.sh"
 kernel=${1:-6.1}
+measure=
+[ "${2:-}" = --bench ] && measure=bench
 work=$(mktemp -d)
-trap 'kill $a 2>/dev/null; rm -rf "$work"' EXIT
+# A's QEMU itself, by its monitor's socket: npo-vm is only its parent.
+kill_a() { pkill -9 -f "qemu-system.*unix:$work/a.qmp" 2>/dev/null; }
+trap 'kill_a; kill $a 2>/dev/null; rm -rf "$work"' EXIT
 sock=$work/fabric.sock
 peer=/usr/lib/npo/selftests/npo_fabric_peer
 # Inside one VM the servo holds 5 ns; across two QEMU processes sharing
@@ -48,8 +58,8 @@ npoctl -j clock | sed -n "s/.*\"role\":\"\([a-z]*\)\",\"state\":\"\([a-z]*\)\",\
 # A serves at once (its blob needs no link) and reports its peer meanwhile.
 "$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 1 $(qmp_arg a) \
 	--link 0.0=listen:"$sock" --timeout 400 -- sh -c "/sbin/modprobe npo
-	$peer serve & $show_peer
-	wait \$!" >"$work/a.log" 2>&1 &
+	$peer serve linger & $show_peer
+	wait \$!	# until the host stops it" >"$work/a.log" 2>&1 &
 a=$!
 
 # The whole blob, up to its END mark, not a line half written.
@@ -65,7 +75,9 @@ if [ -n "$blob" ]; then
 		$show_peer
 		$clock_of_b
 		sleep 9	# while the host reads both clocks
-		$peer join $blob" >"$work/b.log" 2>&1 &
+		$peer join $blob $measure
+		echo NPO-JOINED \$?
+		[ -n '$measure' ] || $peer flood $blob" >"$work/b.log" 2>&1 &
 	b=$!
 	# Once B says it is locked and the servo has settled (its first
 	# seconds still carry the frequency it learnt while locking), the
@@ -76,13 +88,21 @@ if [ -n "$blob" ]; then
 			"$work/a.qmp,$work/b.qmp" 20 0.2)
 		echo "# A and B from the host: $pair"
 	fi
+	# Once B's WRITEs flow, A's host dies under them.
+	if [ -z "$measure" ] &&
+		vm_wait_line "$work/b.log" "$b" '^NPO-PEER-FLOODING' 300; then
+		sleep 1
+		kill_a
+		echo "# A's QEMU killed while B's WRITEs were in flight"
+	fi
 	wait "$b"
 	rb=$?
+	kill_a
 else
 	echo "# A printed no blob" >"$work/b.log"
 fi
 wait $a
-ra=$?
+[ -n "$measure" ] && grep '^NPO-XPROC ' "$work/b.log"
 
 fail=0
 check() {	# check DESCRIPTION CONDITION...
@@ -107,12 +127,20 @@ for side in a b; do
 	grep -E '^(# )?(not )?ok [0-9]+ |^# 8 MiB' "$work/$side.log" |
 		sed "s/^/  ${side^^}: /"
 done
-check "data between the processes, as A (status $ra)" [ $ra = 0 ]
-check "data between the processes, as B (status $rb)" [ $rb = 0 ]
-# Each side's plan, all of it passed: a step that never ran is a failure.
+check "data between the processes, as A" grep -q '^NPO-SERVED 0$' "$work/a.log"
+check "data between the processes, as B" grep -q '^NPO-JOINED 0$' "$work/b.log"
+if [ -z "$measure" ]; then
+	check "B's WRITEs each completed once when A's host died (status $rb)" \
+		[ $rb = 0 ]
+	check "B's first failed WRITE names the link" \
+		grep -q '^ok [0-9]* data flowed, then the first failure was the link' "$work/b.log"
+else
+	check "B measured the transport (status $rb)" [ $rb = 0 ]
+fi
+# Each side's plans, all of them passed: a step that never ran is a failure.
 all_planned_passed() {	# all_planned_passed LOG
 	local plan
-	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$1" | head -n1)
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$1" | awk '{ s += $1 } END { print s + 0 }')
 	[ -n "$plan" ] && [ "$plan" -gt 0 ] && ! grep -qE '^not ok' "$1" &&
 		[ "$(grep -cE '^ok [0-9]+ ' "$1")" = "$plan" ]
 }
