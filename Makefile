@@ -264,6 +264,7 @@ install: userspace
 	install -D -m 0755 $(NPO_BENCH) $(DESTDIR)/usr/lib/npo/bench/npo-bench
 	install -D -m 0755 $(ALLREDUCE) $(DESTDIR)/usr/lib/npo/examples/npo-allreduce
 	install -D -m 0755 $(TESTPTP) $(DESTDIR)/usr/lib/npo/selftests/testptp
+	install -D -m 0755 $(KSELFTEST)/ptp/phc.sh $(DESTDIR)/usr/lib/npo/selftests/phc.sh
 
 define initramfs_rules
 $(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) $(FABRIC_PEER) $(TESTPTP) \

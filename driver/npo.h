@@ -339,6 +339,10 @@ struct npo_ts_port {
  *	never followed another since probe, or user space set or steered it
  *	since (a GPS-fed phc2sys, say); one elected after losing its
  *	grandmaster is not, and its error bound keeps growing.
+ * @rejoining: handed back by user space, the clock follows the fabric's
+ *	grandmaster before it may lead (or leads alone once nothing was
+ *	heard for a while),
+ * @rejoin_since: since when, jiffies.
  * @bound_ns: bound on this clock's error from the fabric's timescale at
  *	@bound_at, ns, %NPO_TS_BOUND_UNKNOWN if there is none (never
  *	measured, or measured afresh since a step),
@@ -380,6 +384,8 @@ struct npo_timesync {
 	u64 steps_taken;
 	u8 epoch;
 	bool reference;
+	bool rejoining;
+	unsigned long rejoin_since;
 	u64 bound_ns;
 	u64 bound_at;
 	u32 bound_rate_ppb;
@@ -1051,8 +1057,10 @@ void npo_timesync_stop(struct npo_dev *ndev);
 void npo_timesync_irq(struct npo_dev *ndev);
 void npo_timesync_user_changed(struct npo_dev *ndev, bool jumped);
 void npo_timesync_set_priority(struct npo_dev *ndev, u8 prio);
+void npo_timesync_set_sync(struct npo_dev *ndev, bool sync);
 int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info);
 const char *npo_clock_state_name(unsigned int state);
+const char *npo_clock_role_name(unsigned int role);
 
 /* npo_fw.c */
 int npo_fw_load(struct npo_dev *ndev);

@@ -369,6 +369,8 @@ static int npo_clock_put(struct sk_buff *msg, struct npo_dev *ndev)
 	    nla_put_u32(msg, NPO_ATTR_DEV_NODE_ID, ndev->node_id) ||
 	    nla_put_u32(msg, NPO_ATTR_CLOCK_PHC_INDEX, npo_clock_index(ndev)) ||
 	    nla_put_u32(msg, NPO_ATTR_CLOCK_ROLE, ti.role) ||
+	    nla_put_u8(msg, NPO_ATTR_CLOCK_SYNC,
+		       ti.role != NPO_CLOCK_ROLE_USER) ||
 	    nla_put_u32(msg, NPO_ATTR_CLOCK_STATE, ti.state) ||
 	    nla_put_u32(msg, NPO_ATTR_CLOCK_PRIORITY, ti.prio) ||
 	    nla_put_u32(msg, NPO_ATTR_CLOCK_GM_NODE_ID, ti.gm_node) ||
@@ -481,23 +483,32 @@ int npo_clock_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 }
 
 /**
- * npo_clock_nl_set_doit() - NPO_CMD_CLOCK_SET: a device's grandmaster priority
+ * npo_clock_nl_set_doit() - NPO_CMD_CLOCK_SET: a device's grandmaster
+ *	priority, and whether its clock takes part in fabric time
  * @skb: the request.
- * @info: its attributes: NPO_ATTR_DEV_INDEX, NPO_ATTR_CLOCK_PRIORITY.
+ * @info: its attributes: NPO_ATTR_DEV_INDEX, then NPO_ATTR_CLOCK_PRIORITY,
+ *	NPO_ATTR_CLOCK_SYNC or both.
  *
  * Return: 0 or a negative errno.
  */
 int npo_clock_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *prio = info->attrs[NPO_ATTR_CLOCK_PRIORITY];
+	struct nlattr *sync = info->attrs[NPO_ATTR_CLOCK_SYNC];
 	struct npo_dev *ndev;
 
-	if (GENL_REQ_ATTR_CHECK(info, NPO_ATTR_CLOCK_PRIORITY))
+	if (!prio && !sync) {
+		NL_SET_ERR_MSG(info->extack,
+			       "nothing to set: give a priority or sync");
 		return -EINVAL;
+	}
 	ndev = npo_clock_target(info);
 	if (!ndev)
 		return -ENODEV;
-	npo_timesync_set_priority(ndev,
-				  nla_get_u32(info->attrs[NPO_ATTR_CLOCK_PRIORITY]));
+	if (prio)
+		npo_timesync_set_priority(ndev, nla_get_u32(prio));
+	if (sync)
+		npo_timesync_set_sync(ndev, nla_get_u8(sync));
 	npo_clock_untarget(ndev);
 	return 0;
 }

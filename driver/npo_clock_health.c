@@ -31,8 +31,7 @@ static void npo_clock_fmsg(struct devlink_fmsg *fmsg,
 			   const struct npo_timesync_info *ti)
 {
 	devlink_fmsg_string_pair_put(fmsg, "role",
-				     ti->role == NPO_CLOCK_ROLE_GRANDMASTER ?
-				     "grandmaster" : "follower");
+				     npo_clock_role_name(ti->role));
 	devlink_fmsg_string_pair_put(fmsg, "state",
 				     npo_clock_state_name(ti->state));
 	devlink_fmsg_bool_pair_put(fmsg, "reference", ti->reference);
@@ -127,8 +126,10 @@ void npo_clock_health_judge(struct npo_dev *ndev)
 	/* Not live before the reporter (and its lock) exists. */
 	if (!READ_ONCE(ch->live) || npo_timesync_get(ndev, &ti))
 		return;
-	ok = ti.bound_ns != NPO_TS_BOUND_UNKNOWN &&
-	     ti.bound_ns <= READ_ONCE(time_error_limit_ns);
+	/* A clock user space owns is not the fabric's to judge. */
+	ok = ti.role == NPO_CLOCK_ROLE_USER ||
+	     (ti.bound_ns != NPO_TS_BOUND_UNKNOWN &&
+	      ti.bound_ns <= READ_ONCE(time_error_limit_ns));
 	spin_lock(&ch->lock);
 	if (!ch->live) {
 		/* Stopping: the work must not be queued after it is cancelled. */

@@ -30,6 +30,7 @@ static const struct nla_policy npo_nl_policy[NPO_ATTR_MAX + 1] = {
 	[NPO_ATTR_TEST_DURATION_MS] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &npo_test_ms_range),
 	[NPO_ATTR_CLOCK_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 255),
+	[NPO_ATTR_CLOCK_SYNC] = NLA_POLICY_MAX(NLA_U8, 1),
 	[NPO_ATTR_EVENT_SEQ] = { .type = NLA_U64 },
 };
 

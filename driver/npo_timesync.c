@@ -129,6 +129,23 @@ const char *npo_clock_state_name(unsigned int state)
 	       npo_clock_state_names[state] : "?";
 }
 
+/**
+ * npo_clock_role_name() - name of a device's part in fabric time
+ * @role: &enum npo_clock_role.
+ *
+ * Return: a static string, "?" if unknown.
+ */
+const char *npo_clock_role_name(unsigned int role)
+{
+	static const char * const names[] = {
+		[NPO_CLOCK_ROLE_GRANDMASTER] = "grandmaster",
+		[NPO_CLOCK_ROLE_FOLLOWER] = "follower",
+		[NPO_CLOCK_ROLE_USER] = "user",
+	};
+
+	return role < ARRAY_SIZE(names) ? names[role] : "?";
+}
+
 /* The interval in use: the parameter, within what the servo is tuned for. */
 static unsigned int npo_ts_interval_ms(void)
 {
@@ -571,7 +588,8 @@ static void npo_ts_rx_work(struct work_struct *work)
 		return;
 	mutex_lock(&ts->lock);
 	while (budget-- && !npo_ts_recv(ndev, &m)) {
-		if (m.port >= ndev->num_ports || m.len < NPO_TS_MSG_MIN_LEN)
+		if (m.port >= ndev->num_ports || m.len < NPO_TS_MSG_MIN_LEN ||
+		    ts->role == NPO_CLOCK_ROLE_USER)
 			continue;
 		/* An older sender announces no bound. */
 		memset(&msg, 0xff, sizeof(msg));
@@ -736,6 +754,24 @@ static void npo_ts_elect(struct npo_dev *ndev)
 	struct npo_ts_port *bp = best >= 0 ? &ts->ports[best] : NULL;
 
 	/*
+	 * A clock user space handed back holds whatever time it was left
+	 * with: it follows the fabric until locked, and only then may lead,
+	 * so the fabric never takes up that time.  Alone, it leads once
+	 * nothing was heard for a while.
+	 */
+	if (ts->rejoining) {
+		if (bp) {
+			npo_ts_follow(ndev, best);
+			if (ts->state == NPO_CLOCK_LOCKED)
+				ts->rejoining = false;
+			return;
+		}
+		if (npo_ts_recent(ts->rejoin_since, 2 * NPO_TS_ALIVE_INTERVALS))
+			return;
+		ts->rejoining = false;
+	}
+
+	/*
 	 * Our grandmaster is unheard on every port, and nothing better than
 	 * it is heard either: hold over before settling for less.
 	 */
@@ -765,14 +801,19 @@ static void npo_ts_work(struct work_struct *work)
 	struct npo_dev *ndev = container_of(to_delayed_work(work),
 					    struct npo_dev, ts.work);
 	struct npo_timesync *ts = &ndev->ts;
+	bool changed, quiet;
 	unsigned int i;
-	bool changed;
 
 	if (npo_state(ndev) != NPO_DEV_STATE_READY) {
 		ts->hw_lost = true;
 		goto out;
 	}
 	mutex_lock(&ts->lock);
+	if (ts->role == NPO_CLOCK_ROLE_USER) {
+		/* User space's clock: a reset's lost adjustment is its own. */
+		ts->hw_lost = false;
+		goto unlock;
+	}
 	if (ts->hw_lost) {
 		/* A reset cleared the adjustment: give it back, re-measure. */
 		ts->hw_lost = false;
@@ -788,7 +829,9 @@ static void npo_ts_work(struct work_struct *work)
 	npo_ts_elect(ndev);
 	if (ts->role == NPO_CLOCK_ROLE_GRANDMASTER)
 		ts->gm_seq = ts->own_seq;
-	for (i = 0; i < ndev->num_ports; i++) {
+	/* Handed back, a clock announces nothing until it follows. */
+	quiet = ts->rejoining && ts->role != NPO_CLOCK_ROLE_FOLLOWER;
+	for (i = 0; i < ndev->num_ports && !quiet; i++) {
 		struct npo_ts_port *tp = &ts->ports[i];
 		struct npo_ts_sync *sync;
 		struct npo_ts_msg msg;
@@ -805,6 +848,7 @@ static void npo_ts_work(struct work_struct *work)
 		if (!sync->pending)
 			tp->stats.send_errors++;
 	}
+unlock:
 	changed = ts->changed;
 	ts->changed = false;
 	mutex_unlock(&ts->lock);
@@ -842,7 +886,9 @@ void npo_timesync_user_changed(struct npo_dev *ndev, bool jumped)
 	ts->freq_ppb16 = (s64)(s32)npo_rd32(ndev, NPO_REG_CLK_ADJ_FINE) * 1000;
 	if (jumped)
 		npo_ts_new_epoch(ndev);
-	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER) {
+	if (ts->role == NPO_CLOCK_ROLE_USER) {
+		/* Its own business. */
+	} else if (ts->role == NPO_CLOCK_ROLE_FOLLOWER) {
 		ts->samples = 0;
 		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
 		npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
@@ -868,6 +914,49 @@ void npo_timesync_set_priority(struct npo_dev *ndev, u8 prio)
 	if (ndev->ts.role == NPO_CLOCK_ROLE_GRANDMASTER)
 		ndev->ts.gm_prio = prio;
 	mutex_unlock(&ndev->ts.lock);
+}
+
+/**
+ * npo_timesync_set_sync() - hand the device's clock to user space, or back
+ * @ndev: the device.
+ * @sync: false: user space owns the clock (linuxptp, a PHC test); the
+ *	device leaves fabric time and its neighbours elect around it.  true:
+ *	it takes part again, following the fabric before it may lead.
+ */
+void npo_timesync_set_sync(struct npo_dev *ndev, bool sync)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	if (!ts->wq)
+		return;
+	mutex_lock(&ts->lock);
+	if (!sync && ts->role != NPO_CLOCK_ROLE_USER) {
+		npo_info(ndev, "fabric time: the clock is user space's\n");
+		ts->role = NPO_CLOCK_ROLE_USER;
+		ts->rejoining = false;
+	} else if (sync && ts->role == NPO_CLOCK_ROLE_USER) {
+		npo_info(ndev, "fabric time: the clock is the fabric's again; following it first\n");
+		ts->role = NPO_CLOCK_ROLE_GRANDMASTER;
+		ts->rejoining = true;
+		ts->rejoin_since = jiffies;
+		ts->syntonised = false;
+		ts->samples = 0;
+		npo_ts_new_epoch(ndev);
+	} else {
+		mutex_unlock(&ts->lock);
+		return;
+	}
+	ts->parent = -1;
+	ts->gm_node = ndev->node_id;
+	ts->gm_prio = ts->prio;
+	ts->steps = 0;
+	ts->offset = 0;
+	ts->delay = 0;
+	ts->reference = false;
+	npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
+	npo_ts_set_state(ndev, NPO_CLOCK_UNLOCKED);
+	ts->changed = true;
+	mutex_unlock(&ts->lock);
 }
 
 /**
@@ -921,8 +1010,8 @@ void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m)
 		return;
 	mutex_lock(&ts->lock);
 	seq_printf(m, "role %s state %s parent %d gm %u steps %u offset %lld delay %lld freq_ppb16 %lld samples %d good %d steps_taken %llu reference %d bound %lld\n",
-		   ts->role == NPO_CLOCK_ROLE_GRANDMASTER ? "grandmaster" :
-		   "follower", npo_clock_state_name(ts->state), ts->parent,
+		   npo_clock_role_name(ts->role),
+		   npo_clock_state_name(ts->state), ts->parent,
 		   ts->gm_node, ts->steps, ts->offset, ts->delay,
 		   ts->freq_ppb16, ts->samples, ts->good, ts->steps_taken,
 		   ts->reference, (s64)npo_ts_bound_at(ts, ktime_get_ns()));

@@ -150,6 +150,7 @@ const char *npo_clock_role_str(uint32_t role)
 	static const char *const names[] = {
 		[NPO_CLOCK_ROLE_GRANDMASTER] = "grandmaster",
 		[NPO_CLOCK_ROLE_FOLLOWER] = "follower",
+		[NPO_CLOCK_ROLE_USER] = "user",
 	};
 
 	return NAME_OF(names, role);

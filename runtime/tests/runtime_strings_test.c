@@ -61,7 +61,8 @@ TEST(events_and_clocks)
 	EXPECT_STREQ("grandmaster",
 		     npo_clock_role_str(NPO_CLOCK_ROLE_GRANDMASTER));
 	EXPECT_STREQ("follower", npo_clock_role_str(NPO_CLOCK_ROLE_FOLLOWER));
-	EXPECT_STREQ("unknown", npo_clock_role_str(NPO_CLOCK_ROLE_FOLLOWER + 1));
+	EXPECT_STREQ("user", npo_clock_role_str(NPO_CLOCK_ROLE_USER));
+	EXPECT_STREQ("unknown", npo_clock_role_str(NPO_CLOCK_ROLE_USER + 1));
 	EXPECT_STREQ("holdover", npo_clock_state_str(NPO_CLOCK_HOLDOVER));
 	EXPECT_STREQ("unknown", npo_clock_state_str(NPO_CLOCK_HOLDOVER + 1));
 }

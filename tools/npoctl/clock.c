@@ -16,7 +16,8 @@ static void clock_usage(FILE *to)
 {
 	fprintf(to,
 		"Usage: npoctl clock [ show [ DEV ] ]\n"
-		"       npoctl clock set DEV priority PRIO    (0..255, lower wins)\n");
+		"       npoctl clock set DEV priority PRIO    (0..255, lower wins)\n"
+		"       npoctl clock set DEV sync { on | off }  (off: user space owns it)\n");
 }
 
 static int64_t get_s64(struct nlattr **tb, int attr)
@@ -105,21 +106,34 @@ static int clock_show(struct npo_nl *nl, long dev)
 	return npo_nl_report(nl, err, "clock");
 }
 
-static int clock_set(struct npo_nl *nl, long dev, const char *prio)
+static int clock_set(struct npo_nl *nl, long dev, const char *what,
+		     const char *value)
 {
+	bool prio = matches(what, "priority");
 	struct nl_msg *msg;
 	char *end;
-	long v = strtol(prio, &end, 10);
+	long v = strtol(value, &end, 10);
 
-	if (*end || !*prio || v < 0 || v > 255) {
-		npoctl_err("clock set: priority must be 0..255, not \"%s\"", prio);
+	if (prio && (*end || !*value || v < 0 || v > 255)) {
+		npoctl_err("clock set: priority must be 0..255, not \"%s\"", value);
 		return NPOCTL_EXIT_USAGE;
+	}
+	if (!prio) {
+		if (!strcmp(value, "on") || !strcmp(value, "off")) {
+			v = !strcmp(value, "on");
+		} else {
+			npoctl_err("clock set: sync is on or off, not \"%s\"", value);
+			return NPOCTL_EXIT_USAGE;
+		}
 	}
 	msg = npo_nl_msg(nl, NPO_CMD_CLOCK_SET, 0);
 	if (!msg)
 		return npo_nl_report(nl, -ENOMEM, "clock set");
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, dev);
-	nla_put_u32(msg, NPO_ATTR_CLOCK_PRIORITY, v);
+	if (prio)
+		nla_put_u32(msg, NPO_ATTR_CLOCK_PRIORITY, v);
+	else
+		nla_put_u8(msg, NPO_ATTR_CLOCK_SYNC, v);
 	return npo_nl_report(nl, npo_nl_send(nl, msg), "clock set");
 }
 
@@ -138,7 +152,8 @@ int cmd_clock(int argc, char **argv)
 	if ((argc && !matches(argv[0], "show") && !matches(argv[0], "set")) ||
 	    (argc && matches(argv[0], "show") && argc > 2) ||
 	    (argc && matches(argv[0], "set") &&
-	     (argc != 4 || !matches(argv[2], "priority"))) ||
+	     (argc != 4 || (!matches(argv[2], "priority") &&
+			     !matches(argv[2], "sync")))) ||
 	    (argc >= 2 && dev < 0)) {
 		npoctl_err("clock: bad arguments");
 		clock_usage(stderr);
@@ -148,7 +163,7 @@ int cmd_clock(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (argc && matches(argv[0], "set"))
-		ret = clock_set(&nl, dev, argv[3]);
+		ret = clock_set(&nl, dev, argv[2], argv[3]);
 	else
 		ret = clock_show(&nl, dev);
 	npo_nl_close(&nl);

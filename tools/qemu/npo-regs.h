@@ -220,7 +220,7 @@ enum {
     CLK_CMD_LATCH = 3,
 };
 
-#define NPO_CLOCK_MAX_ADJ_PPB   500000
+#define NPO_CLOCK_MAX_ADJ_PPB   32000000
 #define NPO_TIME_MSG_MAX        48
 #define NPO_TIME_RX_DEPTH       64
 

@@ -40,8 +40,9 @@ fi
 # Shared libraries of every ELF file, at their host paths.
 # perftest, iproute2's ip, rdma and devlink, linuxptp, and the rxe verbs provider,
 # when the host has them (tools/setup/deps.sh installs them).
-# linuxptp's phc_ctl and phc2sys, the PHC clients tests run unchanged.
-for tool in ib_write_bw ib_write_lat ip rdma devlink phc_ctl phc2sys; do
+# linuxptp's phc_ctl and phc2sys, the PHC clients tests run unchanged, and
+# bash for the kernel's phc.sh.
+for tool in ib_write_bw ib_write_lat ip rdma devlink phc_ctl phc2sys bash; do
 	path=$(command -v $tool || true)
 	[ -n "$path" ] && install -m 0755 "$path" "$root/usr/bin/$tool"
 done

@@ -46,8 +46,8 @@
  *	them, whether anyone listened or not, with the same attributes.
  *	Optionally of one device (NPO_ATTR_DEV_INDEX) and only those after
  *	NPO_ATTR_EVENT_SEQ.
- * @NPO_CMD_CLOCK_SET: set a device's NPO_ATTR_CLOCK_PRIORITY.  Needs
- *	CAP_NET_ADMIN.
+ * @NPO_CMD_CLOCK_SET: set a device's NPO_ATTR_CLOCK_PRIORITY, its
+ *	NPO_ATTR_CLOCK_SYNC, or both.  Needs CAP_NET_ADMIN.
  * @__NPO_CMD_MAX: one past the last command.
  * @NPO_CMD_MAX: the last command.
  */
@@ -74,10 +74,14 @@ enum npo_cmd {
  * enum npo_clock_role - a device's part in fabric time sync
  * @NPO_CLOCK_ROLE_GRANDMASTER: its clock is the fabric's time.
  * @NPO_CLOCK_ROLE_FOLLOWER: it follows the grandmaster through a port.
+ * @NPO_CLOCK_ROLE_USER: user space owns the clock (NPO_ATTR_CLOCK_SYNC
+ *	0): the device takes no part in fabric time, its ports carry no
+ *	time-sync messages, and nothing but user space adjusts its PHC.
  */
 enum npo_clock_role {
 	NPO_CLOCK_ROLE_GRANDMASTER,
 	NPO_CLOCK_ROLE_FOLLOWER,
+	NPO_CLOCK_ROLE_USER,
 };
 
 /**
@@ -474,6 +478,10 @@ enum npo_refusal_side {
  * @NPO_ATTR_PORT_SELF_TEST_LANES: u32, lanes that failed the port's
  *	self-test after a device reset: in NPO_EVENT_SELF_TEST (0 if it
  *	passed), and while the port is held for it.
+ * @NPO_ATTR_CLOCK_SYNC: u8, 1 when the device's clock takes part in
+ *	fabric time (the default), 0 when user space owns it
+ *	(NPO_CLOCK_ROLE_USER).  Set with NPO_CMD_CLOCK_SET; a clock handed
+ *	back follows the fabric's grandmaster before it may lead again.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -596,6 +604,7 @@ enum npo_attr {
 	NPO_ATTR_QUEUE_TX_PORTS,
 	NPO_ATTR_QUEUE_RX_PORTS,
 	NPO_ATTR_PORT_SELF_TEST_LANES,
+	NPO_ATTR_CLOCK_SYNC,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1
