@@ -95,6 +95,9 @@ static void port_sock_flush(NpoPort *p)
         p->tx_off += n;
     }
     port_sock_drop(p);
+    if (p->shm_tx) {
+        npo_shm_sent(p->shm_tx);      /* an offer's descriptors went out */
+    }
 }
 
 /* Move what waits into the ring, whole frames in order, and publish. */
@@ -112,14 +115,14 @@ static void port_shm_flush(NpoPort *p)
         memcpy(&h, b->data + off, sizeof(h));
         n = sizeof(h) + le16_to_cpu(h.len);
         room = npo_shm_room(r, p->shm_reserved);
-        if (room >= 0 && room < n) {
+        if (room >= 0 && room < (int64_t)n) {
             room = npo_shm_want_room(r, p->shm_reserved);
         }
         if (room < 0) {
             port_shm_broken(p, "the peer's index into our ring is corrupt");
             return;
         }
-        if (room < n) {
+        if (room < (int64_t)n) {
             break;
         }
         memcpy(npo_shm_tx_at(r, p->shm_reserved), b->data + off, n);
@@ -127,6 +130,10 @@ static void port_shm_flush(NpoPort *p)
         off += n;
     }
     g_byte_array_remove_range(b, 0, off);
+    if (npo_shm_room(r, p->shm_reserved) < 0) {
+        port_shm_broken(p, "the peer's index into our ring is corrupt");
+        return;
+    }
     npo_shm_publish(r, p->shm_reserved);
     p->shm_reserved = 0;
     if (b->len > SHM_BACKLOG_MAX) {
@@ -177,7 +184,13 @@ static uint8_t *port_shm_frame(NpoPort *p, uint8_t type, uint16_t len)
     size_t n = sizeof(h) + len;
     uint8_t *f;
 
-    if (!p->shm_backlog->len && npo_shm_room(p->shm_tx, p->shm_reserved) >= n) {
+    int64_t room = npo_shm_room(p->shm_tx, p->shm_reserved);
+
+    if (room < 0) {
+        port_shm_broken(p, "the peer's index into our ring is corrupt");
+        room = 0;
+    }
+    if (!p->shm_backlog->len && room >= (int64_t)n) {
         f = npo_shm_tx_at(p->shm_tx, p->shm_reserved);
         p->shm_reserved += n;
     } else {
@@ -211,7 +224,7 @@ uint8_t *npo_port_frame(NpoPort *p, uint8_t type, uint16_t len)
 bool npo_port_tx_full(NpoPort *p)
 {
     if (p->shm_tx_on) {
-        size_t max = sizeof(WireHdr) + WIRE_MAX_PAYLOAD;
+        int64_t max = sizeof(WireHdr) + WIRE_MAX_PAYLOAD;
 
         if (!p->shm_backlog->len &&
             (npo_shm_room(p->shm_tx, p->shm_reserved) >= max ||
@@ -294,6 +307,11 @@ static void port_shm_stop(NpoPort *p)
         p->shm_tx = NULL;
     }
     qemu_bh_cancel(p->shm_rx_bh);
+    qemu_bh_cancel(p->shm_fail_bh);
+    /* Descriptors of a freed ring must not go out with a later write. */
+    if (qemu_chr_fe_backend_connected(&p->chr)) {
+        qemu_chr_fe_set_msgfds(&p->chr, NULL, 0);
+    }
     p->shm_tx_on = p->shm_rx_on = false;
     p->shm_reserved = 0;
     g_byte_array_set_size(p->shm_backlog, 0);
@@ -339,9 +357,9 @@ static void port_shm_kick(void *opaque)
     port_shm_rx(p);
 }
 
-static void port_shm_offer(NpoPort *p)
+static void port_shm_offer(NpoPort *p, uint8_t flags)
 {
-    WireShmOffer o;
+    WireShmOffer o = { .flags = flags };
     Error *err = NULL;
     int fds[3];
 
@@ -356,17 +374,44 @@ static void port_shm_offer(NpoPort *p)
     }
     qemu_set_fd_handler(npo_shm_room_fd(p->shm_tx), port_shm_room, NULL, p);
     o.size = cpu_to_le64(npo_shm_size(p->shm_tx));
+    o.gen = cpu_to_le32(++p->shm_gen);
     npo_shm_fds(p->shm_tx, fds);
-    /* The descriptors ride with the next bytes the socket takes. */
+    /*
+     * The descriptors ride with the next bytes the socket takes; the
+     * peer's ends are closed here once the socket took them.
+     */
     qemu_chr_fe_set_msgfds(&p->chr, fds, ARRAY_SIZE(fds));
     port_sock_send(p, WIRE_SHM_OFFER, &o, sizeof(o));
+}
+
+/* Map the peer's ring: drop the one it replaces, say READY. */
+static void port_shm_map(NpoPort *p, const int fds[3], const WireShmOffer *o)
+{
+    WireShmGen g = { .gen = o->gen };
+    Error *err = NULL;
+
+    if (p->shm_rx) {
+        qemu_set_fd_handler(npo_shm_kick_fd(p->shm_rx), NULL, NULL, NULL);
+        npo_shm_free(p->shm_rx);
+        p->shm_rx_on = false;
+        qemu_bh_cancel(p->shm_rx_bh);
+    }
+    /* The ring owns the descriptors from here, or has closed them. */
+    p->shm_rx = npo_shm_attach(fds, le64_to_cpu(o->size), &err);
+    if (!p->shm_rx) {
+        warn_reportf_err(err, "npo%u: port %u: the peer's ring: ",
+                         p->dev->node_id, p->index);
+        return;
+    }
+    p->shm_rx_gen = le32_to_cpu(o->gen);
+    qemu_set_fd_handler(npo_shm_kick_fd(p->shm_rx), port_shm_kick, NULL, p);
+    port_sock_send(p, WIRE_SHM_READY, &g, sizeof(g));
 }
 
 static void port_shm_take_offer(NpoPort *p, const uint8_t *payload,
                                 uint16_t len)
 {
     WireShmOffer o;
-    Error *err = NULL;
     int fds[3];
 
     if (!port_can_share(p) || p->shm_nfds != 3 || len != sizeof(o)) {
@@ -381,38 +426,52 @@ static void port_shm_take_offer(NpoPort *p, const uint8_t *payload,
     memcpy(&o, payload, sizeof(o));
     memcpy(fds, p->shm_fds, sizeof(fds));
     p->shm_nfds = 0;
-    if (p->shm_rx) {
-        /*
-         * A second offer on one connection comes from a new device behind
-         * the same socket (hot-plugged in the peer's process): what went
-         * to the old one is gone, as on a cable plugged anew.
-         */
-        port_shm_stop(p);
-        port_shm_offer(p);
+    if (!(o.flags & WIRE_SHM_RESPONSE)) {
+        if (p->shm_peer_offered) {
+            /*
+             * A second first offer on one connection comes from a new
+             * device behind the same socket (hot-plugged in the peer's
+             * process): what went to the old one is gone, as on a cable
+             * plugged anew.  Our new ring answers it, as a response.
+             */
+            port_shm_stop(p);
+            port_shm_offer(p, WIRE_SHM_RESPONSE);
+        }
+        p->shm_peer_offered = true;
     }
-    /* The ring owns the descriptors from here, or has closed them. */
-    p->shm_rx = npo_shm_attach(fds, le64_to_cpu(o.size), &err);
-    if (!p->shm_rx) {
-        warn_reportf_err(err, "npo%u: port %u: the peer's ring: ",
-                         p->dev->node_id, p->index);
+    port_shm_map(p, fds, &o);
+}
+
+static void port_shm_peer_ready(NpoPort *p, const uint8_t *payload,
+                                uint16_t len)
+{
+    WireShmGen g;
+
+    if (len != sizeof(g)) {
         return;
     }
-    qemu_set_fd_handler(npo_shm_kick_fd(p->shm_rx), port_shm_kick, NULL, p);
-    port_sock_send(p, WIRE_SHM_READY, NULL, 0);
-}
-
-static void port_shm_peer_ready(NpoPort *p)
-{
-    if (p->shm_tx && !p->shm_tx_on) {
-        port_sock_send(p, WIRE_SHM_SWITCH, NULL, 0);
-        p->shm_tx_on = true;
-        trace_npo_port_shm(p->dev->node_id, p->index, "tx");
+    memcpy(&g, payload, sizeof(g));
+    /* A READY for a ring we since replaced is stale. */
+    if (p->shm_tx && !p->shm_tx_on && le32_to_cpu(g.gen) == p->shm_gen) {
+        port_sock_send(p, WIRE_SHM_SWITCH, &g, sizeof(g));
+        /* Sending may have found the connection gone, and the ring. */
+        if (p->shm_tx) {
+            p->shm_tx_on = true;
+            trace_npo_port_shm(p->dev->node_id, p->index, "tx");
+        }
     }
 }
 
-static void port_shm_peer_switched(NpoPort *p)
+static void port_shm_peer_switched(NpoPort *p, const uint8_t *payload,
+                                   uint16_t len)
 {
-    if (p->shm_rx && !p->shm_rx_on) {
+    WireShmGen g;
+
+    if (len != sizeof(g)) {
+        return;
+    }
+    memcpy(&g, payload, sizeof(g));
+    if (p->shm_rx && !p->shm_rx_on && le32_to_cpu(g.gen) == p->shm_rx_gen) {
         p->shm_rx_on = true;
         trace_npo_port_shm(p->dev->node_id, p->index, "rx");
         port_shm_rx(p);
@@ -434,10 +493,10 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
         port_shm_take_offer(p, payload, len);
         return;
     case WIRE_SHM_READY:
-        port_shm_peer_ready(p);
+        port_shm_peer_ready(p, payload, len);
         return;
     case WIRE_SHM_SWITCH:
-        port_shm_peer_switched(p);
+        port_shm_peer_switched(p, payload, len);
         return;
     }
     p->last_rx = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
@@ -603,13 +662,15 @@ static void port_chr_event(void *opaque, QEMUChrEvent event)
         trace_npo_port_cable(p->dev->node_id, p->index, 1);
         p->rxlen = 0;
         port_shm_stop(p);
-        port_shm_offer(p);
+        p->shm_peer_offered = false;
+        port_shm_offer(p, 0);
         npo_link_cable(p, true);
         break;
     case CHR_EVENT_CLOSED:
         trace_npo_port_cable(p->dev->node_id, p->index, 0);
         npo_port_tx_drop(p);
         port_shm_stop(p);
+        p->shm_peer_offered = false;
         npo_link_cable(p, false);
         break;
     default:

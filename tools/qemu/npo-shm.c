@@ -6,9 +6,12 @@
  * a ring in a sealed memfd instead of the socket, as vhost-user and
  * libfabric's shm provider carry theirs: the sender writes each frame in
  * place, once, and the receiver reads it where it lies.  The sender owns
- * the ring and hands the receiver three descriptors: the memfd, an
- * eventfd it signals when frames are published (kick) and one the
- * receiver signals when it has made room the sender waits for (room).
+ * the ring and hands the receiver three descriptors: the memfd, and one
+ * end each of two datagram socket pairs: kick, on which the sender says
+ * frames were published, and room, on which the receiver says it made
+ * room the sender waits for.  Sockets rather than eventfds: MSG_DONTWAIT
+ * never blocks, whatever the peer does to the flags of a file
+ * description both processes share.
  *
  * The data area is mapped twice, back to back, so that every frame is
  * contiguous in memory however it straddles the end of the ring.
@@ -24,9 +27,8 @@
 #include "qemu/atomic.h"
 #include "qemu/error-report.h"
 #include "qemu/memfd.h"
-#include "qemu/sockets.h"
 #include "qapi/error.h"
-#include <sys/eventfd.h>
+#include <sys/socket.h>
 
 #include "npo.h"
 
@@ -54,7 +56,9 @@ struct NpoShmRing {
     size_t map_len;
     uint64_t head;              /* the sender's own copy */
     uint64_t tail;              /* the receiver's own copy */
-    int memfd, kick, room;
+    int memfd;
+    int kick, room;             /* this end's socket of each pair */
+    int peer_kick, peer_room;   /* the sender's, for the peer, until sent */
 };
 
 static size_t shm_hdr_len(void)
@@ -104,6 +108,7 @@ void npo_shm_free(NpoShmRing *r)
     if (r->room >= 0) {
         close(r->room);
     }
+    npo_shm_sent(r);
     g_free(r);
 }
 
@@ -111,7 +116,7 @@ static NpoShmRing *shm_ring_alloc(void)
 {
     NpoShmRing *r = g_new0(NpoShmRing, 1);
 
-    r->memfd = r->kick = r->room = -1;
+    r->memfd = r->kick = r->room = r->peer_kick = r->peer_room = -1;
     return r;
 }
 
@@ -119,6 +124,7 @@ static NpoShmRing *shm_ring_alloc(void)
 NpoShmRing *npo_shm_create(size_t size, Error **errp)
 {
     NpoShmRing *r = shm_ring_alloc();
+    int kick[2], room[2];
 
     assert(is_power_of_2(size) && size >= NPO_SHM_MIN_SIZE);
     r->size = size;
@@ -128,12 +134,20 @@ NpoShmRing *npo_shm_create(size_t size, Error **errp)
         r->memfd = -1;
         goto fail;
     }
-    r->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    r->room = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (r->kick < 0 || r->room < 0) {
-        error_setg_errno(errp, errno, "cannot create the ring's eventfds");
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+                   kick)) {
+        error_setg_errno(errp, errno, "cannot create the ring's doorbells");
         goto fail;
     }
+    r->kick = kick[0];
+    r->peer_kick = kick[1];
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+                   room)) {
+        error_setg_errno(errp, errno, "cannot create the ring's doorbells");
+        goto fail;
+    }
+    r->room = room[0];
+    r->peer_room = room[1];
     if (shm_map(r, errp)) {
         goto fail;
     }
@@ -144,6 +158,17 @@ NpoShmRing *npo_shm_create(size_t size, Error **errp)
 fail:
     npo_shm_free(r);
     return NULL;
+}
+
+static bool shm_is_dgram_socket(int fd)
+{
+    struct stat st;
+    int type;
+    socklen_t len = sizeof(type);
+
+    return !fstat(fd, &st) && S_ISSOCK(st.st_mode) &&
+           !getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) &&
+           type == SOCK_DGRAM;
 }
 
 /*
@@ -174,9 +199,10 @@ NpoShmRing *npo_shm_attach(const int fds[3], uint64_t size, Error **errp)
         error_setg(errp, "the ring's memory is not the size offered");
         goto fail;
     }
-    /* SCM_RIGHTS kept the sender's flags; the socket code cleared them. */
-    qemu_socket_set_nonblock(r->kick);
-    qemu_socket_set_nonblock(r->room);
+    if (!shm_is_dgram_socket(r->kick) || !shm_is_dgram_socket(r->room)) {
+        error_setg(errp, "the ring's doorbells are not datagram sockets");
+        goto fail;
+    }
     if (shm_map(r, errp)) {
         goto fail;
     }
@@ -193,11 +219,24 @@ fail:
     return NULL;
 }
 
+/* What the peer needs: the memfd and its ends of the doorbells. */
 void npo_shm_fds(NpoShmRing *r, int fds[3])
 {
     fds[0] = r->memfd;
-    fds[1] = r->kick;
-    fds[2] = r->room;
+    fds[1] = r->peer_kick;
+    fds[2] = r->peer_room;
+}
+
+/* The offer went out: this process needs the peer's ends no more. */
+void npo_shm_sent(NpoShmRing *r)
+{
+    if (r->peer_kick >= 0) {
+        close(r->peer_kick);
+    }
+    if (r->peer_room >= 0) {
+        close(r->peer_room);
+    }
+    r->peer_kick = r->peer_room = -1;
 }
 
 int npo_shm_kick_fd(NpoShmRing *r)
@@ -217,22 +256,28 @@ uint64_t npo_shm_size(NpoShmRing *r)
 
 static void shm_signal(int fd)
 {
-    uint64_t one = 1;
+    char one = 1;
 
-    /* A full counter means a wake-up is pending anyway. */
-    if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
-        warn_report_once("npo: cannot signal a ring's eventfd: %s",
+    /* A full socket means a wake-up is pending anyway. */
+    if (send(fd, &one, 1, MSG_DONTWAIT) < 0 && errno != EAGAIN &&
+        errno != EWOULDBLOCK) {
+        warn_report_once("npo: cannot ring a link ring's doorbell: %s",
                          strerror(errno));
     }
 }
 
-/* Read an eventfd to zero, so that it wakes its reader again later. */
+/*
+ * Take what rang, so that the doorbell wakes its reader again later; at
+ * most a bounded number, so a peer ringing without pause cannot hold the
+ * main loop here (what is left wakes it again on the next pass).
+ */
 void npo_shm_drain_fd(int fd)
 {
-    uint64_t n;
+    char buf[64];
+    int i;
 
-    while (read(fd, &n, sizeof(n)) == sizeof(n)) {
-        /* edge-triggered from here on */
+    for (i = 0; i < 64 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0; i++) {
+        /* level-triggered: anything left wakes us again */
     }
 }
 
@@ -271,7 +316,7 @@ void npo_shm_publish(NpoShmRing *r, size_t n)
 }
 
 /*
- * The sender needs room: ask for a signal on the room eventfd, then look
+ * The sender needs room: ask for a ring on the room doorbell, then look
  * again, since the receiver may have made room before it saw the request.
  */
 int64_t npo_shm_want_room(NpoShmRing *r, size_t reserved)

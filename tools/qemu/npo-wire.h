@@ -36,8 +36,8 @@ enum {
     WIRE_DARK = 13,     /* the light went out (a cut): WireDark */
     /* shared memory, on the socket only (npo-shm.c) */
     WIRE_SHM_OFFER = 14, /* map my ring: WireShmOffer, 3 descriptors */
-    WIRE_SHM_READY = 15, /* your ring is mapped */
-    WIRE_SHM_SWITCH = 16, /* my frames after this one are on the ring */
+    WIRE_SHM_READY = 15, /* your ring is mapped: WireShmGen */
+    WIRE_SHM_SWITCH = 16, /* my frames after this are on the ring: WireShmGen */
 };
 
 typedef struct QEMU_PACKED WireHdr {
@@ -141,12 +141,24 @@ typedef struct QEMU_PACKED WireDark {
 } WireDark;
 
 /*
- * The sender's ring, offered with its memfd, kick and room eventfds
- * (SCM_RIGHTS on the same socket).
+ * The sender's ring, offered with its memfd and the receiver's ends of
+ * its kick and room doorbells (SCM_RIGHTS on the same socket).  gen
+ * numbers the sender's offers; READY and SWITCH name the ring they mean.
+ * An offer made in answer to a new device's (WIRE_SHM_RESPONSE) never
+ * starts another round.
  */
 typedef struct QEMU_PACKED WireShmOffer {
     uint64_t size;      /* of the data area, a power of two */
+    uint32_t gen;
+    uint8_t flags;      /* WIRE_SHM_* */
+    uint8_t pad[3];
 } WireShmOffer;
+
+#define WIRE_SHM_RESPONSE       0x01
+
+typedef struct QEMU_PACKED WireShmGen {
+    uint32_t gen;
+} WireShmGen;
 
 #define WIRE_MAX_PAYLOAD        (sizeof(WireData) + WIRE_CHUNK)
 

@@ -123,6 +123,9 @@ typedef struct NpoPort {
     QEMUBH *shm_fail_bh;        /* the peer broke the ring: disconnect */
     int shm_fds[3];             /* the peer's offer, until it is read */
     int shm_nfds;
+    bool shm_peer_offered;      /* this connection brought a first offer */
+    uint32_t shm_gen;           /* our offers so far; shm_tx is the last */
+    uint32_t shm_rx_gen;        /* the peer's offer shm_rx came from */
 
     /* fabric transport, as the target of a peer's requests */
     GHashTable *rx_sends;       /* request id -> NpoWireRecv arriving */
@@ -192,6 +195,7 @@ NpoShmRing *npo_shm_create(size_t size, Error **errp);
 NpoShmRing *npo_shm_attach(const int fds[3], uint64_t size, Error **errp);
 void npo_shm_free(NpoShmRing *r);
 void npo_shm_fds(NpoShmRing *r, int fds[3]);
+void npo_shm_sent(NpoShmRing *r);
 int npo_shm_kick_fd(NpoShmRing *r);
 int npo_shm_room_fd(NpoShmRing *r);
 uint64_t npo_shm_size(NpoShmRing *r);
