@@ -224,6 +224,14 @@ print(round(total / msgs, 1))' "$side" $msgs)
 	merge "$key" "$instr"
 done
 
+# --- the cost curves: ring size, queues, message size, QEMU processes ------
+"$here/scaling.sh" "$out" >"$out/scaling.log" 2>&1 ||
+	{ cat "$out/scaling.log"; echo "bench: the scaling curves failed" >&2; exit 1; }
+# shellcheck disable=SC2046
+merge $(python3 -c 'import json, sys
+for k, v in json.load(open(sys.argv[1])).items():
+    print("scaling_" + k, json.dumps(v, separators=(",", ":")))' "$out/scaling.json")
+
 python3 - "$results" <<'PY'
 import json, sys
 data = json.load(open(sys.argv[1]))

@@ -29,7 +29,7 @@
 
 #include "oob.h"
 
-#define MAX_QUEUES	16
+#define MAX_QUEUES	64
 #define MIN_SIZE	8
 #define MAX_SIZE	(8u << 20)
 /* Two processes share this job unless told otherwise ("NP"). */

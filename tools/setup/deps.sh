@@ -27,7 +27,7 @@ host_packages=(
 	flex bison bc libelf-dev
 	valgrind liburing-dev python3-docutils
 	iproute2 rdma-core ibverbs-providers perftest
-	linuxptp
+	linuxptp gnuplot-nox
 )
 
 apt_install "${host_packages[@]}"
