@@ -610,6 +610,7 @@ static void port_shm_rx(void *opaque)
         size_t n;
 
         if (!avail) {
+            npo_shm_give_room(r);
             return;
         }
         if (avail < (int64_t)sizeof(h)) {
@@ -649,6 +650,7 @@ static void port_shm_rx(void *opaque)
         done += n;
     }
     if (p->shm_rx_on) {
+        npo_shm_give_room(p->shm_rx);
         qemu_bh_schedule(p->shm_rx_bh);
     }
 }

@@ -56,6 +56,7 @@ struct NpoShmRing {
     size_t map_len;
     uint64_t head;              /* the sender's own copy */
     uint64_t tail;              /* the receiver's own copy */
+    uint64_t room_given;        /* tail when the receiver last woke the sender */
     int memfd;
     int kick, room;             /* this end's socket of each pair */
     int peer_kick, peer_room;   /* the sender's, for the peer, until sent */
@@ -213,6 +214,7 @@ NpoShmRing *npo_shm_attach(const int fds[3], uint64_t size, Error **errp)
         goto fail;
     }
     r->tail = qatomic_load_acquire(&r->hdr->tail);
+    r->room_given = r->tail;
     return r;
 fail:
     npo_shm_free(r);
@@ -344,14 +346,28 @@ const uint8_t *npo_shm_rx_at(NpoShmRing *r, size_t off)
     return r->data + ((r->tail + off) & (r->size - 1));
 }
 
-/* Give n read bytes back to the sender, waking it if it waits for them. */
-void npo_shm_consume(NpoShmRing *r, size_t n)
+/*
+ * Wake a sender waiting for room.  Once per quarter of the ring and at the
+ * end of each pass, not per frame: a sender woken for every frame's room
+ * would refill one frame per wake-up, and both processes would spend their
+ * time passing the doorbell back and forth.
+ */
+void npo_shm_give_room(NpoShmRing *r)
 {
-    r->tail += n;
-    qatomic_store_release(&r->hdr->tail, r->tail);
+    r->room_given = r->tail;
     smp_mb();
     if (qatomic_read(&r->hdr->want_room)) {
         qatomic_set(&r->hdr->want_room, 0);
         shm_signal(r->room);
+    }
+}
+
+/* Give n read bytes back to the sender. */
+void npo_shm_consume(NpoShmRing *r, size_t n)
+{
+    r->tail += n;
+    qatomic_store_release(&r->hdr->tail, r->tail);
+    if (r->tail - r->room_given >= r->size / 4) {
+        npo_shm_give_room(r);
     }
 }
