@@ -672,6 +672,19 @@ static int npo_ts_best_port(struct npo_dev *ndev, bool *ours)
 	return best;
 }
 
+/* The device is its own grandmaster, at no distance from itself. */
+static void npo_ts_lead_self(struct npo_dev *ndev)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	ts->parent = -1;
+	ts->gm_node = ndev->node_id;
+	ts->gm_prio = ts->prio;
+	ts->steps = 0;
+	ts->offset = 0;
+	ts->delay = 0;
+}
+
 static void npo_ts_become_gm(struct npo_dev *ndev)
 {
 	struct npo_timesync *ts = &ndev->ts;
@@ -682,12 +695,7 @@ static void npo_ts_become_gm(struct npo_dev *ndev)
 		ts->changed = true;
 	}
 	ts->role = NPO_CLOCK_ROLE_GRANDMASTER;
-	ts->parent = -1;
-	ts->gm_node = ndev->node_id;
-	ts->gm_prio = ts->prio;
-	ts->steps = 0;
-	ts->offset = 0;
-	ts->delay = 0;
+	npo_ts_lead_self(ndev);
 	/*
 	 * The grandmaster's time is the fabric's: it keeps its rate.  But
 	 * one elected after losing its grandmaster free-runs from where
@@ -946,12 +954,7 @@ void npo_timesync_set_sync(struct npo_dev *ndev, bool sync)
 		mutex_unlock(&ts->lock);
 		return;
 	}
-	ts->parent = -1;
-	ts->gm_node = ndev->node_id;
-	ts->gm_prio = ts->prio;
-	ts->steps = 0;
-	ts->offset = 0;
-	ts->delay = 0;
+	npo_ts_lead_self(ndev);
 	ts->reference = false;
 	npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
 	npo_ts_set_state(ndev, NPO_CLOCK_UNLOCKED);

@@ -58,11 +58,6 @@ sleep 25
 if locked; then echo STILL-LOCKED; else echo LOST-LOCK; show; fi'
 
 fail=0
-check() {	# check DESCRIPTION CONDITION...
-	local what=$1
-	shift
-	if "$@"; then echo "ok - $what"; else echo "not ok - $what"; fail=1; fi
-}
 py() { /usr/bin/python3 -c "$@"; }
 
 # run PROPS LABEL [LATE_US]: one VM; sets $result to the host's view once

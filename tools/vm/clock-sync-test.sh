@@ -91,11 +91,6 @@ field() {	# field JSON KEY
 	/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$1" "$2"
 }
 fail=0
-check() {	# check DESCRIPTION CONDITION...
-	local what=$1
-	shift
-	if "$@"; then echo "ok - $what"; else echo "not ok - $what"; fail=1; fi
-}
 below() { /usr/bin/python3 -c 'import sys; sys.exit(not abs(float(sys.argv[1])) < float(sys.argv[2]))' "$1" "$2"; }
 # within_bounds JSON: every sample checked, each offset within its bound
 within_bounds() {

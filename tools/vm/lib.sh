@@ -15,3 +15,16 @@ vm_wait_line() {
 	done
 	return 1
 }
+
+# check DESCRIPTION CONDITION...: run CONDITION and print "ok - DESCRIPTION"
+# or "not ok - DESCRIPTION", setting fail=1 on the latter.
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what"
+		fail=1
+	fi
+}

@@ -19,6 +19,7 @@
 # Usage: phc-test.sh KERNEL
 set -u
 here=$(dirname "$(realpath "$0")")
+. "$here/lib.sh"
 kernel=${1:-6.12}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -53,16 +54,6 @@ echo "CLOCKS4 $(npoctl -j clock)"'
 rc=$?
 
 fail=0
-check() {	# check DESCRIPTION CONDITION...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok - $what"
-	else
-		echo "not ok - $what"
-		fail=1
-	fi
-}
 phc_passed() {	# every PHC ran settime, adjtime and adjfreq, all OK
 	local n=0 i
 	for i in $(grep -o '^PHC[0-9]* ' "$log" | sort -u); do

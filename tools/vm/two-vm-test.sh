@@ -105,16 +105,6 @@ wait $a
 [ -n "$measure" ] && grep '^NPO-XPROC ' "$work/b.log"
 
 fail=0
-check() {	# check DESCRIPTION CONDITION...
-	local what=$1
-	shift
-	if "$@"; then
-		echo "ok - $what"
-	else
-		echo "not ok - $what"
-		fail=1
-	fi
-}
 check "B sees A as its peer" grep -q '^PEER 1/0$' "$work/b.log"
 check "A sees B as its peer" grep -q '^PEER 2/0$' "$work/a.log"
 check "B's clock locks to A's across the processes" \
