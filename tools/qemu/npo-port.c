@@ -442,17 +442,25 @@ static void port_shm_take_offer(NpoPort *p, const uint8_t *payload,
     port_shm_map(p, fds, &o);
 }
 
+/* The offer a READY or SWITCH names; false if the frame is malformed. */
+static bool port_shm_gen_of(const uint8_t *payload, uint16_t len,
+                            WireShmGen *g)
+{
+    if (len != sizeof(*g)) {
+        return false;
+    }
+    memcpy(g, payload, sizeof(*g));
+    return true;
+}
+
 static void port_shm_peer_ready(NpoPort *p, const uint8_t *payload,
                                 uint16_t len)
 {
     WireShmGen g;
 
-    if (len != sizeof(g)) {
-        return;
-    }
-    memcpy(&g, payload, sizeof(g));
     /* A READY for a ring we since replaced is stale. */
-    if (p->shm_tx && !p->shm_tx_on && le32_to_cpu(g.gen) == p->shm_gen) {
+    if (port_shm_gen_of(payload, len, &g) && p->shm_tx && !p->shm_tx_on &&
+        le32_to_cpu(g.gen) == p->shm_gen) {
         port_sock_send(p, WIRE_SHM_SWITCH, &g, sizeof(g));
         /* Sending may have found the connection gone, and the ring. */
         if (p->shm_tx) {
@@ -467,11 +475,8 @@ static void port_shm_peer_switched(NpoPort *p, const uint8_t *payload,
 {
     WireShmGen g;
 
-    if (len != sizeof(g)) {
-        return;
-    }
-    memcpy(&g, payload, sizeof(g));
-    if (p->shm_rx && !p->shm_rx_on && le32_to_cpu(g.gen) == p->shm_rx_gen) {
+    if (port_shm_gen_of(payload, len, &g) && p->shm_rx && !p->shm_rx_on &&
+        le32_to_cpu(g.gen) == p->shm_rx_gen) {
         p->shm_rx_on = true;
         trace_npo_port_shm(p->dev->node_id, p->index, "rx");
         port_shm_rx(p);

@@ -121,11 +121,25 @@ static NpoShmRing *shm_ring_alloc(void)
     return r;
 }
 
+/* A doorbell: this end's socket and the peer's, a datagram pair. */
+static int shm_doorbell(int *mine, int *peers, Error **errp)
+{
+    int sv[2];
+
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+                   sv)) {
+        error_setg_errno(errp, errno, "cannot create the ring's doorbells");
+        return -1;
+    }
+    *mine = sv[0];
+    *peers = sv[1];
+    return 0;
+}
+
 /* A new ring of size bytes (a power of two) for this end to send on. */
 NpoShmRing *npo_shm_create(size_t size, Error **errp)
 {
     NpoShmRing *r = shm_ring_alloc();
-    int kick[2], room[2];
 
     assert(is_power_of_2(size) && size >= NPO_SHM_MIN_SIZE);
     r->size = size;
@@ -135,21 +149,8 @@ NpoShmRing *npo_shm_create(size_t size, Error **errp)
         r->memfd = -1;
         goto fail;
     }
-    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-                   kick)) {
-        error_setg_errno(errp, errno, "cannot create the ring's doorbells");
-        goto fail;
-    }
-    r->kick = kick[0];
-    r->peer_kick = kick[1];
-    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-                   room)) {
-        error_setg_errno(errp, errno, "cannot create the ring's doorbells");
-        goto fail;
-    }
-    r->room = room[0];
-    r->peer_room = room[1];
-    if (shm_map(r, errp)) {
+    if (shm_doorbell(&r->kick, &r->peer_kick, errp) ||
+        shm_doorbell(&r->room, &r->peer_room, errp) || shm_map(r, errp)) {
         goto fail;
     }
     r->hdr->magic = SHM_MAGIC;
