@@ -154,7 +154,14 @@ for shm in on off; do
 		>"$out/wire-$shm-vm.log" 2>&1 ||
 		{ cat "$out/wire-$shm-vm.log"; echo "bench: the transport benchmark VM failed" >&2; exit 1; }
 done
-# ... and between two QEMU processes, one device each
+# ... and between two QEMU processes, one device each.  Its floor on this
+# host: a round trip between two processes that wake each other through
+# the kernel (perf's pipe ping-pong), as a request and its answer do when
+# neither process has a core to spin on.
+for i in $(seq $runs); do
+	perf bench -f simple sched pipe -l 20000
+done >"$out/host-pipe.log" 2>&1 ||
+	{ cat "$out/host-pipe.log"; echo "bench: perf bench sched pipe failed" >&2; exit 1; }
 "$here/../vm/two-vm-test.sh" 6.12 --bench >"$out/xproc.log" 2>&1 ||
 	{ cat "$out/xproc.log"; echo "bench: the two-process transport benchmark failed" >&2; exit 1; }
 # shellcheck disable=SC2046
@@ -189,6 +196,17 @@ out["xproc_write_bw_8MiB_irq_vs_host_memcpy"] = round(
     x["write_bw_8MiB_irq_GBps"] / results["host_memcpy_bw_8MiB_GBps"], 3)
 out["xproc_write_lat_8B_us"] = x["write_lat_8B_us"]
 out["xproc_write_lat_8B_p99_us"] = x["write_lat_8B_p99_us"]
+# perf prints the total seconds of 20000 round trips per run.
+pipe = sorted(float(l) * 1e6 / 20000 for l in open(f"{d}/host-pipe.log")
+              if l.strip().replace(".", "", 1).isdigit())
+if len(pipe) < 5:
+    sys.exit("bench: no pipe round trips in " + d)
+out["host_pipe_rtt_us"] = round(pipe[len(pipe) // 2], 2)
+out["host_pipe_rtt_us_spread"] = [round(pipe[0], 2), round(pipe[-1], 2)]
+out["xproc_write_lat_8B_vs_host_pipe_rtt"] = round(
+    x["write_lat_8B_us"] / out["host_pipe_rtt_us"], 2)
+out["xproc_write_lat_8B_vs_in_process"] = round(
+    x["write_lat_8B_us"] / results["write_lat_8B_us"], 1)
 for k, v in out.items():
     print(k, json.dumps(v, separators=(",", ":")))
 PY

@@ -21,6 +21,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "exec/cpu-common.h"
 #include "hw/core/cpu.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
@@ -67,17 +68,112 @@ static dma_addr_t q_slot(dma_addr_t ring, uint32_t entries, uint32_t idx,
     return ring + (dma_addr_t)(idx & (entries - 1)) * entry_size;
 }
 
+/*
+ * The host address of len bytes at addr of q's ring memory, if they lie in
+ * its mapping: the rings are touched for every descriptor, and a mapped
+ * pointer spares each touch a walk through the address space.
+ */
+static void *q_direct(NpoQueue *q, dma_addr_t addr, dma_addr_t len)
+{
+    if (!q->ring_hva || addr < q->ring || addr - q->ring > q->ring_len ||
+        len > q->ring_len - (addr - q->ring)) {
+        return NULL;
+    }
+    return q->ring_hva + (addr - q->ring);
+}
+
+static MemTxResult q_dma_read(NpoState *s, NpoQueue *q, dma_addr_t addr,
+                              void *buf, dma_addr_t len)
+{
+    void *p = q_direct(q, addr, len);
+
+    if (!p) {
+        return pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+    }
+    memcpy(buf, p, len);
+    return MEMTX_OK;
+}
+
+static void q_dma_write(NpoState *s, NpoQueue *q, dma_addr_t addr,
+                        const void *buf, dma_addr_t len)
+{
+    void *p = q_direct(q, addr, len);
+
+    if (!p) {
+        pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+        return;
+    }
+    memcpy(p, buf, len);
+}
+
+/* Header words are aligned: one store or load each, as the host's are. */
 static void q_write32(NpoState *s, NpoQueue *q, uint32_t off, uint32_t v)
 {
-    stl_le_pci_dma(PCI_DEVICE(s), q_ring(q, off), v, MEMTXATTRS_UNSPECIFIED);
+    uint32_t *p = q_direct(q, q_ring(q, off), sizeof(v));
+
+    if (!p) {
+        stl_le_pci_dma(PCI_DEVICE(s), q_ring(q, off), v,
+                       MEMTXATTRS_UNSPECIFIED);
+        return;
+    }
+    qatomic_set(p, cpu_to_le32(v));
 }
 
 static uint32_t q_read32(NpoState *s, NpoQueue *q, uint32_t off)
 {
+    uint32_t *p = q_direct(q, q_ring(q, off), sizeof(uint32_t));
     uint32_t v = 0;
 
-    ldl_le_pci_dma(PCI_DEVICE(s), q_ring(q, off), &v, MEMTXATTRS_UNSPECIFIED);
-    return v;
+    if (!p) {
+        ldl_le_pci_dma(PCI_DEVICE(s), q_ring(q, off), &v,
+                       MEMTXATTRS_UNSPECIFIED);
+        return v;
+    }
+    return le32_to_cpu(qatomic_read(p));
+}
+
+/*
+ * Map len bytes of guest memory at addr for the device to touch directly,
+ * as it caches a translation: NULL unless all of it is guest RAM.  Memory
+ * that is not (a BAR) would come back as QEMU's one bounce buffer, which
+ * neither reaches the BAR nor holds its contents.
+ */
+void *npo_map_ram(NpoState *s, dma_addr_t addr, dma_addr_t len)
+{
+    dma_addr_t got = len;
+    ram_addr_t offset;
+    void *p = pci_dma_map(PCI_DEVICE(s), addr, &got,
+                          DMA_DIRECTION_FROM_DEVICE);
+
+    if (p && (got < len || !qemu_ram_block_from_host(p, false, &offset))) {
+        pci_dma_unmap(PCI_DEVICE(s), p, got, DMA_DIRECTION_FROM_DEVICE, 0);
+        p = NULL;
+    }
+    return p;
+}
+
+void npo_unmap_ram(NpoState *s, void *p, dma_addr_t len)
+{
+    pci_dma_unmap(PCI_DEVICE(s), p, len, DMA_DIRECTION_FROM_DEVICE, len);
+}
+
+/*
+ * Map the queue's ring memory once; rings that are not in guest RAM (on
+ * a BAR) go through the address space on each access, as MMIO.
+ */
+static void q_map(NpoState *s, NpoQueue *q)
+{
+    q->ring_len = q->rq_ring - q->ring +
+                  (dma_addr_t)q->rq_entries * sizeof(struct npo_rqe);
+    q->ring_hva = npo_map_ram(s, q->ring, q->ring_len);
+}
+
+static void q_unmap(NpoState *s, NpoQueue *q)
+{
+    if (q->ring_hva) {
+        npo_unmap_ram(s, q->ring_hva, q->ring_len);
+        q->ring_hva = NULL;
+    }
 }
 
 NpoQueue *npo_queue_get(NpoState *s, unsigned int qid)
@@ -138,7 +234,7 @@ static void cq_post(NpoState *s, NpoQueue *q, const struct npo_cqe *cqe)
     dma_addr_t slot = q_slot(q->cq_ring, q->cq_entries, q->cq_tail,
                              sizeof(*cqe));
 
-    pci_dma_write(PCI_DEVICE(s), slot, cqe, sizeof(*cqe));
+    q_dma_write(s, q, slot, cqe, sizeof(*cqe));
     /* The entry is in memory before the tail that publishes it. */
     smp_wmb();
     q->cq_tail++;
@@ -237,9 +333,8 @@ int npo_rq_take(NpoState *t, NpoQueue *tq, uint32_t len,
     if (tq->rq_head == tq->rq_tail) {
         return -1;
     }
-    if (pci_dma_read(PCI_DEVICE(t), q_slot(tq->rq_ring, tq->rq_entries,
-                                           tq->rq_head, sizeof(*r)),
-                     r, sizeof(*r)) != MEMTX_OK) {
+    if (q_dma_read(t, tq, q_slot(tq->rq_ring, tq->rq_entries, tq->rq_head,
+                                 sizeof(*r)), r, sizeof(*r)) != MEMTX_OK) {
         memset(r, 0, sizeof(*r));
     }
     tq->rq_head++;
@@ -487,9 +582,9 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     return n;
 }
 
-/* Work one queue within budget; returns bytes moved, *idle if caught up. */
-static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
-                           bool *idle)
+/* The descriptors of one queue, in order, within budget. */
+static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
+                          bool *idle)
 {
     uint64_t moved = 0;
 
@@ -509,7 +604,7 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
         if (budget <= moved) {
             return moved;
         }
-        if (pci_dma_read(PCI_DEVICE(s), slot, &d, sizeof(d)) != MEMTX_OK) {
+        if (q_dma_read(s, q, slot, &d, sizeof(d)) != MEMTX_OK) {
             memset(&d, 0, sizeof(d));
             d.opcode = 0xff;
         }
@@ -555,8 +650,6 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
          */
         cq_post(s, q, &c);
         q->sq_head++;
-        q->head_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-        q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
         /* Each costs its own size at least: empty ones are bounded too. */
         moved += sizeof(d);
         /* Over the wire, the target delivered the immediate itself. */
@@ -565,6 +658,25 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
         }
     }
     *idle = true;
+    return moved;
+}
+
+/*
+ * Work one queue within budget; returns bytes moved, *idle if caught up.
+ * SQ_HEAD is published once per run, after the completions it covers (a
+ * host that finds the queue stopped takes every descriptor before it as
+ * completed), and the new head's age starts with it.
+ */
+static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
+                           bool *idle)
+{
+    uint32_t head = q->sq_head;
+    uint64_t moved = queue_run(s, q, budget, idle);
+
+    if (q->sq_head != head) {
+        q->head_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+        q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
+    }
     return moved;
 }
 
@@ -749,6 +861,7 @@ static void queue_destroy(NpoState *s, NpoQueue *q)
     if (q->wire_req) {
         npo_fabric_finish(s, q);
     }
+    q_unmap(s, q);
     memset(q, 0, sizeof(*q));
 }
 
@@ -785,6 +898,7 @@ static uint32_t mbox_queue_create(NpoState *s)
     q->cq_entries = 1u << cq_log2;
     q->rq_entries = 1u << rq_log2;
     q_layout(q);
+    q_map(s, q);
     q->live = true;
     q_write32(s, q, NPO_RING_SQ_HEAD, 0);
     q_write32(s, q, NPO_RING_RQ_HEAD, 0);
@@ -853,10 +967,9 @@ static uint32_t mbox_queue_query(NpoState *s)
     if (outstanding) {
         age = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - q->head_since;
         port = q->wire_port;
-        if (!port && pci_dma_read(PCI_DEVICE(s),
-                                  q_slot(q->sq_ring, q->sq_entries,
-                                         q->sq_head, sizeof(d)),
-                                  &d, sizeof(d)) == MEMTX_OK) {
+        if (!port && q_dma_read(s, q, q_slot(q->sq_ring, q->sq_entries,
+                                             q->sq_head, sizeof(d)),
+                                &d, sizeof(d)) == MEMTX_OK) {
             node = le32_to_cpu(d.dest_node);
             port = node == s->node_id ? NULL : npo_link_route(s, node);
         }

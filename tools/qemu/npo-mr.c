@@ -181,19 +181,10 @@ static bool mr_map(NpoState *s, NpoMr *mr, uint64_t first, uint64_t count)
     uint64_t i;
 
     for (i = first; i < first + count; i++) {
-        dma_addr_t len = psize;
-
-        mr->hva[i] = pci_dma_map(PCI_DEVICE(s), mr->pages[i], &len,
-                                 DMA_DIRECTION_FROM_DEVICE);
-        if (mr->hva[i] && len < psize) {
-            pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], len,
-                          DMA_DIRECTION_FROM_DEVICE, 0);
-            mr->hva[i] = NULL;
-        }
+        mr->hva[i] = npo_map_ram(s, mr->pages[i], psize);
         if (!mr->hva[i]) {
             while (i-- > first) {
-                pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], psize,
-                              DMA_DIRECTION_FROM_DEVICE, 0);
+                npo_unmap_ram(s, mr->hva[i], psize);
                 mr->hva[i] = NULL;
             }
             return false;
@@ -213,8 +204,7 @@ static void mr_free(NpoState *s, uint32_t idx)
         return;
     }
     for (i = 0; i < mr->npages && mr->hva[i]; i++) {
-        pci_dma_unmap(PCI_DEVICE(s), mr->hva[i], 1ULL << mr->page_shift,
-                      DMA_DIRECTION_FROM_DEVICE, 1ULL << mr->page_shift);
+        npo_unmap_ram(s, mr->hva[i], 1ULL << mr->page_shift);
     }
     g_free(mr->hva);
     g_free(mr->pages);

@@ -236,6 +236,8 @@ typedef struct NpoQueue {
     uint32_t pd;
     uint32_t job;               /* its protection domain's, at creation */
     dma_addr_t ring;
+    uint8_t *ring_hva;          /* the ring memory mapped, NULL if not RAM */
+    dma_addr_t ring_len;
     dma_addr_t sq_ring;         /* where each ring starts, from ring */
     dma_addr_t cq_ring;
     dma_addr_t rq_ring;
@@ -382,11 +384,13 @@ void npo_dma_reset(NpoState *s);
 void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val);
 uint32_t npo_dma_mbox(NpoState *s, uint32_t op);
 void npo_dma_kick(NpoState *s);
+void *npo_map_ram(NpoState *s, dma_addr_t addr, dma_addr_t len);
+void npo_unmap_ram(NpoState *s, void *p, dma_addr_t len);
 
 /* Bytes moved per bottom-half run, over all queues. */
 #define NPO_DMA_BUDGET          (16 * MiB)
 /* What a doorbell may run in the vCPU that rang it, before the engine. */
-#define NPO_DMA_INLINE_BUDGET   (16 * KiB)
+#define NPO_DMA_INLINE_BUDGET   (1 * MiB)
 /* A SEND is never split between a device's engine runs. */
 #define NPO_MAX_SEND            (16 * 1024 * 1024)
 /* Looks for a receive buffer before a SEND fails as RNR: about 1 s. */

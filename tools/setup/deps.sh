@@ -27,7 +27,7 @@ host_packages=(
 	flex bison bc libelf-dev
 	valgrind liburing-dev python3-docutils
 	iproute2 rdma-core ibverbs-providers perftest
-	linuxptp gnuplot-nox
+	linuxptp gnuplot-nox linux-perf
 )
 
 apt_install "${host_packages[@]}"
