@@ -614,6 +614,9 @@ static void port_shm_rx(void *opaque)
         WireHdr h;
         size_t n;
 
+        if (!avail && !npo_shm_sleep(r)) {
+            continue;
+        }
         if (!avail) {
             npo_shm_give_room(r);
             return;

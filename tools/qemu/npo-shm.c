@@ -33,7 +33,7 @@
 #include "npo.h"
 
 #define SHM_MAGIC               0x4e504f52      /* "NPOR" */
-#define SHM_VERSION             1
+#define SHM_VERSION             2
 #define SHM_SEALS               (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 
 /* The first page of the memfd; the data area follows it. */
@@ -47,6 +47,11 @@ typedef struct NpoShmHdr {
     uint64_t tail QEMU_ALIGNED(64);
     /* The sender waits for room: the receiver signals room once. */
     uint32_t want_room QEMU_ALIGNED(64);
+    /*
+     * The receiver found the ring empty and sleeps: the sender kicks once.
+     * While it reads, the sender publishes without a system call.
+     */
+    uint32_t want_kick QEMU_ALIGNED(64);
 } NpoShmHdr;
 
 struct NpoShmRing {
@@ -156,6 +161,7 @@ NpoShmRing *npo_shm_create(size_t size, Error **errp)
     r->hdr->magic = SHM_MAGIC;
     r->hdr->version = SHM_VERSION;
     r->hdr->size = size;
+    r->hdr->want_kick = 1;
     return r;
 fail:
     npo_shm_free(r);
@@ -307,7 +313,7 @@ uint8_t *npo_shm_tx_at(NpoShmRing *r, size_t off)
     return r->data + ((r->head + off) & (r->size - 1));
 }
 
-/* Publish n written bytes and wake the receiver. */
+/* Publish n written bytes, and wake the receiver if it sleeps. */
 void npo_shm_publish(NpoShmRing *r, size_t n)
 {
     if (!n) {
@@ -315,7 +321,12 @@ void npo_shm_publish(NpoShmRing *r, size_t n)
     }
     r->head += n;
     qatomic_store_release(&r->hdr->head, r->head);
-    shm_signal(r->kick);
+    /* Against npo_shm_sleep(): either it sees the head or we its flag. */
+    smp_mb();
+    if (qatomic_read(&r->hdr->want_kick)) {
+        qatomic_set(&r->hdr->want_kick, 0);
+        shm_signal(r->kick);
+    }
 }
 
 /*
@@ -340,6 +351,18 @@ int64_t npo_shm_avail(NpoShmRing *r)
         return -1;
     }
     return head - r->tail;
+}
+
+/*
+ * The ring looks empty: ask for a kick, then look again, since the sender
+ * may have published before it saw the request.  Returns whether the
+ * receiver may sleep; if not, it reads on (a kick may still come).
+ */
+bool npo_shm_sleep(NpoShmRing *r)
+{
+    qatomic_set(&r->hdr->want_kick, 1);
+    smp_mb();
+    return !npo_shm_avail(r);
 }
 
 const uint8_t *npo_shm_rx_at(NpoShmRing *r, size_t off)
