@@ -2,9 +2,9 @@
 /*
  * DMA through links: one-sided and two-sided operations between
  * neighbouring devices of a ring, with the port they used named in the
- * completion; link errors below the recovery threshold and retrains lose
- * nothing; a cut link fails what is in flight with LINK_DOWN naming the
- * port, and a node no link reaches is unreachable; npoctl topo impact
+ * completion; a refused write flushes the writes streamed behind it;
+ * link errors below the recovery threshold and retrains lose nothing; a
+ * cut link fails what is in flight with LINK_DOWN naming the port, and a node no link reaches is unreachable; npoctl topo impact
  * predicts exactly which queues and clocks a cut takes down.
  *
  * Needs npo-vm --topology ring: device i port 0 to device i+1 port 1,
@@ -288,6 +288,74 @@ TEST_F(remote, remote_keys_are_checked_by_the_target)
 	npo_submit(a->q);
 	ASSERT_EQ(0, reap(a->q, &c));
 	EXPECT_EQ(NPO_STATUS_REMOTE_ACCESS, c.status);
+	EXPECT_TRUE(npo_queue_in_error(a->q));
+}
+
+/*
+ * Writes stream to a peer with several on the wire at once (over the
+ * fabric transport, a window per queue), a READ waits for those before
+ * it, and a write the target refuses fails alone: every write behind it
+ * completes FLUSHED and leaves its target untouched, even though it was
+ * on the wire before the refusal came back.  Each completes once, in
+ * order.
+ */
+TEST_F(remote, a_refused_write_flushes_the_writes_behind_it)
+{
+	enum { WRITES = 40, READ_AT = 20, REFUSED = 30, SLOT = 4096 };
+	struct end *a = &self->a, *b = &self->b;
+	uint8_t *readback = a->buf + BUF_SIZE / 2;
+	uint8_t zero[SLOT] = { 0 };
+	struct npo_cqe c;
+	unsigned int i;
+
+	NPO_TEST_SETUP_DONE();
+	memset(b->buf, 0, (WRITES + 1) * SLOT);
+	memset(readback, 0, SLOT);
+	for (i = 0; i <= WRITES; i++) {
+		uint8_t *src = a->buf + i * SLOT;
+
+		if (i == READ_AT) {
+			/* What write 3 put there: it must be done first. */
+			npo_prep_read(npo_get_sqe(a->q), i, npo_mr_lkey(a->mr),
+				      readback, SLOT, b->q->node_id,
+				      npo_mr_rkey(b->mr),
+				      (uintptr_t)(b->buf + 3 * SLOT));
+			continue;
+		}
+		fill(src, SLOT, i + 1);
+		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_lkey(a->mr), src,
+			       SLOT, b->q->node_id,
+			       npo_mr_rkey(b->mr) ^ (i == REFUSED ? 0x10000 : 0),
+			       (uintptr_t)(b->buf + i * SLOT));
+	}
+	npo_submit(a->q);
+	for (i = 0; i <= WRITES; i++) {
+		ASSERT_EQ(0, reap(a->q, &c)) TH_LOG("completion %u", i);
+		ASSERT_EQ(i, c.wr_id) TH_LOG("completions out of order");
+		if (i < REFUSED) {
+			ASSERT_EQ(NPO_STATUS_OK, c.status)
+				TH_LOG("%u: %s", i, npo_status_str(c.status));
+			EXPECT_EQ(0, c.port);
+		} else if (i == REFUSED) {
+			EXPECT_EQ(NPO_STATUS_REMOTE_ACCESS, c.status);
+		} else {
+			EXPECT_EQ(NPO_STATUS_FLUSHED, c.status)
+				TH_LOG("%u: %s", i, npo_status_str(c.status));
+		}
+	}
+	EXPECT_EQ(NULL, npo_peek_cqe(a->q));
+	EXPECT_EQ(0, memcmp(readback, a->buf + 3 * SLOT, SLOT));
+	for (i = 0; i <= WRITES; i++) {
+		if (i == READ_AT)
+			continue;
+		if (i < REFUSED) {
+			EXPECT_EQ(0, memcmp(b->buf + i * SLOT, a->buf + i * SLOT,
+					    SLOT)) TH_LOG("write %u did not land", i);
+		} else {
+			EXPECT_EQ(0, memcmp(b->buf + i * SLOT, zero, SLOT))
+				TH_LOG("write %u landed after the refusal", i);
+		}
+	}
 	EXPECT_TRUE(npo_queue_in_error(a->q));
 }
 

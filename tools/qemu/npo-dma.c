@@ -582,23 +582,91 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     return n;
 }
 
-/* The descriptors of one queue, in order, within budget. */
+/*
+ * Complete the head descriptor d, which went to port (NULL: none), with
+ * status; its completion ring has room.
+ */
+static void head_complete(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
+                          NpoPort *port, uint32_t status)
+{
+    struct npo_cqe c = {
+        .wr_id = d->wr_id,
+        .status = cpu_to_le32(status),
+        .length = status ? 0 : d->length,
+        .opcode = d->opcode,
+        .port = port ? port->index : NPO_CQE_PORT_NONE,
+        .peer_node = d->dest_node,
+    };
+
+    if (d->opcode == NPO_OP_SEND || d->opcode == NPO_OP_WRITE_IMM) {
+        c.peer_queue = d->dest_queue;
+    }
+    trace_npo_sqe(s->node_id, q->id, d->opcode, le32_to_cpu(d->length),
+                  status);
+    if (status) {
+        npo_queue_fail(s, q, status, &c);
+    }
+    if (status == NPO_STATUS_REMOTE_ACCESS) {
+        npo_refusal_log(s, NPO_REFUSAL_SIDE_REQUESTER, q->job,
+                        le32_to_cpu(d->dest_node), q->id, d->opcode, status);
+    }
+    /*
+     * The completion first: a host that finds the queue stopped takes
+     * every descriptor before SQ_HEAD as completed in the CQ.
+     */
+    cq_post(s, q, &c);
+    q->sq_head++;
+}
+
+/*
+ * Complete the answered WRITEs at the head of the wire window, in order.
+ * Returns false if the completion ring is full.
+ */
+static bool posted_retire(NpoState *s, NpoQueue *q, uint64_t *moved)
+{
+    while (q->posted_n) {
+        NpoWirePosted *w = &q->posted[q->sq_head % NPO_WIRE_WINDOW];
+
+        if (!w->done) {
+            break;
+        }
+        if (!cq_has_room(s, q) && queue_stall(s, q)) {
+            return false;
+        }
+        head_complete(s, q, &w->d, w->port, w->status);
+        q->posted_n--;
+        *moved += sizeof(w->d);
+    }
+    return true;
+}
+
+/*
+ * The descriptors of one queue, in order, within budget.  sq_issue runs
+ * ahead of sq_head by the WRITEs on the wire awaiting their answers; any
+ * other descriptor runs at the head.
+ */
 static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
                           bool *idle)
 {
     uint64_t moved = 0;
 
     *idle = false;
-    while (q->sq_head != q->sq_tail) {
+    q->posted_wait = false;
+    for (;;) {
         struct npo_sqe d;
-        struct npo_cqe c = { 0 };
         NpoDest dest;
-        dma_addr_t slot = q_slot(q->sq_ring, q->sq_entries, q->sq_head,
+        dma_addr_t slot = q_slot(q->sq_ring, q->sq_entries, q->sq_issue,
                                  sizeof(d));
         uint32_t status;
         bool done;
 
-        if (!cq_has_room(s, q) && queue_stall(s, q)) {
+        if (!posted_retire(s, q, &moved)) {
+            return moved;
+        }
+        if (q->sq_issue == q->sq_tail) {
+            break;
+        }
+        if (!q->posted_n && !cq_has_room(s, q) && queue_stall(s, q)) {
             return moved;
         }
         if (budget <= moved) {
@@ -607,6 +675,14 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
         if (q_dma_read(s, q, slot, &d, sizeof(d)) != MEMTX_OK) {
             memset(&d, 0, sizeof(d));
             d.opcode = 0xff;
+        }
+        /*
+         * Behind unanswered WRITEs only more WRITEs to their port start;
+         * one already started finishes sending.
+         */
+        if (q->posted_n && !q->wire_req && !npo_fabric_postable(s, q, &d)) {
+            q->posted_wait = true;
+            return moved;
         }
         /* A SEND moves all at once: a doorbell's run leaves a large one. */
         if (s->dma_inline && !q->error && d.opcode == NPO_OP_SEND &&
@@ -618,38 +694,22 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
             status = NPO_STATUS_FLUSHED;
         } else {
             moved += sqe_run(s, q, &d, budget - moved, &dest, &done, &status);
-            if (!done) {
+            if (!done && !npo_fabric_sent(q, &d)) {
                 return moved;
+            }
+            /* Sent whole, or failed behind the window: it waits there. */
+            if (!done || q->posted_n) {
+                npo_fabric_post(q, &d, done, status);
+                moved += sizeof(d);
+                continue;
             }
         }
         q->rnr_tries = 0;
-        c.wr_id = d.wr_id;
-        c.status = cpu_to_le32(status);
-        c.length = status ? 0 : d.length;
-        c.opcode = d.opcode;
-        c.port = dest.port ? dest.port->index : NPO_CQE_PORT_NONE;
-        c.peer_node = d.dest_node;
-        if (d.opcode == NPO_OP_SEND || d.opcode == NPO_OP_WRITE_IMM) {
-            c.peer_queue = d.dest_queue;
-        }
         if (q->wire_req) {
             npo_fabric_finish(s, q);
         }
-        trace_npo_sqe(s->node_id, q->id, d.opcode, le32_to_cpu(d.length),
-                      status);
-        if (status) {
-            npo_queue_fail(s, q, status, &c);
-        }
-        if (status == NPO_STATUS_REMOTE_ACCESS) {
-            npo_refusal_log(s, NPO_REFUSAL_SIDE_REQUESTER, q->job,
-                            le32_to_cpu(d.dest_node), q->id, d.opcode, status);
-        }
-        /*
-         * The completion first: a host that finds the queue stopped takes
-         * every descriptor before SQ_HEAD as completed in the CQ.
-         */
-        cq_post(s, q, &c);
-        q->sq_head++;
+        head_complete(s, q, &d, dest.port, status);
+        q->sq_issue = q->sq_head;
         /* Each costs its own size at least: empty ones are bounded too. */
         moved += sizeof(d);
         /* Over the wire, the target delivered the immediate itself. */
@@ -657,7 +717,8 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
             deliver_imm(s, q, &d, &dest);
         }
     }
-    *idle = true;
+    *idle = !q->posted_n;
+    q->posted_wait = q->posted_n > 0;
     return moved;
 }
 
@@ -705,7 +766,8 @@ static void npo_dma_bh(void *opaque)
         bool idle;
 
         if (!q->live || q->stalled || q->link_wait || q->wire_tx_wait ||
-            (q->wire_sent && !q->wire_done) || q->sq_head == q->sq_tail) {
+            (q->wire_sent && !q->wire_done) || q->posted_wait ||
+            q->sq_head == q->sq_tail) {
             continue;
         }
         if (!budget) {
@@ -717,7 +779,7 @@ static void npo_dma_bh(void *opaque)
         if (q->link_wait) {
             wait = true;
         } else if (!idle && !q->stalled && !q->wire_tx_wait &&
-                   !(q->wire_sent && !q->wire_done)) {
+                   !(q->wire_sent && !q->wire_done) && !q->posted_wait) {
             more = true;
         }
     }
@@ -746,8 +808,8 @@ static bool dma_inline(NpoState *s, NpoQueue *q)
     bool idle;
 
     if (!current_cpu || npo_engine_depth || npo_fw_halted(s) || !q->live ||
-        q->stalled ||
-        q->link_wait || q->wire_tx_wait || (q->wire_sent && !q->wire_done)) {
+        q->stalled || q->link_wait || q->wire_tx_wait ||
+        (q->wire_sent && !q->wire_done) || q->posted_wait) {
         return true;
     }
     npo_engine_depth++;
@@ -763,7 +825,7 @@ static bool dma_inline(NpoState *s, NpoQueue *q)
         return false;
     }
     return !idle && !q->stalled && !q->wire_tx_wait &&
-           !(q->wire_sent && !q->wire_done);
+           !(q->wire_sent && !q->wire_done) && !q->posted_wait;
 }
 
 /* A link that was retraining may carry data again: look. */
@@ -816,6 +878,8 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
             q->head_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         }
         q->sq_tail = val;
+        /* New work may go on the wire behind unanswered WRITEs. */
+        q->posted_wait = false;
         if (!dma_inline(s, q)) {
             return;
         }
@@ -940,7 +1004,7 @@ static unsigned int queue_wait(const NpoQueue *q)
     if (q->rnr_tries) {
         return NPO_QWAIT_RNR;
     }
-    if (q->wire_req && !q->wire_done) {
+    if (q->posted_n || (q->wire_req && !q->wire_done)) {
         return NPO_QWAIT_REMOTE;
     }
     return NPO_QWAIT_NONE;
@@ -966,7 +1030,8 @@ static uint32_t mbox_queue_query(NpoState *s)
     outstanding = q->sq_tail - q->sq_head;
     if (outstanding) {
         age = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - q->head_since;
-        port = q->wire_port;
+        port = q->posted_n ? q->posted[q->sq_head % NPO_WIRE_WINDOW].port :
+               q->wire_port;
         if (!port && q_dma_read(s, q, q_slot(q->sq_ring, q->sq_entries,
                                              q->sq_head, sizeof(d)),
                                 &d, sizeof(d)) == MEMTX_OK) {

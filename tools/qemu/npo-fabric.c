@@ -12,11 +12,16 @@
  * completes its descriptor exactly once; the link going down ends it as
  * LINK_DOWN instead.
  *
- * A queue has at most one request on the wire, since its descriptors
- * complete in order; fences therefore hold.  A sender puts at most a
- * port's transmit limit on the wire before it waits for the socket, and
- * READ answers share the engine's budget, so a large transfer holds up
- * neither the VM nor the other queues.
+ * A queue keeps up to NPO_WIRE_WINDOW WRITEs (and WRITE_IMMs) on the wire
+ * through one port, each sent whole before the next starts and completed
+ * in order as the answers come; a READ, an atomic, a SEND, a FENCE or
+ * another port waits until they are answered and then goes alone, so
+ * completions stay in posting order and fences hold.  A target that
+ * refuses a request drops the ones its queue chained behind it, as the
+ * requester flushes them.  A sender puts at most a port's transmit limit
+ * on the wire before it waits for the socket, and READ answers share the
+ * engine's budget, so a large transfer holds up neither the VM nor the
+ * other queues.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -56,6 +61,7 @@ static void request_clear(NpoQueue *q)
     q->wire_req = 0;
     q->wire_port = NULL;
     q->wire_sent = q->wire_tx_wait = q->wire_done = q->wire_acked = false;
+    q->wire_chained = false;
     q->wire_status = 0;
     q->wire_value = 0;
     q->progress = 0;
@@ -106,6 +112,7 @@ static uint64_t request_send_data(NpoState *s, NpoQueue *q,
             .dest_queue = d->dest_queue,
             .opcode = d->opcode,
             .last = q->progress + n == len,
+            .flags = cpu_to_le16(q->wire_chained ? WIRE_DATA_CHAINED : 0),
         };
         if (n) {
             npo_mr_read(lmr, le64_to_cpu(d->local_addr) + q->progress,
@@ -197,6 +204,8 @@ uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         q->wire_lkey = le32_to_cpu(d->local_key);
         q->wire_laddr = le64_to_cpu(d->local_addr);
         q->wire_len = le32_to_cpu(d->length);
+        /* Every frame of a request says the same, whatever is answered. */
+        q->wire_chained = q->posted_n > 0;
         q->progress = 0;
         trace_npo_wire_request(s->node_id, q->id, q->wire_req, d->opcode,
                                p->index, q->wire_len);
@@ -229,6 +238,84 @@ void npo_fabric_finish(NpoState *s, NpoQueue *q)
     request_clear(q);
 }
 
+/*
+ * Whether d may follow the queue's unanswered WRITEs onto the wire: a
+ * WRITE or WRITE_IMM without FENCE, through their port while it is up,
+ * from a valid local range, with room in the window.  Anything else waits
+ * for their answers, since it would complete before them or, failing its
+ * local check at once, out of order.
+ */
+bool npo_fabric_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d)
+{
+    NpoPort *p = q->posted[(q->sq_issue - 1) % NPO_WIRE_WINDOW].port;
+    uint32_t len = le32_to_cpu(d->length);
+    NpoMr *lmr;
+
+    if (q->error || q->posted_n >= NPO_WIRE_WINDOW || d->flags ||
+        (d->opcode != NPO_OP_WRITE && d->opcode != NPO_OP_WRITE_IMM) ||
+        le32_to_cpu(d->dest_node) == s->node_id ||
+        npo_link_route(s, le32_to_cpu(d->dest_node)) != p ||
+        npo_link_ready(p) != NPO_LINK_UP) {
+        return false;
+    }
+    return !len || !npo_mr_check_local(s, &lmr, le32_to_cpu(d->local_key),
+                                       le64_to_cpu(d->local_addr), len, 0,
+                                       q->pd);
+}
+
+/* The WRITE being sent has all its frames on the wire, unanswered. */
+bool npo_fabric_sent(NpoQueue *q, const struct npo_sqe *d)
+{
+    return q->wire_req && q->wire_sent && !q->wire_done &&
+           (d->opcode == NPO_OP_WRITE || d->opcode == NPO_OP_WRITE_IMM);
+}
+
+/*
+ * Move the request being sent (descriptor d, at sq_issue) into the window,
+ * to wait for its answer there, or with its outcome if done: the next
+ * descriptor may go out meanwhile.
+ */
+void npo_fabric_post(NpoQueue *q, const struct npo_sqe *d, bool done,
+                     uint32_t status)
+{
+    q->posted[q->sq_issue % NPO_WIRE_WINDOW] = (NpoWirePosted) {
+        .req = q->wire_req,
+        .port = q->wire_port,
+        .d = *d,
+        .done = done,
+        .status = status,
+    };
+    q->posted_n++;
+    q->sq_issue++;
+    request_clear(q);
+}
+
+/* The window's WRITE a peer's answer is for, if it still waits. */
+static NpoWirePosted *answered_post(NpoQueue *q, NpoPort *p, uint64_t req)
+{
+    uint32_t i;
+
+    for (i = 0; i < q->posted_n; i++) {
+        NpoWirePosted *w = &q->posted[(q->sq_head + i) % NPO_WIRE_WINDOW];
+
+        if (w->req == req && w->port == p && !w->done) {
+            return w;
+        }
+    }
+    return NULL;
+}
+
+/* A WRITE of the window is answered, or lost with its link. */
+static void post_done(NpoState *s, NpoQueue *q, NpoWirePosted *w,
+                      uint32_t status)
+{
+    w->done = true;
+    w->status = status;
+    q->posted_wait = false;
+    trace_npo_wire_done(s->node_id, q->id, w->req, status);
+    npo_dma_kick(s);
+}
+
 /* The queue a peer's answer is for: still live and still waiting for it. */
 static NpoQueue *answered_queue(NpoPort *p, uint16_t qid, uint64_t req)
 {
@@ -243,13 +330,20 @@ static NpoQueue *answered_queue(NpoPort *p, uint16_t qid, uint64_t req)
 
 static void rx_ack(NpoPort *p, const WireAck *a)
 {
-    NpoQueue *q = answered_queue(p, le16_to_cpu(a->src_queue),
-                                 le64_to_cpu(a->req));
+    uint64_t req = le64_to_cpu(a->req);
+    NpoQueue *q = answered_queue(p, le16_to_cpu(a->src_queue), req);
+    NpoWirePosted *w;
 
     if (q) {
         q->wire_acked = true;
         q->wire_value = le64_to_cpu(a->value);
         request_done(p->dev, q, le32_to_cpu(a->status));
+        return;
+    }
+    q = npo_queue_get(p->dev, le16_to_cpu(a->src_queue));
+    w = q ? answered_post(q, p, req) : NULL;
+    if (w) {
+        post_done(p->dev, q, w, le32_to_cpu(a->status));
     }
 }
 
@@ -288,7 +382,8 @@ static void answer(NpoPort *p, uint64_t req, uint16_t src_queue,
     WireAck *a = (WireAck *)npo_port_frame(p, WIRE_ACK, sizeof(*a));
 
     if (status) {
-        p->rx_nak_req = req;
+        g_hash_table_insert(p->rx_naks, GUINT_TO_POINTER(src_queue + 1u),
+                            g_memdup2(&req, sizeof(req)));
     }
     if (!a) {
         return;
@@ -484,6 +579,34 @@ static uint32_t rx_send(NpoPort *p, const WireData *w,
     return 0;
 }
 
+/*
+ * The rest of a refused request, or a request its queue chained behind a
+ * refused one (answered FLUSHED once, on its last frame): dropped.  A
+ * request sent unchained starts the queue afresh.
+ */
+static bool refused_or_chained(NpoPort *p, const WireData *w)
+{
+    uint16_t src = le16_to_cpu(w->src_queue);
+    gpointer key = GUINT_TO_POINTER(src + 1u);
+    uint64_t *refused = g_hash_table_lookup(p->rx_naks, key);
+    uint64_t req = le64_to_cpu(w->req);
+
+    if (!refused || req < *refused) {
+        return false;
+    }
+    if (req == *refused) {
+        return true;
+    }
+    if (!(le16_to_cpu(w->flags) & WIRE_DATA_CHAINED)) {
+        g_hash_table_remove(p->rx_naks, key);
+        return false;
+    }
+    if (w->last) {
+        answer(p, req, src, NPO_STATUS_FLUSHED, 0);
+    }
+    return true;
+}
+
 static void rx_data(NpoPort *p, const WireData *w,
                     const uint8_t *bytes, uint32_t n)
 {
@@ -496,7 +619,7 @@ static void rx_data(NpoPort *p, const WireData *w,
                       "frame, dropped\n", p->dev->node_id, p->index);
         return;
     }
-    if (req == p->rx_nak_req) {
+    if (refused_or_chained(p, w)) {
         return;
     }
     switch (w->opcode) {
@@ -718,7 +841,7 @@ static void port_forget(NpoPort *p, bool complete)
     while (!QSIMPLEQ_EMPTY(&p->reads)) {
         read_free(p, QSIMPLEQ_FIRST(&p->reads));
     }
-    p->rx_nak_req = 0;
+    g_hash_table_remove_all(p->rx_naks);
 }
 
 /* The link went down: everything in flight through it ends now. */
@@ -729,11 +852,19 @@ void npo_fabric_port_down(NpoPort *p)
 
     for (i = 0; i < s->num_queues; i++) {
         NpoQueue *q = &s->queue[i];
+        NpoWirePosted *w;
+        uint32_t k;
 
         if (q->live && q->wire_req && q->wire_port == p) {
             /* Nothing will answer: no abort is owed either. */
             q->wire_acked = true;
             request_done(s, q, NPO_STATUS_LINK_DOWN);
+        }
+        for (k = 0; q->live && k < q->posted_n; k++) {
+            w = &q->posted[(q->sq_head + k) % NPO_WIRE_WINDOW];
+            if (w->port == p && !w->done) {
+                post_done(s, q, w, NPO_STATUS_LINK_DOWN);
+            }
         }
     }
     port_forget(p, true);
@@ -771,6 +902,8 @@ void npo_fabric_realize(NpoState *s)
 
         p->rx_sends = g_hash_table_new_full(g_int64_hash, g_int64_equal,
                                             NULL, g_free);
+        p->rx_naks = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+                                           NULL, g_free);
         QSIMPLEQ_INIT(&p->reads);
     }
 }
@@ -782,5 +915,6 @@ void npo_fabric_exit(NpoState *s)
     for (i = 0; i < NPO_MAX_PORTS; i++) {
         port_forget(&s->port[i], false);
         g_hash_table_destroy(s->port[i].rx_sends);
+        g_hash_table_destroy(s->port[i].rx_naks);
     }
 }

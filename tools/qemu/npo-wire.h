@@ -94,8 +94,15 @@ typedef struct QEMU_PACKED WireData {
     uint16_t dest_queue;
     uint8_t opcode;     /* NPO_OP_* */
     uint8_t last;       /* the final frame of the transfer */
-    uint16_t pad;
+    uint16_t flags;     /* WIRE_DATA_* */
 } WireData;
+
+/*
+ * Sent while earlier requests of the same queue were still unanswered: a
+ * target that refused one of those drops it, answering FLUSHED, as the
+ * requester completes everything after an error as flushed.
+ */
+#define WIRE_DATA_CHAINED       0x0001
 
 typedef struct QEMU_PACKED WireRead {
     uint64_t req;

@@ -130,7 +130,7 @@ typedef struct NpoPort {
     /* fabric transport, as the target of a peer's requests */
     GHashTable *rx_sends;       /* request id -> NpoWireRecv arriving */
     QSIMPLEQ_HEAD(, NpoWireRead) reads;  /* READ answers still to send */
-    uint64_t rx_nak_req;        /* last request refused: drop its frames */
+    GHashTable *rx_naks;        /* requester queue + 1 -> request refused */
 
     uint32_t control;
     enum npo_port_state state;
@@ -228,6 +228,21 @@ typedef struct NpoMr {
     uint8_t **hva;              /* each page mapped, NULL until given */
 } NpoMr;
 
+/*
+ * A WRITE or WRITE_IMM whose frames are all on the wire, waiting for its
+ * answer behind the queue's head: what its completion will say.
+ */
+typedef struct NpoWirePosted {
+    uint64_t req;
+    NpoPort *port;
+    struct npo_sqe d;           /* as it was sent */
+    bool done;                  /* answered, or its link went down */
+    uint32_t status;
+} NpoWirePosted;
+
+/* Requests of one queue a port may carry at once (hardware.rst). */
+#define NPO_WIRE_WINDOW         16
+
 typedef struct NpoQueue {
     bool live;
     bool error;                 /* the rest of the ring is flushed */
@@ -270,8 +285,19 @@ typedef struct NpoQueue {
     bool wire_tx_wait;          /* waits for room on the port */
     bool wire_done;             /* its outcome is known: wire_status */
     bool wire_acked;            /* the target answered: no abort owed */
+    bool wire_chained;          /* sent behind unanswered WRITEs */
     uint32_t wire_status;
     uint64_t wire_value;        /* an atomic's original word */
+
+    /*
+     * Descriptors sq_head up to sq_issue are WRITEs sent and unanswered,
+     * each in posted[index % NPO_WIRE_WINDOW]; the one at sq_issue is the
+     * request above (or the next to run).
+     */
+    uint32_t sq_issue;
+    uint32_t posted_n;
+    bool posted_wait;           /* the next waits for answers, not work */
+    NpoWirePosted posted[NPO_WIRE_WINDOW];
 } NpoQueue;
 
 struct NpoState {
@@ -463,6 +489,10 @@ uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
                         NpoMr *lmr, NpoPort *p, uint64_t budget, bool *done,
                         uint32_t *status);
 void npo_fabric_finish(NpoState *s, NpoQueue *q);
+bool npo_fabric_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d);
+bool npo_fabric_sent(NpoQueue *q, const struct npo_sqe *d);
+void npo_fabric_post(NpoQueue *q, const struct npo_sqe *d, bool done,
+                     uint32_t status);
 uint64_t npo_fabric_answer_reads(NpoState *s, uint64_t budget, bool *more);
 void npo_fabric_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
                    uint16_t len);
