@@ -221,6 +221,14 @@ for k in "$@"; do
 	sed 's/^/  /' "$logs/hotplug-$k.log"
 	record "kernel $k: devices removed under load and plugged again" $rc2
 
+	if [ "$k" = 6.12 ]; then
+		echo "== a hostile peer's shared-memory rings"
+		"$here/hostile-ring-test.sh" "$k" >"$logs/hostile-ring.log" 2>&1
+		rc2=$?
+		sed 's/^/  /' "$logs/hostile-ring.log"
+		record "hostile rings refused or dropped, QEMU and guest unharmed" $rc2
+	fi
+
 	echo "== fabric time measured from the host, kernel $k"
 	"$here/clock-sync-test.sh" "$k" >"$logs/clock-sync-$k.log" 2>&1
 	rc2=$?
