@@ -296,21 +296,26 @@ TEST_F(remote, remote_keys_are_checked_by_the_target)
  * fabric transport, a window per queue), a READ waits for those before
  * it, and a write the target refuses fails alone: every write behind it
  * completes FLUSHED and leaves its target untouched, even though it was
- * on the wire before the refusal came back.  Each completes once, in
- * order.
+ * on the wire before the refusal came back (the 2 MiB one right behind
+ * it may be half sent then).  Each completes once, in order.
  */
 TEST_F(remote, a_refused_write_flushes_the_writes_behind_it)
 {
-	enum { WRITES = 40, READ_AT = 20, REFUSED = 30, SLOT = 4096 };
+	enum { WRITES = 40, READ_AT = 20, REFUSED = 30, SLOT = 4096,
+	       LONG = 2u << 20 };
 	struct end *a = &self->a, *b = &self->b;
 	uint8_t *readback = a->buf + BUF_SIZE / 2;
+	uint8_t *long_src = a->buf + BUF_SIZE / 4;
+	uint8_t *long_dst = b->buf + BUF_SIZE / 2;
 	uint8_t zero[SLOT] = { 0 };
 	struct npo_cqe c;
 	unsigned int i;
 
 	NPO_TEST_SETUP_DONE();
 	memset(b->buf, 0, (WRITES + 1) * SLOT);
+	memset(long_dst, 0, LONG);
 	memset(readback, 0, SLOT);
+	fill(long_src, LONG, 77);
 	for (i = 0; i <= WRITES; i++) {
 		uint8_t *src = a->buf + i * SLOT;
 
@@ -320,6 +325,12 @@ TEST_F(remote, a_refused_write_flushes_the_writes_behind_it)
 				      readback, SLOT, b->q->node_id,
 				      npo_mr_rkey(b->mr),
 				      (uintptr_t)(b->buf + 3 * SLOT));
+			continue;
+		}
+		if (i == REFUSED + 1) {
+			npo_prep_write(npo_get_sqe(a->q), i, npo_mr_lkey(a->mr),
+				       long_src, LONG, b->q->node_id,
+				       npo_mr_rkey(b->mr), (uintptr_t)long_dst);
 			continue;
 		}
 		fill(src, SLOT, i + 1);
@@ -345,8 +356,12 @@ TEST_F(remote, a_refused_write_flushes_the_writes_behind_it)
 	}
 	EXPECT_EQ(NULL, npo_peek_cqe(a->q));
 	EXPECT_EQ(0, memcmp(readback, a->buf + 3 * SLOT, SLOT));
+	for (i = 0; i < LONG; i += SLOT)
+		if (memcmp(long_dst + i, zero, SLOT))
+			break;
+	EXPECT_EQ(LONG, i) TH_LOG("the long write landed after the refusal");
 	for (i = 0; i <= WRITES; i++) {
-		if (i == READ_AT)
+		if (i == READ_AT || i == REFUSED + 1)
 			continue;
 		if (i < REFUSED) {
 			EXPECT_EQ(0, memcmp(b->buf + i * SLOT, a->buf + i * SLOT,

@@ -442,7 +442,8 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
 }
 
 /*
- * Run (part of) the descriptor at the head of q.  Returns the bytes moved
+ * Run (part of) the descriptor at sq_issue, the head of q unless WRITEs
+ * wait on the wire before it.  Returns the bytes moved
  * and sets *done with the status once the descriptor is finished; a
  * descriptor left undone either has more to move or waits for its link
  * (q->link_wait).
@@ -634,6 +635,7 @@ static bool posted_retire(NpoState *s, NpoQueue *q, uint64_t *moved)
             return false;
         }
         head_complete(s, q, &w->d, w->port, w->status);
+        *w = (NpoWirePosted) { 0 };
         q->posted_n--;
         *moved += sizeof(w->d);
     }
@@ -690,6 +692,16 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
             return moved;
         }
         dest = (NpoDest) { 0 };
+        if (q->error && q->posted_n) {
+            /*
+             * A WRITE half sent behind the window when the queue failed:
+             * given up, and completed in its turn.
+             */
+            npo_fabric_finish(s, q);
+            npo_fabric_post(q, &d, true, NPO_STATUS_FLUSHED);
+            moved += sizeof(d);
+            continue;
+        }
         if (q->error) {
             status = NPO_STATUS_FLUSHED;
         } else {
@@ -708,6 +720,7 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
         if (q->wire_req) {
             npo_fabric_finish(s, q);
         }
+        assert(!q->posted_n);
         head_complete(s, q, &d, dest.port, status);
         q->sq_issue = q->sq_head;
         /* Each costs its own size at least: empty ones are bounded too. */
@@ -736,6 +749,8 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
 
     if (q->sq_head != head) {
         q->head_since = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+        /* After the CQ_TAIL of the completions it covers. */
+        smp_wmb();
         q_write32(s, q, NPO_RING_SQ_HEAD, q->sq_head);
     }
     return moved;
@@ -859,6 +874,25 @@ static bool tail_fits(NpoState *s, NpoQueue *q, const char *ring,
     return false;
 }
 
+/*
+ * A tail may not take back descriptors the device started (on the wire,
+ * or part moved): the poster is broken, and its queue fails.
+ */
+static bool tail_keeps_started(NpoState *s, NpoQueue *q, uint32_t tail)
+{
+    uint32_t started = q->sq_issue - q->sq_head +
+                       (q->wire_req || q->progress ? 1 : 0);
+
+    if (tail - q->sq_head >= started) {
+        return true;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "npo%u: queue %u: SQ tail %u takes back "
+                  "descriptors the device started (from %u)\n", s->node_id,
+                  q->id, tail, q->sq_head);
+    npo_queue_fail(s, q, NPO_STATUS_BAD_DESCRIPTOR, NULL);
+    return false;
+}
+
 void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
 {
     NpoQueue *q = npo_queue_get(s, qid);
@@ -870,7 +904,8 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
     }
     switch (off) {
     case NPO_DB_SQ_TAIL:
-        if (!tail_fits(s, q, "SQ", val, q->sq_head, q->sq_entries)) {
+        if (!tail_fits(s, q, "SQ", val, q->sq_head, q->sq_entries) ||
+            !tail_keeps_started(s, q, val)) {
             return;
         }
         if (q->sq_head == q->sq_tail) {

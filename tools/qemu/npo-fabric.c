@@ -172,7 +172,7 @@ static void request_send_one(NpoState *s, NpoQueue *q,
 }
 
 /*
- * Carry the head descriptor d of q to the peer behind p.  The local side
+ * Carry descriptor d of q (at sq_issue) to the peer behind p.  The local side
  * (lmr) was checked just now, on this run.  Returns the bytes moved; sets
  * *done and *status once the target has answered.
  */

@@ -290,9 +290,10 @@ typedef struct NpoQueue {
     uint64_t wire_value;        /* an atomic's original word */
 
     /*
-     * Descriptors sq_head up to sq_issue are WRITEs sent and unanswered,
-     * each in posted[index % NPO_WIRE_WINDOW]; the one at sq_issue is the
-     * request above (or the next to run).
+     * Descriptors sq_head up to sq_issue are WRITEs sent whole and not yet
+     * completed (waiting for their answers, or done and waiting for the
+     * ones before them), each in posted[index % NPO_WIRE_WINDOW]; the one
+     * at sq_issue is the request above (or the next to run).
      */
     uint32_t sq_issue;
     uint32_t posted_n;
