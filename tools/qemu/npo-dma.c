@@ -625,7 +625,7 @@ static void head_complete(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
  */
 static bool posted_retire(NpoState *s, NpoQueue *q, uint64_t *moved)
 {
-    while (q->posted_n) {
+    while (npo_wire_posted(q)) {
         NpoWirePosted *w = &q->posted[q->sq_head % NPO_WIRE_WINDOW];
 
         if (!w->done) {
@@ -636,8 +636,7 @@ static bool posted_retire(NpoState *s, NpoQueue *q, uint64_t *moved)
         }
         head_complete(s, q, &w->d, w->port, w->status);
         *w = (NpoWirePosted) { 0 };
-        q->posted_n--;
-        *moved += sizeof(w->d);
+                *moved += sizeof(w->d);
     }
     return true;
 }
@@ -668,7 +667,7 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
         if (q->sq_issue == q->sq_tail) {
             break;
         }
-        if (!q->posted_n && !cq_has_room(s, q) && queue_stall(s, q)) {
+        if (!npo_wire_posted(q) && !cq_has_room(s, q) && queue_stall(s, q)) {
             return moved;
         }
         if (budget <= moved) {
@@ -682,7 +681,7 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
          * Behind unanswered WRITEs only more WRITEs to their port start;
          * one already started finishes sending.
          */
-        if (q->posted_n && !q->wire_req && !npo_fabric_postable(s, q, &d)) {
+        if (npo_wire_posted(q) && !q->wire_req && !npo_fabric_postable(s, q, &d)) {
             q->posted_wait = true;
             return moved;
         }
@@ -692,7 +691,7 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
             return moved;
         }
         dest = (NpoDest) { 0 };
-        if (q->error && q->posted_n) {
+        if (q->error && npo_wire_posted(q)) {
             /*
              * A WRITE half sent behind the window when the queue failed:
              * given up, and completed in its turn.
@@ -710,7 +709,7 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
                 return moved;
             }
             /* Sent whole, or failed behind the window: it waits there. */
-            if (!done || q->posted_n) {
+            if (!done || npo_wire_posted(q)) {
                 npo_fabric_post(q, &d, done, status);
                 moved += sizeof(d);
                 continue;
@@ -720,7 +719,7 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
         if (q->wire_req) {
             npo_fabric_finish(s, q);
         }
-        assert(!q->posted_n);
+        assert(!npo_wire_posted(q));
         head_complete(s, q, &d, dest.port, status);
         q->sq_issue = q->sq_head;
         /* Each costs its own size at least: empty ones are bounded too. */
@@ -730,8 +729,8 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
             deliver_imm(s, q, &d, &dest);
         }
     }
-    *idle = !q->posted_n;
-    q->posted_wait = q->posted_n > 0;
+    *idle = !npo_wire_posted(q);
+    q->posted_wait = npo_wire_posted(q) > 0;
     return moved;
 }
 
@@ -1039,7 +1038,7 @@ static unsigned int queue_wait(const NpoQueue *q)
     if (q->rnr_tries) {
         return NPO_QWAIT_RNR;
     }
-    if (q->posted_n || (q->wire_req && !q->wire_done)) {
+    if (npo_wire_posted(q) || (q->wire_req && !q->wire_done)) {
         return NPO_QWAIT_REMOTE;
     }
     return NPO_QWAIT_NONE;
@@ -1065,7 +1064,7 @@ static uint32_t mbox_queue_query(NpoState *s)
     outstanding = q->sq_tail - q->sq_head;
     if (outstanding) {
         age = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - q->head_since;
-        port = q->posted_n ? q->posted[q->sq_head % NPO_WIRE_WINDOW].port :
+        port = npo_wire_posted(q) ? q->posted[q->sq_head % NPO_WIRE_WINDOW].port :
                q->wire_port;
         if (!port && q_dma_read(s, q, q_slot(q->sq_ring, q->sq_entries,
                                              q->sq_head, sizeof(d)),

@@ -205,7 +205,7 @@ uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         q->wire_laddr = le64_to_cpu(d->local_addr);
         q->wire_len = le32_to_cpu(d->length);
         /* Every frame of a request says the same, whatever is answered. */
-        q->wire_chained = q->posted_n > 0;
+        q->wire_chained = npo_wire_posted(q) > 0;
         q->progress = 0;
         trace_npo_wire_request(s->node_id, q->id, q->wire_req, d->opcode,
                                p->index, q->wire_len);
@@ -251,7 +251,7 @@ bool npo_fabric_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d)
     uint32_t len = le32_to_cpu(d->length);
     NpoMr *lmr;
 
-    if (q->error || q->posted_n >= NPO_WIRE_WINDOW || d->flags ||
+    if (q->error || npo_wire_posted(q) >= NPO_WIRE_WINDOW || d->flags ||
         (d->opcode != NPO_OP_WRITE && d->opcode != NPO_OP_WRITE_IMM) ||
         le32_to_cpu(d->dest_node) == s->node_id ||
         npo_link_route(s, le32_to_cpu(d->dest_node)) != p ||
@@ -285,7 +285,6 @@ void npo_fabric_post(NpoQueue *q, const struct npo_sqe *d, bool done,
         .done = done,
         .status = status,
     };
-    q->posted_n++;
     q->sq_issue++;
     request_clear(q);
 }
@@ -295,7 +294,7 @@ static NpoWirePosted *answered_post(NpoQueue *q, NpoPort *p, uint64_t req)
 {
     uint32_t i;
 
-    for (i = 0; i < q->posted_n; i++) {
+    for (i = 0; i < npo_wire_posted(q); i++) {
         NpoWirePosted *w = &q->posted[(q->sq_head + i) % NPO_WIRE_WINDOW];
 
         if (w->req == req && w->port == p && !w->done) {
@@ -860,7 +859,7 @@ void npo_fabric_port_down(NpoPort *p)
             q->wire_acked = true;
             request_done(s, q, NPO_STATUS_LINK_DOWN);
         }
-        for (k = 0; q->live && k < q->posted_n; k++) {
+        for (k = 0; q->live && k < npo_wire_posted(q); k++) {
             w = &q->posted[(q->sq_head + k) % NPO_WIRE_WINDOW];
             if (w->port == p && !w->done) {
                 post_done(s, q, w, NPO_STATUS_LINK_DOWN);

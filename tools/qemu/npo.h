@@ -296,10 +296,15 @@ typedef struct NpoQueue {
      * at sq_issue is the request above (or the next to run).
      */
     uint32_t sq_issue;
-    uint32_t posted_n;
     bool posted_wait;           /* the next waits for answers, not work */
     NpoWirePosted posted[NPO_WIRE_WINDOW];
 } NpoQueue;
+
+/* WRITEs of q sent whole and not yet completed: sq_head up to sq_issue. */
+static inline uint32_t npo_wire_posted(const NpoQueue *q)
+{
+    return q->sq_issue - q->sq_head;
+}
 
 struct NpoState {
     PCIDevice parent_obj;
