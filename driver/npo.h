@@ -593,6 +593,56 @@ struct npo_history {
 	struct npo_history_entry *ring[NPO_EVENT_HISTORY];
 };
 
+struct npo_rt_route;
+
+/**
+ * struct npo_routing - the device's part in routing (npo_route.c)
+ * @lock: protects everything below but @running, @wq and the works.
+ * @lsdb: every node's latest link-state advert, by node id.
+ * @nodes: entries in @lsdb.
+ * @seq: the number of this device's last advert.
+ * @readvertise: send a new advert on the next run.
+ * @dirty: @lsdb changed since the routes were last computed.
+ * @table: the routes last set in the device, by node.
+ * @entries: entries in @table.
+ * @programmed: @table is in the device.
+ * @programmed_resets: the device's RESET_COUNT then: a reset empties it.
+ * @reroutes: REROUTE events sent.
+ * @running: interrupts may queue @rx_work.
+ * @wq: runs @work and @rx_work, one at a time.
+ * @work: advertises, ages adverts, recomputes and sets the routes.
+ * @rx_work: reads link messages.
+ */
+struct npo_routing {
+	struct mutex lock; /* everything below but running, wq, the works */
+	struct xarray lsdb;
+	unsigned int nodes;
+	u32 seq;
+	bool readvertise;
+	bool dirty;
+	struct npo_rt_route *table;
+	unsigned int entries;
+	bool programmed;
+	u32 programmed_resets;
+	u64 reroutes;
+	bool running;
+	struct workqueue_struct *wq;
+	struct delayed_work work;
+	struct work_struct rx_work;
+};
+
+/**
+ * struct npo_rt_route - one route
+ * @node: the destination.
+ * @port: the first hop.
+ * @hops: links on the path.
+ */
+struct npo_rt_route {
+	u32 node;
+	u8 port;
+	u8 hops;
+};
+
 /**
  * struct npo_dev - one NPO device
  * @pdev: the PCI device; NULL once the device is removed while files are
@@ -678,6 +728,7 @@ struct npo_history {
  * @ptp: the PHC, NULL if the device has no clock; withdrawn by removal
  *	under @remove_lock.
  * @ts: fabric time sync.
+ * @rt: routing to nodes beyond the device's own links.
  * @dead_work: revokes every file's queues and regions once the device was
  *	stopped (npo_health_quarantine()).
  * @cg_dev: the device as the rdma cgroup controller knows it (npo_quota.c).
@@ -690,6 +741,8 @@ struct npo_history {
  *   npo_file.lock -> i_mmap_rwsem (revoking mappings)
  *   state_lock -> link_lock -> mbox_lock
  *   npo_timesync.lock -> cmd_lock -> mbox_lock
+ *   remove_lock -> npo_routing.lock -> link_lock
+ *   npo_routing.lock -> cmd_lock -> mbox_lock
  *   recover_lock -> remove_lock (a device restart)
  *
  * Pinning a region's pages (mmap_lock) and waiting for a PRBS test take
@@ -768,6 +821,7 @@ struct npo_dev {
 	struct ptp_clock_info ptp_info;
 	struct ptp_clock *ptp;
 	struct npo_timesync ts;
+	struct npo_routing rt;
 #ifdef CONFIG_CGROUP_RDMA
 	struct rdmacg_device cg_dev;
 	char cg_name[16];
@@ -1050,6 +1104,14 @@ int npo_clock_nl_get_doit(struct sk_buff *skb, struct genl_info *info);
 int npo_clock_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int npo_clock_nl_set_doit(struct sk_buff *skb, struct genl_info *info);
 void npo_clock_event(struct npo_dev *ndev);
+
+/* npo_route.c */
+int npo_route_start(struct npo_dev *ndev);
+void npo_route_stop(struct npo_dev *ndev);
+void npo_route_irq(struct npo_dev *ndev);
+void npo_route_port_event(struct npo_port *port, u32 event);
+int npo_route_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
+		       struct npo_dev *ndev);
 
 /* npo_timesync.c */
 int npo_timesync_start(struct npo_dev *ndev);

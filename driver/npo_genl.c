@@ -718,6 +718,12 @@ static int npo_nl_event_get_dumpit(struct sk_buff *skb,
 	return npo_genl_dump_devices(skb, cb, npo_nl_event_dump_dev);
 }
 
+static int npo_nl_route_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return npo_genl_dump_devices(skb, cb, npo_route_dump_dev);
+}
+
 static const struct genl_small_ops npo_nl_ops[] = {
 	{
 		.cmd = NPO_CMD_PORT_GET,
@@ -771,6 +777,10 @@ static const struct genl_small_ops npo_nl_ops[] = {
 	{
 		.cmd = NPO_CMD_EVENT_GET,
 		.dumpit = npo_nl_event_get_dumpit,
+	},
+	{
+		.cmd = NPO_CMD_ROUTE_GET,
+		.dumpit = npo_nl_route_get_dumpit,
 	},
 };
 

@@ -111,6 +111,7 @@ void npo_health_port_event(struct npo_port *port, u32 event)
 	npo_health_log_port(port, event);
 	npo_genl_port_event(port, event);
 	npo_link_health_event(port, event);
+	npo_route_port_event(port, event);
 }
 
 /* --- the device ----------------------------------------------------------- */

@@ -207,6 +207,8 @@ static irqreturn_t npo_admin_irq(int irq, void *data)
 		npo_link_irq(ndev);
 	if (status & NPO_IRQ_TIME)
 		npo_timesync_irq(ndev);
+	if (status & NPO_IRQ_LMSG)
+		npo_route_irq(ndev);
 	if (status & NPO_IRQ_REFUSED)
 		npo_refusal_irq(ndev);
 	if (status & NPO_IRQ_QUEUE_ERROR)
@@ -237,7 +239,9 @@ static int npo_hw_reset(struct npo_dev *ndev)
 		 (ndev->caps & NPO_CAPS_CLOCK ? NPO_IRQ_TIME : 0) |
 		 (ndev->caps & NPO_CAPS_QUEUES ? NPO_IRQ_REFUSED : 0) |
 		 (FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
-		  NPO_IF_MINOR_QUEUE_ERRORS ? NPO_IRQ_QUEUE_ERROR : 0));
+		  NPO_IF_MINOR_QUEUE_ERRORS ? NPO_IRQ_QUEUE_ERROR : 0) |
+		 (FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
+		  NPO_IF_MINOR_ROUTING ? NPO_IRQ_LMSG : 0));
 	return 0;
 }
 
@@ -470,10 +474,15 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		npo_err(ndev, "cannot start fabric time sync (%d)\n", err);
 		goto err_clock;
 	}
+	err = npo_route_start(ndev);
+	if (err) {
+		npo_err(ndev, "cannot start routing (%d)\n", err);
+		goto err_timesync;
+	}
 	err = npo_devlink_register(ndev);
 	if (err) {
 		npo_err(ndev, "cannot register with devlink (%d)\n", err);
-		goto err_timesync;
+		goto err_route;
 	}
 	npo_fw_health_start(ndev);
 	/* Hold the registry slot: nothing may fail once /dev/npoN exists. */
@@ -500,6 +509,8 @@ err_reserved:
 err_devlink:
 	npo_fw_health_stop(ndev);
 	npo_devlink_unregister(ndev);
+err_route:
+	npo_route_stop(ndev);
 err_timesync:
 	npo_timesync_stop(ndev);
 err_clock:
@@ -536,6 +547,7 @@ static void npo_remove(struct pci_dev *pdev)
 	 * no device and no clock.
 	 */
 	down_write(&ndev->remove_lock);
+	npo_route_stop(ndev);
 	npo_timesync_stop(ndev);
 	npo_clock_unregister(ndev);
 	npo_hw_stop(ndev);
@@ -571,6 +583,7 @@ static void npo_shutdown(struct pci_dev *pdev)
 	/* No heartbeat watch nor recovery restarts it behind our back. */
 	npo_fw_health_stop(ndev);
 	down_write(&ndev->remove_lock);
+	npo_route_stop(ndev);
 	npo_timesync_stop(ndev);
 	npo_hw_stop(ndev);
 	/* Anything asked of it after gets an answer at once, not a timeout. */

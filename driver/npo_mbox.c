@@ -55,7 +55,9 @@ static const struct npo_mbox_result_desc *npo_mbox_result(unsigned int result)
 static bool npo_mbox_result_expected(u8 opcode, unsigned int result)
 {
 	return (opcode == NPO_MBOX_OP_TIME_RECV && result == NPO_MBOX_ERR_NOENT) ||
-	       (opcode == NPO_MBOX_OP_TIME_SEND && result == NPO_MBOX_ERR_STATE);
+	       (opcode == NPO_MBOX_OP_TIME_SEND && result == NPO_MBOX_ERR_STATE) ||
+	       (opcode == NPO_MBOX_OP_LMSG_RECV && result == NPO_MBOX_ERR_NOENT) ||
+	       (opcode == NPO_MBOX_OP_LMSG_SEND && result == NPO_MBOX_ERR_STATE);
 }
 
 /**

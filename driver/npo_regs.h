@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * NPO register interface, version 1.6.  Documentation/hardware.rst is the
+ * NPO register interface, version 1.13.  Documentation/hardware.rst is the
  * specification; this header only names what it defines.  The driver runs
  * any 1.x device; what a later minor version added says so where defined.
  *
@@ -35,6 +35,7 @@
 #define   NPO_IF_MINOR_QUEUE_ERRORS	11	/* the queue error log */
 #define   NPO_IF_MINOR_QUEUE_PORTS	12	/* the ports a queue uses */
 #define   NPO_IF_MINOR_SELF_TEST	12	/* PRBS.HOLD */
+#define   NPO_IF_MINOR_ROUTING		13	/* route table, link messages */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -109,8 +110,11 @@ enum npo_mbox_opcode {
 	NPO_MBOX_OP_QUEUE_ERRORS = 0x37,	/* interface 1.11 */
 	NPO_MBOX_OP_QUEUE_QUERY = 0x38,		/* interface 1.11 */
 	NPO_MBOX_OP_QUEUE_PORTS = 0x39,		/* interface 1.12 */
+	NPO_MBOX_OP_ROUTE_SET = 0x3a,		/* interface 1.13 */
 	NPO_MBOX_OP_TIME_SEND = 0x40,
 	NPO_MBOX_OP_TIME_RECV = 0x41,
+	NPO_MBOX_OP_LMSG_SEND = 0x42,		/* interface 1.13 */
+	NPO_MBOX_OP_LMSG_RECV = 0x43,		/* interface 1.13 */
 };
 
 /* Mailbox results; FW_LOAD rejections are also latched in NPO_REG_FW_ERROR. */
@@ -142,6 +146,7 @@ enum npo_mbox_result {
 #define   NPO_IRQ_TIME			BIT(3)	/* a time-sync message came */
 #define   NPO_IRQ_REFUSED		BIT(4)	/* 1.6: the refusal log grew */
 #define   NPO_IRQ_QUEUE_ERROR		BIT(5)	/* 1.11: a queue went into error */
+#define   NPO_IRQ_LMSG			BIT(6)	/* 1.13: a link message came */
 #define NPO_REG_LINK_EVENT_PORTS	0x208	/* ports with pending events */
 
 /* Device clock (interface 1.4) */
@@ -160,6 +165,20 @@ enum npo_mbox_result {
 #define NPO_REG_CLK_LATCH_REF_LO	0x328	/* the CPU's TSC */
 #define NPO_REG_CLK_LATCH_REF_HI	0x32c
 #define NPO_REG_CLK_RX_DROPS		0x330
+
+/* Routing (interface 1.13); the counters wrap. */
+#define NPO_REG_ROUTE_ENTRIES		0x400
+#define NPO_REG_ROUTE_HOLD_MS		0x404	/* read-write */
+#define NPO_REG_ROUTE_FORWARDED		0x408
+#define NPO_REG_ROUTE_HELD		0x40c
+#define NPO_REG_ROUTE_EXPIRED		0x410
+#define NPO_REG_ROUTE_LOOPS		0x414
+#define NPO_REG_LMSG_RX_DROPS		0x418
+#define NPO_ROUTE_MAX			4096
+#define NPO_ROUTE_MAX_HOPS		16
+#define NPO_ROUTE_HOLD_MS_MAX		60000
+#define NPO_LMSG_MAX			256
+#define NPO_LMSG_RX_DEPTH		64
 
 /* Ports: NPO_PORT_STRIDE bytes each from NPO_PORT_BASE. */
 #define NPO_PORT_BASE			0x1000
@@ -492,6 +511,42 @@ struct npo_hw_queue_error {
 #define NPO_TIME_ONE_STEP_OFFSET	8
 #define NPO_TIME_MSG_MAX		48
 #define NPO_TIME_RX_DEPTH		64
+
+/* ROUTE_SET: ARG0 the entry count, ARG2/3 the table. */
+#define NPO_ROUTE_SET_COUNT		GENMASK(15, 0)
+
+/**
+ * struct npo_hw_route - ROUTE_SET table entry, in ascending node order
+ * @node: the destination node, each once, never the device's own.
+ * @port: the first hop.
+ * @hops: links on the path, 1..%NPO_ROUTE_MAX_HOPS.
+ * @rsvd: zero.
+ */
+struct npo_hw_route {
+	__le32 node;
+	u8 port;
+	u8 hops;
+	__le16 rsvd;
+} __packed;
+
+/* LMSG_SEND: ARG0 the port, ARG1 the length, ARG2/3 the payload. */
+#define NPO_LMSG_SEND_PORT		GENMASK(7, 0)
+
+/**
+ * struct npo_hw_link_msg - LMSG_RECV block: one link message
+ * @port: the port it came in through.
+ * @rsvd: zero.
+ * @len: payload bytes, 1..%NPO_LMSG_MAX.
+ * @rsvd2: zero.
+ * @payload: the message, as the peer's driver sent it.
+ */
+struct npo_hw_link_msg {
+	u8 port;
+	u8 rsvd;
+	__le16 len;
+	__le32 rsvd2;
+	u8 payload[NPO_LMSG_MAX];
+} __packed;
 
 /**
  * struct npo_hw_time_msg - TIME_RECV block: one received message

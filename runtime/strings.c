@@ -112,6 +112,7 @@ const char *npo_event_str(uint32_t event)
 		[NPO_EVENT_DEVICE] = "device",
 		[NPO_EVENT_QUEUE_ERROR] = "queue-error",
 		[NPO_EVENT_SELF_TEST] = "self-test",
+		[NPO_EVENT_REROUTE] = "reroute",
 	};
 
 	return NAME_OF(names, event);

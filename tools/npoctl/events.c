@@ -108,6 +108,45 @@ static void device_print(struct nlattr **tb, const char *dev)
 		print_string("fault", " (%s)", npo_dev_fault_str(fault));
 }
 
+/*
+ * The device's routes moved: how many, then each listed destination with
+ * its port and hops now ("unreachable" if none) and before.
+ */
+static void reroute_print(struct nlattr **tb, struct nlattr *attrs, int len,
+			  const char *dev)
+{
+	struct nlattr *route;
+	int rem;
+
+	print_string("device", "%s", dev);
+	print_uint("node", " (node %llu): ", get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0));
+	print_string("event", "%s", npo_event_str(NPO_EVENT_REROUTE));
+	print_uint("moved", " %llu destinations moved:",
+		   get_u32(tb, NPO_ATTR_ROUTE_MOVED, 0));
+	print_open_array("routes");
+	nla_for_each_attr(route, attrs, len, rem) {
+		struct nlattr *rt[NPO_ATTR_MAX + 1];
+
+		if (nla_type(route) != NPO_ATTR_ROUTE ||
+		    nla_parse_nested(rt, NPO_ATTR_MAX, route, NULL))
+			continue;
+		print_open_object(NULL);
+		print_uint("dest_node", " node %llu", get_u32(rt, NPO_ATTR_ROUTE_DEST_NODE, 0));
+		if (rt[NPO_ATTR_ROUTE_PORT]) {
+			print_uint("port", " port %llu", nla_get_u32(rt[NPO_ATTR_ROUTE_PORT]));
+			print_uint("hops", " (%llu hops,", get_u32(rt, NPO_ATTR_ROUTE_HOPS, 0));
+		} else {
+			print_null("port", "");
+			print_text(" unreachable (");
+		}
+		print_uint("old_port", tb[NPO_ATTR_ROUTE_PORT] ? " was port %llu" :
+			   "was port %llu", get_u32(rt, NPO_ATTR_ROUTE_OLD_PORT, 0));
+		print_uint("old_hops", ", %llu hops)", get_u32(rt, NPO_ATTR_ROUTE_OLD_HOPS, 0));
+		print_close_object();
+	}
+	print_close_array();
+}
+
 /* A port's event: its state after, the peer, the reason, the lanes. */
 static void port_event_print(struct nlattr **tb, const char *dev, uint32_t ev)
 {
@@ -241,6 +280,8 @@ static void event_print(struct nlattr **tb, struct nlattr *attrs, int len,
 		device_print(tb, dev);
 	} else if (ev == NPO_EVENT_QUEUE_ERROR) {
 		queue_error_print(tb, dev);
+	} else if (ev == NPO_EVENT_REROUTE) {
+		reroute_print(tb, attrs, len, dev);
 	} else {
 		port_event_print(tb, dev, ev);
 		if (ev == NPO_EVENT_LINK_DOWN)
@@ -301,7 +342,8 @@ struct history_filter {
 static bool is_port_event(uint32_t ev)
 {
 	return ev != NPO_EVENT_REFUSED && ev != NPO_EVENT_CLOCK &&
-	       ev != NPO_EVENT_DEVICE && ev != NPO_EVENT_QUEUE_ERROR;
+	       ev != NPO_EVENT_DEVICE && ev != NPO_EVENT_QUEUE_ERROR &&
+	       ev != NPO_EVENT_REROUTE;
 }
 
 static int on_kept_event(struct nlattr **tb, struct nlattr *attrs, int len,

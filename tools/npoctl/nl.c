@@ -22,6 +22,7 @@ static struct nla_policy attr_policy[NPO_ATTR_MAX + 1] = {
 	[NPO_ATTR_PORT_COUNTERS] = { .type = NLA_NESTED },
 	[NPO_ATTR_LANE] = { .type = NLA_NESTED },
 	[NPO_ATTR_OWNER_COMM] = { .type = NLA_STRING },
+	[NPO_ATTR_ROUTE] = { .type = NLA_NESTED },
 };
 
 int npo_nl_open(struct npo_nl *nl)

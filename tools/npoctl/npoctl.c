@@ -41,7 +41,7 @@ static void usage(FILE *to)
 {
 	fprintf(to,
 		"Usage: npoctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n"
-		"where  OBJECT := { dev | link | lane | monitor | topo | queue | clock | job | help }\n"
+		"where  OBJECT := { dev | link | lane | monitor | topo | route | queue | clock | job | help }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"Run 'npoctl OBJECT help' for the commands of an object.\n");
@@ -58,6 +58,7 @@ static const struct {
 	{ "events", cmd_events },
 	{ "health", cmd_health },
 	{ "topo", cmd_topo },
+	{ "route", cmd_route },
 	{ "queue", cmd_queue },
 	{ "clock", cmd_clock },
 	{ "job", cmd_job },

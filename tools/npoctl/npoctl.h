@@ -29,6 +29,7 @@ int cmd_topo(int argc, char **argv);
 int cmd_topo_impact(int argc, char **argv);
 int cmd_queue(int argc, char **argv);
 int cmd_clock(int argc, char **argv);
+int cmd_route(int argc, char **argv);
 int cmd_job(int argc, char **argv);
 
 #endif

@@ -247,7 +247,8 @@ static void cq_post(NpoState *s, NpoQueue *q, const struct npo_cqe *cqe)
 /* Where a descriptor goes: this device, or the peer at the end of a link. */
 typedef struct NpoDest {
     NpoState *dev;              /* the device whose memory table applies */
-    NpoPort *port;              /* NULL for loopback */
+    NpoPort *port;              /* the first hop, NULL for loopback */
+    uint8_t rx_port;            /* the target's port the data comes in by */
 } NpoDest;
 
 /*
@@ -292,7 +293,7 @@ void npo_deliver(NpoState *t, NpoQueue *dq, const NpoSender *from,
 static NpoSender sender_of(NpoState *s, NpoQueue *src, const NpoDest *dest)
 {
     return (NpoSender) {
-        .port = dest->port ? dest->port->peer_port : NPO_CQE_PORT_NONE,
+        .port = dest->port ? dest->rx_port : NPO_CQE_PORT_NONE,
         .node = s->node_id,
         .queue = src->id,
     };
@@ -395,13 +396,15 @@ static int send_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
 
 /*
  * Resolve the destination; 0 or the status to complete with.  *wait is
- * set when the link is retraining: the descriptor waits, it does not fail.
- * dest->dev is NULL for a peer in another QEMU process.
+ * set when a link on the way is retraining, or when the path is broken
+ * and the drivers may yet route around it: the descriptor waits, it does
+ * not fail.  dest->dev is NULL for a peer in another QEMU process.
  */
 static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
                          NpoDest *dest, bool *wait)
 {
     uint32_t node = le32_to_cpu(d->dest_node);
+    NpoState *next;
     NpoPort *p;
 
     *wait = false;
@@ -424,21 +427,46 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         }
         dest->port = p;
     }
+    dest->rx_port = p->peer_port;
     switch (npo_link_ready(p)) {
     case NPO_LINK_PAUSED:
         *wait = true;
         break;
     case NPO_LINK_DOWN:
-        return NPO_STATUS_LINK_DOWN;
+        return q->wire_req ? NPO_STATUS_LINK_DOWN :
+               npo_route_hold(s, q, node, NPO_STATUS_LINK_DOWN, wait);
     case NPO_LINK_UP:
         break;
     }
     /* Work that failed LINK_DOWN never went out of the port. */
     q->tx_ports |= BIT(p->index);
-    if (!*wait && !q->wire_req) {
-        dest->dev = npo_link_local_peer(p);
+    if (*wait || q->wire_req) {
+        return NPO_STATUS_OK;
     }
-    return NPO_STATUS_OK;
+    next = npo_link_local_peer(p);
+    if (!next) {
+        /* The fabric transport carries it to the peer's process. */
+        if (p->peer_node == node) {
+            dest->dev = NULL;
+            return NPO_STATUS_OK;
+        }
+        return npo_route_hold(s, q, node, NPO_STATUS_UNREACHABLE, wait);
+    }
+    switch (npo_route_follow(next, p, node, !q->progress, &dest->dev,
+                             &dest->rx_port)) {
+    case NPO_PATH_ARRIVED:
+        q->route_since = 0;
+        return NPO_STATUS_OK;
+    case NPO_PATH_PAUSED:
+        *wait = true;
+        return NPO_STATUS_OK;
+    case NPO_PATH_BROKEN:
+        return npo_route_hold(s, q, node, NPO_STATUS_LINK_DOWN, wait);
+    case NPO_PATH_REMOTE:
+        break;
+    }
+    /* Beyond a device of another process: not carried (hardware.rst). */
+    return npo_route_hold(s, q, node, NPO_STATUS_UNREACHABLE, wait);
 }
 
 /*

@@ -532,6 +532,11 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
             npo_clock_rx(p, payload, len);
         }
         break;
+    case WIRE_LMSG:
+        if (npo_link_ready(p) == NPO_LINK_UP) {
+            npo_lmsg_rx(p, payload, len);
+        }
+        break;
     default:
         qemu_log_mask(LOG_UNIMP, "npo%u: port %u: unknown frame type %u\n",
                       p->dev->node_id, p->index, type);
@@ -609,6 +614,7 @@ static void port_shm_rx(void *opaque)
             WireAtomic atomic;
             WireAck ack;
             WireAbort abort;
+            uint8_t lmsg[NPO_LMSG_MAX];
         } small;
         const uint8_t *payload;
         WireHdr h;
@@ -634,7 +640,8 @@ static void port_shm_rx(void *opaque)
             return;
         }
         payload = npo_shm_rx_at(r, sizeof(h));
-        if (h.type >= WIRE_SHM_OFFER) {
+        if (h.type == WIRE_SHM_OFFER || h.type == WIRE_SHM_READY ||
+            h.type == WIRE_SHM_SWITCH) {
             /* Ring set-up belongs on the socket. */
             payload = NULL;
         } else if (h.type != WIRE_DATA && h.type != WIRE_READ_DATA) {

@@ -1,5 +1,5 @@
 /*
- * NPO supernode interconnect: the register interface, version 1.6, as the
+ * NPO supernode interconnect: the register interface, version 1.13, as the
  * device model names it.
  *
  * Documentation/hardware.rst of the NPO project is the specification.  The
@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            12
+#define NPO_IF_MINOR            13
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -118,8 +118,11 @@ enum {
     MBOX_OP_QUEUE_ERRORS = 0x37,        /* 1.11 */
     MBOX_OP_QUEUE_QUERY = 0x38,         /* 1.11 */
     MBOX_OP_QUEUE_PORTS = 0x39,         /* 1.12 */
+    MBOX_OP_ROUTE_SET = 0x3a,           /* 1.13 */
     MBOX_OP_TIME_SEND = 0x40,
     MBOX_OP_TIME_RECV = 0x41,
+    MBOX_OP_LMSG_SEND = 0x42,           /* 1.13 */
+    MBOX_OP_LMSG_RECV = 0x43,           /* 1.13 */
 };
 
 enum {
@@ -169,6 +172,8 @@ FIELD(TIME_SEND_ARG0, PORT, 0, 8)       /* TIME_SEND */
 FIELD(TIME_SEND_ARG0, FLAGS, 8, 8)
 #define TIME_SEND_ONE_STEP      BIT(0)  /* stamp bytes 8..15 on the way out */
 #define NPO_TIME_ONE_STEP_OFFSET 8
+FIELD(ROUTE_SET_ARG0, COUNT, 0, 16)     /* ROUTE_SET; ARG2/3 the table */
+FIELD(LMSG_SEND_ARG0, PORT, 0, 8)       /* LMSG_SEND; ARG1 length, ARG2/3 */
 
 /*
  * Memory region keys: a random tag above the memory table index.  The
@@ -191,6 +196,7 @@ REG32(IRQ_STATUS, 0x200)                /* write 1 to clear */
     FIELD(IRQ_STATUS, TIME, 3, 1)       /* 1.4: a time-sync message came */
     FIELD(IRQ_STATUS, REFUSED, 4, 1)    /* 1.6: a remote request refused */
     FIELD(IRQ_STATUS, QUEUE_ERROR, 5, 1) /* 1.11: a queue went into error */
+    FIELD(IRQ_STATUS, LMSG, 6, 1)       /* 1.13: a link message came */
 REG32(IRQ_MASK, 0x204)                  /* the same bits, 1 = enabled */
 REG32(LINK_EVENT_PORTS, 0x208)
 #define NPO_IRQ_ALL             (R_IRQ_STATUS_MBOX_DONE_MASK | \
@@ -198,7 +204,8 @@ REG32(LINK_EVENT_PORTS, 0x208)
                                  R_IRQ_STATUS_LINK_MASK | \
                                  R_IRQ_STATUS_TIME_MASK | \
                                  R_IRQ_STATUS_REFUSED_MASK | \
-                                 R_IRQ_STATUS_QUEUE_ERROR_MASK)
+                                 R_IRQ_STATUS_QUEUE_ERROR_MASK | \
+                                 R_IRQ_STATUS_LMSG_MASK)
 
 /* Device clock (1.4) */
 REG32(CLK_MAX_ADJ, 0x300)
@@ -223,6 +230,26 @@ enum {
 #define NPO_CLOCK_MAX_ADJ_PPB   32000000
 #define NPO_TIME_MSG_MAX        48
 #define NPO_TIME_RX_DEPTH       64
+
+/*
+ * Routing (1.13): the route table the driver computes, how long a
+ * descriptor whose path is broken waits for a new one, and what the
+ * forwarding did.  The counters wrap.
+ */
+REG32(ROUTE_ENTRIES, 0x400)             /* entries in the table */
+REG32(ROUTE_HOLD_MS, 0x404)             /* read-write; 0: fail at once */
+REG32(ROUTE_FORWARDED, 0x408)           /* descriptors passed on for others */
+REG32(ROUTE_HELD, 0x40c)                /* descriptors that waited for a path */
+REG32(ROUTE_EXPIRED, 0x410)             /* and failed when no path came */
+REG32(ROUTE_LOOPS, 0x414)               /* paths cut at the hop limit */
+REG32(LMSG_RX_DROPS, 0x418)             /* link messages with no room */
+
+#define NPO_ROUTE_MAX           4096
+#define NPO_ROUTE_MAX_HOPS      16
+#define NPO_ROUTE_HOLD_MS       1000    /* ROUTE_HOLD_MS after reset */
+#define NPO_ROUTE_HOLD_MS_MAX   60000
+#define NPO_LMSG_MAX            256
+#define NPO_LMSG_RX_DEPTH       64
 
 /* Ports: NPO_PORT_STRIDE bytes each from NPO_PORT_BASE; offsets within. */
 #define NPO_PORT_BASE           0x1000
@@ -416,6 +443,26 @@ typedef struct QEMU_PACKED NpoHwMrPages {
     uint32_t count;
     uint64_t first;
 } NpoHwMrPages;
+
+/*
+ * One entry of the route table (1.13), as ROUTE_SET reads it: entries in
+ * ascending node order, each node once, little endian.
+ */
+typedef struct QEMU_PACKED NpoHwRoute {
+    uint32_t node;              /* the destination */
+    uint8_t port;               /* the first hop */
+    uint8_t hops;               /* links on the path, 1..NPO_ROUTE_MAX_HOPS */
+    uint16_t rsvd;
+} NpoHwRoute;
+
+/* LMSG_RECV's block: one link message, little endian. */
+typedef struct QEMU_PACKED NpoHwLinkMsg {
+    uint8_t port;               /* it came in through */
+    uint8_t rsvd;
+    uint16_t len;
+    uint32_t rsvd2;
+    uint8_t payload[NPO_LMSG_MAX];
+} NpoHwLinkMsg;
 
 /* TIME_RECV's block: one received message, little endian. */
 typedef struct QEMU_PACKED NpoHwTimeMsg {

@@ -1,16 +1,28 @@
 /*
  * NPO device model: routing, from a descriptor's destination node to a port.
  *
- * A device reaches the trained peers of its ports; the peer's node id is
- * learnt in training, so routes follow the fabric as it is cabled.  A peer
- * in this QEMU process is reached directly, one in another process through
- * the fabric transport (npo-fabric.c).
+ * A device reaches the trained peers of its ports directly; the peer's
+ * node id is learnt in training, so routes follow the fabric as it is
+ * cabled.  Any other node is reached through the route table the driver
+ * computes (interface 1.13): each device on the way passes the
+ * descriptor on by its own table, as a switch does, up to
+ * NPO_ROUTE_MAX_HOPS links.  A peer in this QEMU process is reached
+ * directly, one in another process through the fabric transport
+ * (npo-fabric.c).
+ *
+ * When a link on a path is down, the descriptor waits up to ROUTE_HOLD_MS
+ * for the drivers to route around it, then fails; it fails at once when
+ * the source's own table, set since, no longer reaches the node.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/pci.h"
+#include "trace.h"
 
 #include "npo.h"
 
@@ -58,12 +70,31 @@ static bool is_local_peer(NpoPort *p, NpoState *t)
            tp->peer_port == p->index && tp->state == PORT_ACTIVE;
 }
 
+static int route_cmp(const void *key, const void *entry)
+{
+    uint32_t node = *(const uint32_t *)key;
+    uint32_t e = le32_to_cpu(((const NpoHwRoute *)entry)->node);
+
+    return node < e ? -1 : node > e;
+}
+
+static const NpoHwRoute *route_find(NpoState *s, uint32_t node)
+{
+    if (!s->num_routes) {
+        return NULL;
+    }
+    return bsearch(&node, s->routes, s->num_routes, sizeof(*s->routes),
+                   route_cmp);
+}
+
 /*
- * The port that leads to node: one whose trained peer it is, preferring one
- * that carries traffic now.  NULL if no port has ever reached it.
+ * The port that leads to node: a port whose trained peer it is and that
+ * carries traffic now, else the route table's, else a port that once
+ * reached it.  NULL if nothing leads there.
  */
 NpoPort *npo_link_route(NpoState *s, uint32_t node)
 {
+    const NpoHwRoute *r;
     NpoPort *found = NULL;
     unsigned int i;
 
@@ -78,7 +109,220 @@ NpoPort *npo_link_route(NpoState *s, uint32_t node)
         }
         found = found ? found : p;
     }
-    return found;
+    r = route_find(s, node);
+    return r ? &s->port[r->port] : found;
+}
+
+/*
+ * From next, the far end of the source's first hop via, each device of
+ * this process passes the descriptor on by its own table until it reaches
+ * node.  count: the descriptor starts, count it as forwarded.
+ */
+NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
+                            bool count, NpoState **target, uint8_t *rx_port)
+{
+    NpoState *t = next;
+    unsigned int hops = 1;
+
+    *rx_port = via->peer_port;
+    while (t->node_id != node) {
+        NpoPort *p;
+
+        if (++hops > NPO_ROUTE_MAX_HOPS) {
+            t->route_loops++;
+            return NPO_PATH_BROKEN;
+        }
+        p = npo_link_route(t, node);
+        if (!p) {
+            return NPO_PATH_BROKEN;
+        }
+        switch (npo_link_ready(p)) {
+        case NPO_LINK_DOWN:
+            return NPO_PATH_BROKEN;
+        case NPO_LINK_PAUSED:
+            return NPO_PATH_PAUSED;
+        case NPO_LINK_UP:
+            break;
+        }
+        if (count) {
+            t->route_forwarded++;
+        }
+        *rx_port = p->peer_port;
+        t = npo_link_local_peer(p);
+        if (!t) {
+            return NPO_PATH_REMOTE;
+        }
+    }
+    *target = t;
+    return NPO_PATH_ARRIVED;
+}
+
+/*
+ * The head of q cannot reach node now; status is what it fails with.
+ * With routes set it waits while the drivers may yet route around the
+ * fault: until the hold runs out, or until the source's table, set since
+ * it began waiting, has no way there.  Returns 0 with *wait set while it
+ * waits, else status.
+ */
+uint32_t npo_route_hold(NpoState *s, NpoQueue *q, uint32_t node,
+                        uint32_t status, bool *wait)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    if (!s->num_routes || !s->route_hold_ms) {
+        return status;
+    }
+    if (!q->route_since) {
+        q->route_since = now;
+        q->route_gen = s->route_gen;
+        s->route_held++;
+        trace_npo_route_hold(s->node_id, q->id, node);
+        *wait = true;
+        return NPO_STATUS_OK;
+    }
+    if (now - q->route_since >= s->route_hold_ms * SCALE_MS) {
+        s->route_expired++;
+    } else if (q->route_gen == s->route_gen || route_find(s, node)) {
+        *wait = true;
+        return NPO_STATUS_OK;
+    }
+    q->route_since = 0;
+    trace_npo_route_give_up(s->node_id, q->id, node, status);
+    return status;
+}
+
+/*
+ * ROUTE_SET: ARG0 the number of entries (0 clears the table), ARG2/3 the
+ * table.  A table with an entry out of order, a node twice, this device's
+ * own node, a port beyond the device's or a hop count out of range is
+ * refused whole, and the old one stays.
+ */
+static uint32_t mbox_route_set(NpoState *s)
+{
+    uint32_t n = FIELD_EX32(s->mbox_arg[0], ROUTE_SET_ARG0, COUNT);
+    g_autofree NpoHwRoute *t = NULL;
+    NpoState *d;
+    uint32_t i;
+
+    if (n > NPO_ROUTE_MAX ||
+        (s->mbox_arg[0] & ~R_ROUTE_SET_ARG0_COUNT_MASK)) {
+        return MBOX_ERR_ARG;
+    }
+    if (n) {
+        t = g_new(NpoHwRoute, n);
+        if (pci_dma_read(PCI_DEVICE(s), npo_mbox_addr(s, 2), t,
+                         n * sizeof(*t)) != MEMTX_OK) {
+            return MBOX_ERR_DMA;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        uint32_t node = le32_to_cpu(t[i].node);
+
+        if (node == s->node_id || t[i].port >= s->num_ports ||
+            !t[i].hops || t[i].hops > NPO_ROUTE_MAX_HOPS || t[i].rsvd ||
+            (i && node <= le32_to_cpu(t[i - 1].node))) {
+            qemu_log_mask(LOG_GUEST_ERROR, "npo%u: ROUTE_SET: entry %u "
+                          "(node %u port %u hops %u) refused\n", s->node_id,
+                          i, node, t[i].port, t[i].hops);
+            return MBOX_ERR_ARG;
+        }
+    }
+    g_free(s->routes);
+    s->routes = g_steal_pointer(&t);
+    s->num_routes = n;
+    s->route_gen++;
+    trace_npo_route_set(s->node_id, n, s->route_gen);
+    /* Paths through this device changed for every device's queues. */
+    QTAILQ_FOREACH(d, npo_link_devices(), next) {
+        npo_dma_kick(d);
+    }
+    return MBOX_OK;
+}
+
+uint32_t npo_route_mbox(NpoState *s, uint32_t op)
+{
+    return op == MBOX_OP_ROUTE_SET ? mbox_route_set(s) : MBOX_ERR_OPCODE;
+}
+
+bool npo_route_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
+{
+    switch (addr) {
+    case A_ROUTE_ENTRIES:
+        *val = s->num_routes;
+        return true;
+    case A_ROUTE_HOLD_MS:
+        *val = s->route_hold_ms;
+        return true;
+    case A_ROUTE_FORWARDED:
+        *val = s->route_forwarded;
+        return true;
+    case A_ROUTE_HELD:
+        *val = s->route_held;
+        return true;
+    case A_ROUTE_EXPIRED:
+        *val = s->route_expired;
+        return true;
+    case A_ROUTE_LOOPS:
+        *val = s->route_loops;
+        return true;
+    }
+    return npo_lmsg_reg_read(s, addr, val);
+}
+
+bool npo_route_reg_write(NpoState *s, hwaddr addr, uint64_t val)
+{
+    if (addr != A_ROUTE_HOLD_MS) {
+        return false;
+    }
+    s->route_hold_ms = MIN(val, NPO_ROUTE_HOLD_MS_MAX);
+    return true;
+}
+
+void npo_route_reset(NpoState *s)
+{
+    g_free(s->routes);
+    s->routes = NULL;
+    s->num_routes = 0;
+    s->route_gen++;
+    s->route_hold_ms = NPO_ROUTE_HOLD_MS;
+    s->route_forwarded = s->route_held = 0;
+    s->route_expired = s->route_loops = 0;
+    npo_lmsg_reset(s);
+}
+
+void npo_route_exit(NpoState *s)
+{
+    g_free(s->routes);
+    s->routes = NULL;
+    s->num_routes = 0;
+}
+
+/*
+ * Property routes, read-only over QMP: the table as the device holds it,
+ * "node:port:hops" entries, so that a test sees what the driver set
+ * without asking the driver.
+ */
+static char *npo_get_routes(Object *obj, Error **errp)
+{
+    NpoState *s = NPO(obj);
+    GString *out = g_string_new(NULL);
+    uint32_t i;
+
+    for (i = 0; i < s->num_routes; i++) {
+        g_string_append_printf(out, "%s%u:%u:%u", i ? " " : "",
+                               le32_to_cpu(s->routes[i].node),
+                               s->routes[i].port, s->routes[i].hops);
+    }
+    return g_string_free(out, false);
+}
+
+void npo_route_add_properties(Object *obj)
+{
+    NpoState *s = NPO(obj);
+
+    object_property_add_str(obj, "routes", npo_get_routes, NULL);
+    object_property_add_uint32_ptr(obj, "route_forwarded",
+                                   &s->route_forwarded, OBJ_PROP_FLAG_READ);
 }
 
 /*

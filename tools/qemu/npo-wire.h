@@ -38,6 +38,8 @@ enum {
     WIRE_SHM_OFFER = 14, /* map my ring: WireShmOffer, 3 descriptors */
     WIRE_SHM_READY = 15, /* your ring is mapped: WireShmGen */
     WIRE_SHM_SWITCH = 16, /* my frames after this are on the ring: WireShmGen */
+    /* management */
+    WIRE_LMSG = 17,     /* a link message: its bytes, NPO_LMSG_MAX at most */
 };
 
 typedef struct QEMU_PACKED WireHdr {

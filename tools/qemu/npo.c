@@ -130,6 +130,7 @@ static void npo_reset_state(NpoState *s)
     npo_queue_error_reset(s);
     npo_clock_reset(s);
     npo_fw_health_reset(s);
+    npo_route_reset(s);
 }
 
 static void npo_reset_done(void *opaque)
@@ -249,6 +250,12 @@ static void npo_mbox_complete(void *opaque)
         }
         if (result == MBOX_ERR_OPCODE) {
             result = npo_clock_mbox(s, s->mbox_cmd);
+        }
+        if (result == MBOX_ERR_OPCODE) {
+            result = npo_route_mbox(s, s->mbox_cmd);
+        }
+        if (result == MBOX_ERR_OPCODE) {
+            result = npo_lmsg_mbox(s, s->mbox_cmd);
         }
         if (result == MBOX_ERR_OPCODE) {
             qemu_log_mask(LOG_GUEST_ERROR,
@@ -380,6 +387,7 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
     default:
         if (!npo_link_reg_read(s, addr, &val) &&
             !npo_clock_reg_read(s, addr, &val) &&
+            !npo_route_reg_read(s, addr, &val) &&
             !npo_fw_health_reg_read(s, addr, &val)) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: read of unimplemented register 0x%"
@@ -430,7 +438,8 @@ static void npo_regs_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     default:
         if (!npo_link_reg_write(s, addr, val) &&
-            !npo_clock_reg_write(s, addr, val)) {
+            !npo_clock_reg_write(s, addr, val) &&
+            !npo_route_reg_write(s, addr, val)) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: write of 0x%" PRIx64 " to read-only or "
                           "unimplemented register 0x%" HWADDR_PRIx "\n",
@@ -594,6 +603,7 @@ static void npo_exit(PCIDevice *pdev)
     msix_uninit_exclusive_bar(pdev);
     npo_dma_exit(s);
     npo_clock_exit(s);
+    npo_route_exit(s);
 }
 
 /* Power-on or bus reset: the device is ready at once, with no firmware. */
@@ -670,6 +680,7 @@ static void npo_instance_init(Object *obj)
                                    OBJ_PROP_FLAG_READ);
     npo_link_add_properties(obj);
     npo_clock_add_properties(obj);
+    npo_route_add_properties(obj);
 }
 
 static const TypeInfo npo_info = {

@@ -272,6 +272,9 @@ typedef struct NpoQueue {
     bool link_wait;             /* head descriptor waits for a link */
     int64_t head_since;         /* QEMU_CLOCK_VIRTUAL: the head's since */
     uint32_t gen;               /* tells a re-created queue from the old */
+    int64_t route_since;        /* QEMU_CLOCK_VIRTUAL: the head waits for a
+                                   path since, 0 when it does not */
+    uint64_t route_gen;         /* the route table it started waiting on */
     uint32_t tx_ports;          /* ports its work went out of, bit n port n */
     uint32_t rx_ports;          /* ports messages to it came in through */
 
@@ -390,6 +393,22 @@ struct NpoState {
     bool dma_inline;            /* a doorbell's work runs where it landed */
     uint32_t queue_gen;
     uint64_t wire_seq;          /* last fabric request id issued */
+
+    /* routing (npo-route.c) */
+    NpoHwRoute *routes;         /* the driver's table, by node */
+    uint32_t num_routes;
+    uint64_t route_gen;         /* tables set since power-on */
+    uint32_t route_hold_ms;
+    uint32_t route_forwarded;
+    uint32_t route_held;
+    uint32_t route_expired;
+    uint32_t route_loops;
+
+    /* link messages (npo-lmsg.c) */
+    NpoHwLinkMsg lmsg_rx[NPO_LMSG_RX_DEPTH];
+    unsigned int lmsg_rx_head;
+    unsigned int lmsg_rx_count;
+    uint32_t lmsg_rx_drops;
     QTAILQ_ENTRY(NpoState) next;
 };
 
@@ -562,12 +581,37 @@ void npo_phy_lane_diag(NpoPort *p, unsigned int lane, NpoHwLaneStats *ls);
 void npo_phy_ber_ramp(NpoPort *p, unsigned int lane, double dps);
 void npo_phy_rx_drift(NpoPort *p, unsigned int lane, double dbps);
 
-/* npo-route.c: which port leads to a node */
+/* npo-route.c: which port leads to a node, and forwarding */
 typedef QTAILQ_HEAD(NpoDeviceList, NpoState) NpoDeviceList;
 void npo_route_add(NpoState *s);
 void npo_route_remove(NpoState *s);
 NpoDeviceList *npo_link_devices(void);
 NpoPort *npo_link_route(NpoState *s, uint32_t node);
 NpoState *npo_link_local_peer(NpoPort *p);
+void npo_route_reset(NpoState *s);
+void npo_route_exit(NpoState *s);
+uint32_t npo_route_mbox(NpoState *s, uint32_t op);
+bool npo_route_reg_read(NpoState *s, hwaddr addr, uint64_t *val);
+bool npo_route_reg_write(NpoState *s, hwaddr addr, uint64_t val);
+void npo_route_add_properties(Object *obj);
+
+/* How a path beyond the first hop ended (npo_route_follow()). */
+typedef enum NpoPathEnd {
+    NPO_PATH_ARRIVED,           /* at the destination: *target */
+    NPO_PATH_PAUSED,            /* a link on the way retrains: wait */
+    NPO_PATH_BROKEN,            /* a link down, no entry, or a loop */
+    NPO_PATH_REMOTE,            /* beyond a device of another process */
+} NpoPathEnd;
+
+NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
+                            bool count, NpoState **target, uint8_t *rx_port);
+uint32_t npo_route_hold(NpoState *s, NpoQueue *q, uint32_t node,
+                        uint32_t status, bool *wait);
+
+/* npo-lmsg.c: link messages, the driver's own traffic between devices */
+uint32_t npo_lmsg_mbox(NpoState *s, uint32_t op);
+void npo_lmsg_rx(NpoPort *p, const uint8_t *payload, uint16_t len);
+void npo_lmsg_reset(NpoState *s);
+bool npo_lmsg_reg_read(NpoState *s, hwaddr addr, uint64_t *val);
 
 #endif

@@ -48,6 +48,10 @@
  *	NPO_ATTR_EVENT_SEQ.
  * @NPO_CMD_CLOCK_SET: set a device's NPO_ATTR_CLOCK_PRIORITY, its
  *	NPO_ATTR_CLOCK_SYNC, or both.  Needs CAP_NET_ADMIN.
+ * @NPO_CMD_ROUTE_GET: dump each device's routes, optionally of one device
+ *	(NPO_ATTR_DEV_INDEX): a message per destination node the device
+ *	reaches through another device, with NPO_ATTR_ROUTE_* (interface
+ *	1.13).
  * @__NPO_CMD_MAX: one past the last command.
  * @NPO_CMD_MAX: the last command.
  */
@@ -65,6 +69,7 @@ enum npo_cmd {
 	NPO_CMD_CLOCK_GET,
 	NPO_CMD_CLOCK_SET,
 	NPO_CMD_EVENT_GET,
+	NPO_CMD_ROUTE_GET,
 
 	__NPO_CMD_MAX,
 	NPO_CMD_MAX = __NPO_CMD_MAX - 1
@@ -190,6 +195,12 @@ enum npo_link_reason {
  *	judged: NPO_ATTR_PORT_SELF_TEST_LANES names the lanes that failed (0:
  *	it passed and the port trains; else it stays out of service, flag
  *	NPO_PORT_FLAG_SELF_TEST_FAILED, until retrained or reconfigured).
+ * @NPO_EVENT_REROUTE: the fabric's links changed and the device's routes
+ *	with them: NPO_ATTR_ROUTE_MOVED destinations now go out of another
+ *	port or no longer have a way; the first of them follow as
+ *	NPO_ATTR_ROUTE nests (NPO_ATTR_ROUTE_DEST_NODE, NPO_ATTR_ROUTE_PORT
+ *	and NPO_ATTR_ROUTE_HOPS, both absent when the node is unreachable,
+ *	NPO_ATTR_ROUTE_OLD_PORT and NPO_ATTR_ROUTE_OLD_HOPS).
  */
 enum npo_event {
 	NPO_EVENT_UNSPEC,
@@ -207,6 +218,7 @@ enum npo_event {
 	NPO_EVENT_DEVICE,
 	NPO_EVENT_QUEUE_ERROR,
 	NPO_EVENT_SELF_TEST,
+	NPO_EVENT_REROUTE,
 };
 
 /* Events each device keeps for NPO_CMD_EVENT_GET. */
@@ -482,6 +494,19 @@ enum npo_refusal_side {
  *	fabric time (the default), 0 when user space owns it
  *	(NPO_CLOCK_ROLE_USER).  Set with NPO_CMD_CLOCK_SET; a clock handed
  *	back follows the fabric's grandmaster before it may lead again.
+ * @NPO_ATTR_ROUTE: nest of NPO_ATTR_ROUTE_*, one destination in an
+ *	NPO_EVENT_REROUTE.
+ * @NPO_ATTR_ROUTE_DEST_NODE: u32, the destination node.
+ * @NPO_ATTR_ROUTE_PORT: u32, the port descriptors to it go out of.
+ * @NPO_ATTR_ROUTE_HOPS: u32, links on the path, the shortest the device
+ *	knows of.
+ * @NPO_ATTR_ROUTE_NEXT_NODE: u32, the node at the far end of that port,
+ *	which passes them on.
+ * @NPO_ATTR_ROUTE_OLD_PORT: u32, in NPO_EVENT_REROUTE: the port before;
+ *	absent if the node had no way before.
+ * @NPO_ATTR_ROUTE_OLD_HOPS: u32, in NPO_EVENT_REROUTE: the hops before.
+ * @NPO_ATTR_ROUTE_MOVED: u32, in NPO_EVENT_REROUTE: destinations whose port
+ *	changed or that lost their way, listed or not.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -605,6 +630,14 @@ enum npo_attr {
 	NPO_ATTR_QUEUE_RX_PORTS,
 	NPO_ATTR_PORT_SELF_TEST_LANES,
 	NPO_ATTR_CLOCK_SYNC,
+	NPO_ATTR_ROUTE,
+	NPO_ATTR_ROUTE_DEST_NODE,
+	NPO_ATTR_ROUTE_PORT,
+	NPO_ATTR_ROUTE_HOPS,
+	NPO_ATTR_ROUTE_NEXT_NODE,
+	NPO_ATTR_ROUTE_OLD_PORT,
+	NPO_ATTR_ROUTE_OLD_HOPS,
+	NPO_ATTR_ROUTE_MOVED,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

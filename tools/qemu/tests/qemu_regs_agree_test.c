@@ -32,6 +32,11 @@ enum {
 	MODEL_REFUSAL_DEPTH = NPO_REFUSAL_DEPTH,
 	MODEL_QUEUE_ERROR_DEPTH = NPO_QUEUE_ERROR_DEPTH,
 	MODEL_QERR_OP_NONE = NPO_QERR_OP_NONE,
+	MODEL_ROUTE_MAX = NPO_ROUTE_MAX,
+	MODEL_ROUTE_MAX_HOPS = NPO_ROUTE_MAX_HOPS,
+	MODEL_ROUTE_HOLD_MS_MAX = NPO_ROUTE_HOLD_MS_MAX,
+	MODEL_LMSG_MAX = NPO_LMSG_MAX,
+	MODEL_LMSG_RX_DEPTH = NPO_LMSG_RX_DEPTH,
 };
 #undef NPO_MAGIC
 #undef NPO_REGS_SIZE
@@ -51,6 +56,11 @@ enum {
 #undef NPO_REFUSAL_DEPTH
 #undef NPO_QUEUE_ERROR_DEPTH
 #undef NPO_QERR_OP_NONE
+#undef NPO_ROUTE_MAX
+#undef NPO_ROUTE_MAX_HOPS
+#undef NPO_ROUTE_HOLD_MS_MAX
+#undef NPO_LMSG_MAX
+#undef NPO_LMSG_RX_DEPTH
 
 #include "driver/npo_regs.h"
 #include "kselftest_harness.h"
@@ -62,6 +72,8 @@ enum {
 #define TMSG(f)	offsetof(struct npo_hw_time_msg, f), offsetof(NpoHwTimeMsg, f)
 #define REFUSAL(f) offsetof(struct npo_hw_refusal, f), offsetof(NpoHwRefusal, f)
 #define QERR(f)	offsetof(struct npo_hw_queue_error, f), offsetof(NpoHwQueueError, f)
+#define ROUTE(f) offsetof(struct npo_hw_route, f), offsetof(NpoHwRoute, f)
+#define LMSG(f)	offsetof(struct npo_hw_link_msg, f), offsetof(NpoHwLinkMsg, f)
 
 /* X(what, the driver's value, the model's value) for every shared fact. */
 #define FACTS(X)							\
@@ -148,6 +160,9 @@ enum {
 	X(qwait_tx, NPO_HW_QWAIT_TX, NPO_QWAIT_TX)			\
 	X(op_time_send, NPO_MBOX_OP_TIME_SEND, MBOX_OP_TIME_SEND)	\
 	X(op_time_recv, NPO_MBOX_OP_TIME_RECV, MBOX_OP_TIME_RECV)	\
+	X(op_route_set, NPO_MBOX_OP_ROUTE_SET, MBOX_OP_ROUTE_SET)	\
+	X(op_lmsg_send, NPO_MBOX_OP_LMSG_SEND, MBOX_OP_LMSG_SEND)	\
+	X(op_lmsg_recv, NPO_MBOX_OP_LMSG_RECV, MBOX_OP_LMSG_RECV)	\
 	X(res_ok, NPO_MBOX_OK, MBOX_OK)					\
 	X(res_opcode, NPO_MBOX_ERR_OPCODE, MBOX_ERR_OPCODE)		\
 	X(res_busy, NPO_MBOX_ERR_BUSY, MBOX_ERR_BUSY)			\
@@ -216,6 +231,7 @@ enum {
 	X(irq_time, NPO_IRQ_TIME, R_IRQ_STATUS_TIME_MASK)		\
 	X(irq_refused, NPO_IRQ_REFUSED, R_IRQ_STATUS_REFUSED_MASK)	\
 	X(irq_queue_error, NPO_IRQ_QUEUE_ERROR, R_IRQ_STATUS_QUEUE_ERROR_MASK) \
+	X(irq_lmsg, NPO_IRQ_LMSG, R_IRQ_STATUS_LMSG_MASK)		\
 	X(reg_link_event_ports, NPO_REG_LINK_EVENT_PORTS, A_LINK_EVENT_PORTS) \
 	/* clock */							\
 	X(reg_clk_max_adj, NPO_REG_CLK_MAX_ADJ, A_CLK_MAX_ADJ)		\
@@ -233,6 +249,20 @@ enum {
 	X(reg_clk_latch_ref_lo, NPO_REG_CLK_LATCH_REF_LO, A_CLK_LATCH_REF_LO) \
 	X(reg_clk_latch_ref_hi, NPO_REG_CLK_LATCH_REF_HI, A_CLK_LATCH_REF_HI) \
 	X(reg_clk_rx_drops, NPO_REG_CLK_RX_DROPS, A_CLK_RX_DROPS)	\
+	X(reg_route_entries, NPO_REG_ROUTE_ENTRIES, A_ROUTE_ENTRIES)	\
+	X(reg_route_hold_ms, NPO_REG_ROUTE_HOLD_MS, A_ROUTE_HOLD_MS)	\
+	X(reg_route_forwarded, NPO_REG_ROUTE_FORWARDED, A_ROUTE_FORWARDED) \
+	X(reg_route_held, NPO_REG_ROUTE_HELD, A_ROUTE_HELD)		\
+	X(reg_route_expired, NPO_REG_ROUTE_EXPIRED, A_ROUTE_EXPIRED)	\
+	X(reg_route_loops, NPO_REG_ROUTE_LOOPS, A_ROUTE_LOOPS)		\
+	X(reg_lmsg_rx_drops, NPO_REG_LMSG_RX_DROPS, A_LMSG_RX_DROPS)	\
+	X(route_max, NPO_ROUTE_MAX, MODEL_ROUTE_MAX)			\
+	X(route_max_hops, NPO_ROUTE_MAX_HOPS, MODEL_ROUTE_MAX_HOPS)	\
+	X(route_hold_ms_max, NPO_ROUTE_HOLD_MS_MAX, MODEL_ROUTE_HOLD_MS_MAX) \
+	X(route_set_count, NPO_ROUTE_SET_COUNT, R_ROUTE_SET_ARG0_COUNT_MASK) \
+	X(lmsg_max, NPO_LMSG_MAX, MODEL_LMSG_MAX)			\
+	X(lmsg_rx_depth, NPO_LMSG_RX_DEPTH, MODEL_LMSG_RX_DEPTH)	\
+	X(lmsg_send_port, NPO_LMSG_SEND_PORT, R_LMSG_SEND_ARG0_PORT_MASK) \
 	/* ports */							\
 	X(port_base, NPO_PORT_BASE, MODEL_PORT_BASE)			\
 	X(port_stride, NPO_PORT_STRIDE, MODEL_PORT_STRIDE)		\
@@ -370,7 +400,15 @@ enum {
 	X(qerr_peer_node, QERR(peer_node))				\
 	X(qerr_queue, QERR(queue))					\
 	X(qerr_opcode, QERR(opcode))					\
-	X(qerr_port, QERR(port))
+	X(qerr_port, QERR(port))					\
+	X(route_size, sizeof(struct npo_hw_route), sizeof(NpoHwRoute))	\
+	X(route_node, ROUTE(node))					\
+	X(route_port, ROUTE(port))					\
+	X(route_hops, ROUTE(hops))					\
+	X(lmsg_size, sizeof(struct npo_hw_link_msg), sizeof(NpoHwLinkMsg)) \
+	X(lmsg_port, LMSG(port))					\
+	X(lmsg_len, LMSG(len))						\
+	X(lmsg_payload, LMSG(payload))
 
 /* Through a second macro, so that LANE() and the like expand to two. */
 #define AGREE(what, ...)	AGREE_(what, __VA_ARGS__)
@@ -390,6 +428,8 @@ _Static_assert(NPO_IF_MINOR_QUEUE_ERRORS <= NPO_IF_MINOR,
 	       "the model is older than the queue error log the driver reads");
 _Static_assert(NPO_IF_MINOR_QUEUE_PORTS <= NPO_IF_MINOR,
 	       "the model is older than the queue ports the driver reads");
+_Static_assert(NPO_IF_MINOR_ROUTING <= NPO_IF_MINOR,
+	       "the model is older than the routing the driver sets up");
 
 struct fact {
 	const char *what;

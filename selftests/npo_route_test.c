@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Routing: on a ring every node reaches every other, through the devices
+ * between, by the shortest way round and both ways round; the routes the
+ * driver computed are the shortest; a cut link is routed around while
+ * writes stream across it, each completing once with its data in place,
+ * and the device says so with a REROUTE event; the routes come back when
+ * the link does.
+ *
+ * Needs npo-vm --topology ring: device i port 0 to device i+1 port 1,
+ * device i is node i + 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <npo.h>
+
+#include "kselftest_harness.h"
+#include "npo_test_lib.h"
+
+#define MAX_DEVS	16
+#define SLOT		4096
+#define BUF_SIZE	(MAX_DEVS * SLOT + SLOT)
+#define ROUTE_JOB	78
+
+struct end {
+	struct npo_device *dev;
+	struct npo_queue *q;
+	uint8_t *buf;
+	struct npo_mr *mr;
+	uint32_t node;
+};
+
+FIXTURE(route) {
+	struct end e[MAX_DEVS];
+	int n;
+};
+
+static int end_open(struct end *e, int i)
+{
+	struct npo_queue_attr attr = { .sq_entries = 256, .cq_entries = 256 };
+	char name[16];
+	void *p;
+
+	snprintf(name, sizeof(name), "npo%d", i);
+	e->dev = npo_open_device(name);
+	if (!e->dev || npo_device_set_job(e->dev, ROUTE_JOB) ||
+	    npo_create_queue(e->dev, &attr, &e->q))
+		return -1;
+	p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	e->buf = p;
+	e->node = e->q->node_id;
+	return npo_reg_mr(e->dev, e->buf, BUF_SIZE, NPO_ACCESS_ALL, &e->mr);
+}
+
+static void end_close(struct end *e)
+{
+	if (!e->dev)
+		return;
+	npo_dereg_mr(e->mr);
+	npo_destroy_queue(e->q);
+	if (e->buf)
+		munmap(e->buf, BUF_SIZE);
+	npo_close_device(e->dev);
+}
+
+static int fault(int dev, const char *cmd)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
+	return npo_test_write_file(path, cmd);
+}
+
+static int reap(struct npo_queue *q, struct npo_cqe *out)
+{
+	struct npo_cqe *c;
+	int err = npo_wait_cqe(q, &c, 10000);
+
+	if (!err) {
+		*out = *c;
+		npo_cq_advance(q, 1);
+	}
+	return err;
+}
+
+static uint8_t pattern(int from, int to, size_t i)
+{
+	return (uint8_t)(i * 31 + from * 7 + to * 13 + 1);
+}
+
+/* Links from device a to device b one way round, the other, the shortest. */
+static int fwd(int n, int a, int b)
+{
+	return ((b - a) % n + n) % n;
+}
+
+static int hops(int n, int a, int b)
+{
+	int d = fwd(n, a, b);
+
+	return d < n - d ? d : n - d;
+}
+
+/* Port 0 leads to the next device, port 1 to the one before. */
+static bool port_ok(int n, int a, int b, unsigned int port)
+{
+	int d = fwd(n, a, b);
+
+	if (2 * d == n)
+		return port <= 1;
+	return port == (2 * d < n ? 0u : 1u);
+}
+
+/* Every device's routes, from npoctl, until each reaches all n - 1 others. */
+static struct json_object *routes_settled(int n, double limit_s)
+{
+	static char out[1 << 17];
+	struct json_object *doc, *list;
+	double start = npo_test_now_s();
+
+	do {
+		if (!npo_test_run(out, sizeof(out), "npoctl -j route")) {
+			doc = json_tokener_parse(out);
+			if (doc && json_object_object_get_ex(doc, "routes", &list) &&
+			    (int)json_object_array_length(list) == n * (n - 1))
+				return doc;
+			json_object_put(doc);
+		}
+		usleep(200000);
+	} while (npo_test_now_s() - start < limit_s);
+	return NULL;
+}
+
+static int64_t jint(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : -1;
+}
+
+/* The route of device dev (node dev + 1) to node dest, or NULL. */
+static struct json_object *route_of(struct json_object *doc, int dev,
+				    int dest)
+{
+	struct json_object *list, *r;
+	size_t i;
+
+	json_object_object_get_ex(doc, "routes", &list);
+	for (i = 0; i < json_object_array_length(list); i++) {
+		r = json_object_array_get_idx(list, i);
+		if (jint(r, "node_id") == dev + 1 && jint(r, "dest_node") == dest)
+			return r;
+	}
+	return NULL;
+}
+
+FIXTURE_SETUP(route)
+{
+	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
+	struct npo_device_attr da;
+	struct json_object *doc;
+	int i;
+
+	memset(self, 0, sizeof(*self));
+	self->n = npo_test_count_devices();
+	if (self->n < 4)
+		SKIP(return, "needs a ring of at least 4 NPO devices");
+	if (!topo || strcmp(topo, "ring"))
+		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	if (!npo_test_is_root())
+		SKIP(return, "needs root for debugfs");
+	ASSERT_LE(self->n, MAX_DEVS);
+	for (i = 0; i < self->n; i++) {
+		ASSERT_EQ(0, end_open(&self->e[i], i)) TH_LOG("npo%d", i);
+		ASSERT_EQ(i + 1, self->e[i].node);
+	}
+	ASSERT_EQ(0, npo_query_device(self->e[0].dev, &da));
+	if (!(da.caps & NPO_CAP_QUEUES))
+		SKIP(return, "device has no DMA queues");
+	/* The adverts have gone round: every device knows every node. */
+	doc = routes_settled(self->n, 30);
+	ASSERT_NE(NULL, doc) TH_LOG("the routes never covered the ring");
+	json_object_put(doc);
+}
+
+FIXTURE_TEARDOWN(route)
+{
+	int i;
+
+	for (i = 0; i < self->n; i++) {
+		if (!access("/sys/kernel/debug/npo/npo0/fault", W_OK))
+			fault(i, "clear");
+		end_close(&self->e[i]);
+	}
+}
+
+/*
+ * Every device writes its own pattern into a slot of every other's
+ * buffer; each completion names the first port of a shortest way, and
+ * each slot holds exactly its writer's bytes, the rest untouched.
+ */
+TEST_F_TIMEOUT(route, every_node_reaches_every_node, 180)
+{
+	int n = self->n, a, b;
+	struct npo_cqe c;
+	size_t i;
+
+	NPO_TEST_SETUP_DONE();
+	for (a = 0; a < n; a++) {
+		memset(self->e[a].buf, 0, BUF_SIZE);
+		for (i = 0; i < SLOT; i++)
+			self->e[a].buf[BUF_SIZE - SLOT + i] = pattern(a, a, i);
+	}
+	for (a = 0; a < n; a++) {
+		struct end *s = &self->e[a];
+
+		for (b = 0; b < n; b++) {
+			/* The source bytes: written into s's own last slot. */
+			for (i = 0; i < SLOT; i++)
+				s->buf[BUF_SIZE - SLOT + i] = pattern(a, b, i);
+			if (b == a)
+				continue;
+			npo_prep_write(npo_get_sqe(s->q), b, npo_mr_lkey(s->mr),
+				       s->buf + BUF_SIZE - SLOT, SLOT,
+				       self->e[b].node, npo_mr_rkey(self->e[b].mr),
+				       (uintptr_t)self->e[b].buf + a * SLOT);
+			npo_submit(s->q);
+			ASSERT_EQ(0, reap(s->q, &c));
+			EXPECT_EQ(NPO_STATUS_OK, c.status)
+				TH_LOG("node %d to node %d: %s", a + 1, b + 1,
+				       npo_status_str(c.status));
+			EXPECT_TRUE(port_ok(n, a, b, c.port))
+				TH_LOG("node %d to node %d went out of port %u",
+				       a + 1, b + 1, c.port);
+		}
+	}
+	for (b = 0; b < n; b++) {
+		for (a = 0; a < n; a++) {
+			uint8_t *slot = self->e[b].buf + a * SLOT;
+			bool same = true;
+
+			for (i = 0; i < SLOT && same; i++)
+				same = slot[i] == (a == b ? 0 : pattern(a, b, i));
+			EXPECT_TRUE(same) TH_LOG("node %d's slot for node %d",
+						 b + 1, a + 1);
+		}
+	}
+}
+
+/* READ, FETCH_ADD and WRITE_IMM to the far side of the ring, both ways. */
+TEST_F(route, reads_atomics_and_messages_cross_the_ring)
+{
+	int n = self->n, far = n / 2;
+	struct end *s = &self->e[0], *t = &self->e[far];
+	uint64_t *counter = (uint64_t *)(t->buf + BUF_SIZE - 8);
+	uint64_t *old = (uint64_t *)(s->buf + BUF_SIZE - 8);
+	struct npo_cqe c, *r;
+	size_t i;
+
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < SLOT; i++)
+		t->buf[i] = pattern(far, 0, i);
+	memset(s->buf, 0, SLOT);
+	npo_prep_read(npo_get_sqe(s->q), 1, npo_mr_lkey(s->mr), s->buf, SLOT,
+		      t->node, npo_mr_rkey(t->mr), (uintptr_t)t->buf);
+	npo_submit(s->q);
+	ASSERT_EQ(0, reap(s->q, &c));
+	ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
+	EXPECT_EQ(0, memcmp(s->buf, t->buf, SLOT));
+
+	*counter = 40;
+	npo_prep_fetch_add(npo_get_sqe(s->q), 2, npo_mr_lkey(s->mr), old,
+			   t->node, npo_mr_rkey(t->mr), (uintptr_t)counter, 2);
+	npo_submit(s->q);
+	ASSERT_EQ(0, reap(s->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	EXPECT_EQ(40, *old);
+	EXPECT_EQ(42, *counter);
+
+	/* The message names the sender and the port it came in through. */
+	npo_prep_write_imm(npo_get_sqe(s->q), 3, npo_mr_lkey(s->mr), s->buf, 64,
+			   t->node, t->q->id, npo_mr_rkey(t->mr),
+			   (uintptr_t)t->buf + SLOT, 0x5eed);
+	npo_submit(s->q);
+	ASSERT_EQ(0, reap(s->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	ASSERT_EQ(0, npo_wait_cqe(t->q, &r, 10000));
+	EXPECT_EQ(NPO_OP_RECV_IMM, r->opcode);
+	EXPECT_EQ(0x5eed, r->imm);
+	EXPECT_EQ(s->node, r->peer_node);
+	EXPECT_EQ(s->q->id, r->peer_queue);
+	EXPECT_EQ(c.port == 0 ? 1 : 0, r->port)
+		TH_LOG("left by port %u, came in by %u", c.port, r->port);
+	npo_cq_advance(t->q, 1);
+	EXPECT_EQ(0, memcmp(t->buf + SLOT, s->buf, 64));
+}
+
+/*
+ * The driver's routes, read back: every destination at its shortest
+ * distance, through the port of a shortest way and the node behind it;
+ * the far side of the ring is split between the two ways round.
+ */
+TEST_F(route, routes_are_shortest_and_go_both_ways)
+{
+	int n = self->n, a, b, far[2] = { 0, 0 };
+	struct json_object *doc, *r;
+
+	NPO_TEST_SETUP_DONE();
+	doc = routes_settled(n, 10);
+	ASSERT_NE(NULL, doc);
+	for (a = 0; a < n; a++) {
+		for (b = 0; b < n; b++) {
+			int port, want_next;
+
+			if (a == b)
+				continue;
+			r = route_of(doc, a, b + 1);
+			ASSERT_NE(NULL, r) TH_LOG("node %d has no route to %d",
+						  a + 1, b + 1);
+			port = jint(r, "port");
+			EXPECT_EQ(hops(n, a, b), jint(r, "hops"))
+				TH_LOG("node %d to %d", a + 1, b + 1);
+			EXPECT_TRUE(port_ok(n, a, b, port))
+				TH_LOG("node %d to %d: port %d", a + 1, b + 1, port);
+			want_next = (port == 0 ? (a + 1) % n : (a + n - 1) % n) + 1;
+			EXPECT_EQ(want_next, jint(r, "next_node"));
+			if (n % 2 == 0 && 2 * fwd(n, a, b) == n && port >= 0 && port <= 1)
+				far[port]++;
+		}
+	}
+	if (n % 2 == 0) {
+		EXPECT_LT(0, far[0]) TH_LOG("no far node goes the port-0 way");
+		EXPECT_LT(0, far[1]) TH_LOG("no far node goes the port-1 way");
+	}
+	json_object_put(doc);
+}
+
+/* The newest event number of a device's history, 0 if none. */
+static long long last_event_seq(int dev)
+{
+	static char out[1 << 18];
+	struct json_object *doc;
+	long long seq = 0;
+	size_t i;
+
+	if (npo_test_run(out, sizeof(out), "npoctl -j events npo%d", dev))
+		return -1;
+	doc = json_tokener_parse(out);
+	for (i = 0; doc && i < json_object_array_length(doc); i++)
+		seq = jint(json_object_array_get_idx(doc, i), "seq");
+	json_object_put(doc);
+	return seq;
+}
+
+/* A REROUTE of dev after seq that moved dest from old_port to port. */
+static bool rerouted(int dev, long long after, int dest, int old_port,
+		     int port, int hops)
+{
+	static char out[1 << 18];
+	struct json_object *doc, *ev, *routes, *r;
+	bool found = false;
+	size_t i, j;
+
+	if (npo_test_run(out, sizeof(out), "npoctl -j events npo%d", dev))
+		return false;
+	doc = json_tokener_parse(out);
+	for (i = 0; doc && i < json_object_array_length(doc) && !found; i++) {
+		struct json_object *name;
+
+		ev = json_object_array_get_idx(doc, i);
+		if (jint(ev, "seq") <= after ||
+		    !json_object_object_get_ex(ev, "event", &name) ||
+		    strcmp(json_object_get_string(name), "reroute") ||
+		    !json_object_object_get_ex(ev, "routes", &routes))
+			continue;
+		for (j = 0; j < json_object_array_length(routes); j++) {
+			r = json_object_array_get_idx(routes, j);
+			if (jint(r, "dest_node") == dest &&
+			    jint(r, "old_port") == old_port &&
+			    jint(r, "port") == port && jint(r, "hops") == hops)
+				found = true;
+		}
+	}
+	json_object_put(doc);
+	return found;
+}
+
+/*
+ * Node 1 streams WRITE_IMMs to the node three links down port 0; the
+ * second of those links is cut mid-stream.  The rest go the other way
+ * round: every one completes once, OK, in order; every one lands, and the
+ * receiver hears each exactly once.  Node 1 says it rerouted, naming the
+ * node and both ports; with the link back, the short way returns.
+ */
+TEST_F_TIMEOUT(route, a_cut_is_routed_around_mid_stream, 240)
+{
+	enum { WRITES = 96, CUT_AT = 32 };
+	int n = self->n, dest = 3;
+	struct end *s = &self->e[0], *t = &self->e[dest];
+	unsigned int posted = 0, done = 0, heard = 0, after_cut_port1 = 0;
+	double cut_at = 0, around_at = 0;
+	bool seen[WRITES] = { false };
+	struct json_object *doc, *r;
+	long long seq;
+	struct npo_cqe c, *m;
+	double start;
+	size_t i;
+
+	NPO_TEST_SETUP_DONE();
+	if (n < 6)
+		SKIP(return, "needs a ring of at least 6: a way round of 5");
+	seq = last_event_seq(0);
+	ASSERT_LE(0, seq);
+	for (i = 0; i < WRITES * 64; i++)
+		s->buf[i] = pattern(0, dest, i);
+	memset(t->buf, 0, WRITES * 64);
+	start = npo_test_now_s();
+	while (done < WRITES && npo_test_now_s() - start < 120) {
+		/* A few in flight at a time, so that some are when the cut comes. */
+		while (posted < WRITES && posted - done < 8) {
+			npo_prep_write_imm(npo_get_sqe(s->q), posted,
+					   npo_mr_lkey(s->mr), s->buf + posted * 64,
+					   64, t->node, t->q->id, npo_mr_rkey(t->mr),
+					   (uintptr_t)t->buf + posted * 64, posted);
+			npo_submit(s->q);
+			posted++;
+		}
+		ASSERT_EQ(0, reap(s->q, &c));
+		EXPECT_EQ(done, c.wr_id);
+		EXPECT_EQ(NPO_STATUS_OK, c.status)
+			TH_LOG("write %u: %s", done, npo_status_str(c.status));
+		if (cut_at && c.port == 1 && !around_at)
+			around_at = npo_test_now_s();
+		if (done >= CUT_AT + 8 && c.port == 1)
+			after_cut_port1++;
+		done++;
+		if (done == CUT_AT) {
+			/* npo1's port 0: the link from node 2 to node 3. */
+			ASSERT_EQ(0, fault(1, "cut 0 1"));
+			cut_at = npo_test_now_s();
+		}
+		while ((m = npo_peek_cqe(t->q))) {
+			if (m->imm < WRITES) {
+				EXPECT_FALSE(seen[m->imm]) TH_LOG("imm %u twice", m->imm);
+				seen[m->imm] = true;
+			}
+			heard++;
+			npo_cq_advance(t->q, 1);
+		}
+	}
+	ASSERT_EQ(WRITES, done);
+	for (start = npo_test_now_s(); heard < WRITES &&
+	     npo_test_now_s() - start < 10;) {
+		m = npo_peek_cqe(t->q);
+		if (!m) {
+			usleep(10000);
+			continue;
+		}
+		if (m->imm < WRITES) {
+			EXPECT_FALSE(seen[m->imm]) TH_LOG("imm %u twice", m->imm);
+			seen[m->imm] = true;
+		}
+		heard++;
+		npo_cq_advance(t->q, 1);
+	}
+	EXPECT_EQ(WRITES, heard);
+	EXPECT_EQ(0, memcmp(t->buf, s->buf, WRITES * 64));
+	EXPECT_LT(0, after_cut_port1) TH_LOG("nothing went the other way round");
+	if (around_at)
+		TH_LOG("the first write the other way round completed %.0f ms after the cut",
+		       (around_at - cut_at) * 1000);
+	EXPECT_TRUE(rerouted(0, seq, dest + 1, 0, 1, n - dest))
+		TH_LOG("no REROUTE of node %d from port 0 to port 1", dest + 1);
+
+	/* With the link back, the short way is the route again. */
+	seq = last_event_seq(0);
+	ASSERT_EQ(0, fault(1, "cut 0 0"));
+	start = npo_test_now_s();
+	do {
+		doc = routes_settled(n, 10);
+		ASSERT_NE(NULL, doc);
+		r = route_of(doc, 0, dest + 1);
+		i = r && jint(r, "port") == 0 && jint(r, "hops") == dest;
+		json_object_put(doc);
+		if (!i)
+			usleep(200000);
+	} while (!i && npo_test_now_s() - start < 30);
+	EXPECT_TRUE(i) TH_LOG("node %d never went back to port 0", dest + 1);
+	EXPECT_TRUE(rerouted(0, seq, dest + 1, 1, 0, dest));
+	npo_prep_write(npo_get_sqe(s->q), 7, npo_mr_lkey(s->mr), s->buf, 64,
+		       t->node, npo_mr_rkey(t->mr), (uintptr_t)t->buf);
+	npo_submit(s->q);
+	ASSERT_EQ(0, reap(s->q, &c));
+	EXPECT_EQ(NPO_STATUS_OK, c.status);
+	EXPECT_EQ(0, c.port);
+}
+
+TEST_HARNESS_MAIN
