@@ -248,6 +248,7 @@ static void cq_post(NpoState *s, NpoQueue *q, const struct npo_cqe *cqe)
 typedef struct NpoDest {
     NpoState *dev;              /* the device whose memory table applies */
     NpoPort *port;              /* the first hop, NULL for loopback */
+    NpoPort *wire;              /* to another process: out of this port */
     uint8_t rx_port;            /* the target's port the data comes in by */
 } NpoDest;
 
@@ -410,11 +411,13 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     *wait = false;
     dest->dev = s;
     dest->port = NULL;
+    dest->wire = NULL;
     if (q->wire_req) {
         /* A request already on the wire finishes on its own port. */
         p = q->wire_port;
         dest->dev = NULL;
-        dest->port = p;
+        dest->port = q->wire_first;
+        dest->wire = p;
         if (q->wire_done) {
             return NPO_STATUS_OK;
         }
@@ -446,27 +449,28 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     next = npo_link_local_peer(p);
     if (!next) {
         /* The fabric transport carries it to the peer's process. */
-        if (p->peer_node == node) {
-            dest->dev = NULL;
-            return NPO_STATUS_OK;
-        }
-        return npo_route_hold(s, q, node, NPO_STATUS_UNREACHABLE, wait);
+        dest->dev = NULL;
+        dest->wire = p;
+        q->route_since = 0;
+        return NPO_STATUS_OK;
     }
     switch (npo_route_follow(next, p, node, !q->progress, &dest->dev,
-                             &dest->rx_port)) {
+                             &dest->rx_port, &dest->wire)) {
     case NPO_PATH_ARRIVED:
+        q->route_since = 0;
+        return NPO_STATUS_OK;
+    case NPO_PATH_REMOTE:
+        /* On from a device further on, by the fabric transport. */
+        dest->dev = NULL;
         q->route_since = 0;
         return NPO_STATUS_OK;
     case NPO_PATH_PAUSED:
         *wait = true;
         return NPO_STATUS_OK;
     case NPO_PATH_BROKEN:
-        return npo_route_hold(s, q, node, NPO_STATUS_LINK_DOWN, wait);
-    case NPO_PATH_REMOTE:
         break;
     }
-    /* Beyond a device of another process: not carried (hardware.rst). */
-    return npo_route_hold(s, q, node, NPO_STATUS_UNREACHABLE, wait);
+    return npo_route_hold(s, q, node, NPO_STATUS_LINK_DOWN, wait);
 }
 
 /*
@@ -571,7 +575,8 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     }
     if (!t) {
         /* The peer's device checks the remote side when the request lands. */
-        return npo_fabric_run(s, q, d, lmr, dest->port, budget, done, status);
+        return npo_fabric_run(s, q, d, lmr, dest->port, dest->wire, budget,
+                              done, status);
     }
     if (d->opcode == NPO_OP_SEND) {
         int r = send_run(s, q, d, lmr, dest);
@@ -662,7 +667,7 @@ static bool posted_retire(NpoState *s, NpoQueue *q, uint64_t *moved)
         if (!cq_has_room(s, q) && queue_stall(s, q)) {
             return false;
         }
-        head_complete(s, q, &w->d, w->port, w->status);
+        head_complete(s, q, &w->d, w->first, w->status);
         *w = (NpoWirePosted) { 0 };
                 *moved += sizeof(w->d);
     }
@@ -1092,8 +1097,8 @@ static uint32_t mbox_queue_query(NpoState *s)
     outstanding = q->sq_tail - q->sq_head;
     if (outstanding) {
         age = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - q->head_since;
-        port = npo_wire_posted(q) ? q->posted[q->sq_head % NPO_WIRE_WINDOW].port :
-               q->wire_port;
+        port = npo_wire_posted(q) ? q->posted[q->sq_head % NPO_WIRE_WINDOW].first :
+               q->wire_first;
         if (!port && q_dma_read(s, q, q_slot(q->sq_ring, q->sq_entries,
                                              q->sq_head, sizeof(d)),
                                 &d, sizeof(d)) == MEMTX_OK) {

@@ -23,17 +23,75 @@
  * engine's budget, so a large transfer holds up neither the VM nor the
  * other queues.
  *
+ * A request for a node beyond the peer, or from a device behind this one,
+ * goes behind a WireRouted naming both ends; each device on the way
+ * passes the frame on by its route table and the destination's device
+ * answers the same way back.  A device that cannot pass a request on
+ * answers it itself, LINK_DOWN or UNREACHABLE.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/units.h"
 #include "trace.h"
 
 #include "npo.h"
 
+/*
+ * What a port keeps per request or per requesting queue: several nodes'
+ * requests come in through one port once frames are routed, and request
+ * ids are unique per requesting device only.
+ */
+typedef struct NpoWireKey {
+    uint64_t id;                /* a request id, or a queue */
+    uint32_t node;              /* of the requester */
+} NpoWireKey;
+
+static guint wire_key_hash(gconstpointer k)
+{
+    const NpoWireKey *w = k;
+
+    return g_int64_hash(&w->id) ^ (w->node * 0x9e3779b1u);
+}
+
+static gboolean wire_key_equal(gconstpointer a, gconstpointer b)
+{
+    const NpoWireKey *x = a, *y = b;
+
+    return x->id == y->id && x->node == y->node;
+}
+
+/*
+ * Where a transport frame that came in on a port is for: the device it
+ * concerns (the target of a request, the requester of an answer; NULL for
+ * a request this device refuses to pass on), and the node at the other
+ * end.  Answers go back out of the port it came in on.
+ */
+typedef struct NpoWireEnd {
+    NpoPort *p;
+    NpoState *dev;
+    uint32_t node;              /* the node the frame is for */
+    uint32_t peer;              /* the node at the other end */
+    uint8_t in_port;            /* dev's port it came in through */
+    bool routed;                /* it came behind a WireRouted */
+} NpoWireEnd;
+
+/*
+ * A routed request whose frames crossed a link that went down (lost in a
+ * device's transmit queue there) is never answered: given up after this
+ * long without progress, and sent again by the new routes.
+ */
+#define NPO_WIRE_ROUTED_TIMEOUT_NS  (2 * NANOSECONDS_PER_SECOND)
+
+/* Frames a device holds for one port while it forwards to it, at most. */
+#define NPO_FORWARD_BACKLOG_MAX (64 * MiB)
+
 /* A SEND arriving on a port: where its bytes go. */
 typedef struct NpoWireRecv {
-    uint64_t req;
+    NpoWireKey id;              /* its request id and sender */
+    NpoState *dev;              /* the receiving device */
+    uint8_t in_port;            /* the port it names as the sender's */
     uint16_t src_queue;         /* the sender's */
     uint16_t queue;             /* the receiving queue, and its generation */
     uint32_t gen;
@@ -46,6 +104,9 @@ typedef struct NpoWireRecv {
 typedef struct NpoWireRead {
     QSIMPLEQ_ENTRY(NpoWireRead) next;
     uint64_t req;
+    uint32_t peer;              /* the requester */
+    NpoState *dev;              /* the target, whose memory is read */
+    bool routed;                /* answered behind a WireRouted */
     uint16_t src_queue;
     uint32_t job;
     uint64_t key;
@@ -54,17 +115,58 @@ typedef struct NpoWireRead {
     uint32_t sent;
 } NpoWireRead;
 
+/*
+ * Room for a transport frame of len bytes on p, behind a WireRouted from
+ * node from to node to when routed.  NULL when the link carries nothing.
+ */
+static uint8_t *wire_frame(NpoPort *p, bool routed, uint32_t from,
+                           uint32_t to, uint8_t type, uint16_t len)
+{
+    WireRouted *h;
+
+    if (!routed) {
+        return npo_port_frame(p, type, len);
+    }
+    h = (WireRouted *)npo_port_frame(p, WIRE_ROUTED, sizeof(*h) + len);
+    if (!h) {
+        return NULL;
+    }
+    *h = (WireRouted) {
+        .from_node = cpu_to_le32(from),
+        .to_node = cpu_to_le32(to),
+        .type = type,
+    };
+    return (uint8_t *)(h + 1);
+}
+
 /* --- requester ----------------------------------------------------------- */
 
 static void request_clear(NpoQueue *q)
 {
     q->wire_req = 0;
     q->wire_port = NULL;
+    q->wire_first = NULL;
+    q->wire_dest = 0;
+    q->wire_routed = false;
     q->wire_sent = q->wire_tx_wait = q->wire_done = q->wire_acked = false;
     q->wire_chained = false;
     q->wire_status = 0;
     q->wire_value = 0;
     q->progress = 0;
+}
+
+static int64_t wire_now(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/* A routed request made progress: it is not given up for a while. */
+static void request_heard(NpoState *s, NpoQueue *q)
+{
+    q->wire_heard = wire_now();
+    if (q->wire_routed && !timer_pending(s->wire_timer)) {
+        timer_mod(s->wire_timer, q->wire_heard + NPO_WIRE_ROUTED_TIMEOUT_NS);
+    }
 }
 
 /* The request's outcome is known; the engine completes it on its next run. */
@@ -95,7 +197,8 @@ static uint64_t request_send_data(NpoState *s, NpoQueue *q,
             q->wire_tx_wait = true;
             break;
         }
-        w = (WireData *)npo_port_frame(p, WIRE_DATA, sizeof(*w) + n);
+        w = (WireData *)wire_frame(p, q->wire_routed, s->node_id, q->wire_dest,
+                                   WIRE_DATA, sizeof(*w) + n);
         if (!w) {
             request_done(s, q, NPO_STATUS_LINK_DOWN);
             break;
@@ -123,6 +226,9 @@ static uint64_t request_send_data(NpoState *s, NpoQueue *q,
         q->wire_sent = q->progress == len;
     }
     npo_port_flush(p);
+    if (moved) {
+        request_heard(s, q);
+    }
     return moved;
 }
 
@@ -142,7 +248,8 @@ static void request_send_one(NpoState *s, NpoQueue *q,
             .src_queue = cpu_to_le16(q->id),
         };
 
-        f = npo_port_frame(p, WIRE_READ, sizeof(r));
+        f = wire_frame(p, q->wire_routed, s->node_id, q->wire_dest,
+                       WIRE_READ, sizeof(r));
         if (f) {
             memcpy(f, &r, sizeof(r));
         }
@@ -158,7 +265,8 @@ static void request_send_one(NpoState *s, NpoQueue *q,
             .opcode = d->opcode,
         };
 
-        f = npo_port_frame(p, WIRE_ATOMIC, sizeof(a));
+        f = wire_frame(p, q->wire_routed, s->node_id, q->wire_dest,
+                       WIRE_ATOMIC, sizeof(a));
         if (f) {
             memcpy(f, &a, sizeof(a));
         }
@@ -169,16 +277,19 @@ static void request_send_one(NpoState *s, NpoQueue *q,
     }
     q->wire_sent = true;
     npo_port_flush(p);
+    request_heard(s, q);
 }
 
 /*
- * Carry descriptor d of q (at sq_issue) to the peer behind p.  The local side
- * (lmr) was checked just now, on this run.  Returns the bytes moved; sets
- * *done and *status once the target has answered.
+ * Carry descriptor d of q (at sq_issue) out of p, a port of s or of a
+ * device further on in this process (first is s's port towards it), to
+ * its destination.  The local side (lmr) was checked just now, on this
+ * run.  Returns the bytes moved; sets *done and *status once the target
+ * has answered.
  */
 uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
-                        NpoMr *lmr, NpoPort *p, uint64_t budget, bool *done,
-                        uint32_t *status)
+                        NpoMr *lmr, NpoPort *first, NpoPort *p,
+                        uint64_t budget, bool *done, uint32_t *status)
 {
     *done = false;
     *status = NPO_STATUS_OK;
@@ -189,6 +300,25 @@ uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
             request_clear(q);
             q->link_wait = true;
             return 0;
+        }
+        if (q->wire_routed && (q->wire_status == NPO_STATUS_LINK_DOWN ||
+                               q->wire_status == NPO_STATUS_UNREACHABLE)) {
+            bool wait = false;
+
+            /*
+             * The fabric could not carry it: a link down on the way, or
+             * routes still settling.  Within the hold it goes again from
+             * the start, by the new routes, the target told to drop
+             * what part of it came.
+             */
+            q->wire_status = npo_route_hold(s, q, q->wire_dest,
+                                            q->wire_status, &wait);
+            if (wait) {
+                q->wire_acked = false;
+                npo_fabric_finish(s, q);
+                q->link_wait = true;
+                return 0;
+            }
         }
         *status = q->wire_status;
         *done = true;
@@ -201,6 +331,10 @@ uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     if (!q->wire_req) {
         q->wire_req = ++s->wire_seq;
         q->wire_port = p;
+        q->wire_first = first;
+        q->wire_dest = le32_to_cpu(d->dest_node);
+        /* The far device names the sender by its link unless told. */
+        q->wire_routed = p->dev != s || p->peer_node != q->wire_dest;
         q->wire_lkey = le32_to_cpu(d->local_key);
         q->wire_laddr = le64_to_cpu(d->local_addr);
         q->wire_len = le32_to_cpu(d->length);
@@ -229,7 +363,8 @@ void npo_fabric_finish(NpoState *s, NpoQueue *q)
     WireAbort *a;
 
     if (!q->wire_acked && q->wire_port) {
-        a = (WireAbort *)npo_port_frame(q->wire_port, WIRE_ABORT, sizeof(*a));
+        a = (WireAbort *)wire_frame(q->wire_port, q->wire_routed, s->node_id,
+                                    q->wire_dest, WIRE_ABORT, sizeof(*a));
         if (a) {
             a->req = cpu_to_le64(q->wire_req);
             npo_port_flush(q->wire_port);
@@ -247,15 +382,20 @@ void npo_fabric_finish(NpoState *s, NpoQueue *q)
  */
 bool npo_fabric_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d)
 {
-    NpoPort *p = q->posted[(q->sq_issue - 1) % NPO_WIRE_WINDOW].port;
+    NpoWirePosted *last = &q->posted[(q->sq_issue - 1) % NPO_WIRE_WINDOW];
     uint32_t len = le32_to_cpu(d->length);
+    uint32_t node = le32_to_cpu(d->dest_node);
     NpoMr *lmr;
 
+    /*
+     * Only to the peer itself: a request routed on is sent again when the
+     * fabric cannot carry it, which a window would reorder.
+     */
     if (q->error || npo_wire_posted(q) >= NPO_WIRE_WINDOW || d->flags ||
         (d->opcode != NPO_OP_WRITE && d->opcode != NPO_OP_WRITE_IMM) ||
-        le32_to_cpu(d->dest_node) == s->node_id ||
-        npo_link_route(s, le32_to_cpu(d->dest_node)) != p ||
-        npo_link_ready(p) != NPO_LINK_UP) {
+        last->routed || node != last->port->peer_node ||
+        npo_link_route(s, node) != last->port ||
+        npo_link_ready(last->port) != NPO_LINK_UP) {
         return false;
     }
     return !len || !npo_mr_check_local(s, &lmr, le32_to_cpu(d->local_key),
@@ -263,10 +403,14 @@ bool npo_fabric_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d)
                                        q->pd);
 }
 
-/* The WRITE being sent has all its frames on the wire, unanswered. */
+/*
+ * The WRITE being sent has all its frames on the wire, unanswered, and
+ * may wait for its answer in the window (a routed one waits at the head,
+ * to go again if the fabric cannot carry it).
+ */
 bool npo_fabric_sent(NpoQueue *q, const struct npo_sqe *d)
 {
-    return q->wire_req && q->wire_sent && !q->wire_done &&
+    return q->wire_req && q->wire_sent && !q->wire_done && !q->wire_routed &&
            (d->opcode == NPO_OP_WRITE || d->opcode == NPO_OP_WRITE_IMM);
 }
 
@@ -281,6 +425,8 @@ void npo_fabric_post(NpoQueue *q, const struct npo_sqe *d, bool done,
     q->posted[q->sq_issue % NPO_WIRE_WINDOW] = (NpoWirePosted) {
         .req = q->wire_req,
         .port = q->wire_port,
+        .first = q->wire_first,
+        .routed = q->wire_routed,
         .d = *d,
         .done = done,
         .status = status,
@@ -289,15 +435,21 @@ void npo_fabric_post(NpoQueue *q, const struct npo_sqe *d, bool done,
     request_clear(q);
 }
 
-/* The window's WRITE a peer's answer is for, if it still waits. */
-static NpoWirePosted *answered_post(NpoQueue *q, NpoPort *p, uint64_t req)
+/*
+ * The window's WRITE an answer is for, if it still waits.  A direct
+ * answer counts only from the port its request left on; a routed one
+ * comes back by whichever way the routes say.
+ */
+static NpoWirePosted *answered_post(NpoQueue *q, const NpoWireEnd *e,
+                                    uint64_t req)
 {
     uint32_t i;
 
     for (i = 0; i < npo_wire_posted(q); i++) {
         NpoWirePosted *w = &q->posted[(q->sq_head + i) % NPO_WIRE_WINDOW];
 
-        if (w->req == req && w->port == p && !w->done) {
+        if (w->req == req && w->routed == e->routed &&
+            (e->routed || w->port == e->p) && !w->done) {
             return w;
         }
     }
@@ -316,41 +468,42 @@ static void post_done(NpoState *s, NpoQueue *q, NpoWirePosted *w,
 }
 
 /* The queue a peer's answer is for: still live and still waiting for it. */
-static NpoQueue *answered_queue(NpoPort *p, uint16_t qid, uint64_t req)
+static NpoQueue *answered_queue(const NpoWireEnd *e, uint16_t qid,
+                                uint64_t req)
 {
-    NpoQueue *q = npo_queue_get(p->dev, qid);
+    NpoQueue *q = npo_queue_get(e->dev, qid);
 
-    if (!q || !req || q->wire_req != req || q->wire_port != p ||
-        q->wire_acked) {
+    if (!q || !req || q->wire_req != req || q->wire_routed != e->routed ||
+        (!e->routed && q->wire_port != e->p) || q->wire_acked) {
         return NULL;
     }
     return q;
 }
 
-static void rx_ack(NpoPort *p, const WireAck *a)
+static void rx_ack(const NpoWireEnd *e, const WireAck *a)
 {
     uint64_t req = le64_to_cpu(a->req);
-    NpoQueue *q = answered_queue(p, le16_to_cpu(a->src_queue), req);
+    NpoQueue *q = answered_queue(e, le16_to_cpu(a->src_queue), req);
     NpoWirePosted *w;
 
     if (q) {
         q->wire_acked = true;
         q->wire_value = le64_to_cpu(a->value);
-        request_done(p->dev, q, le32_to_cpu(a->status));
+        request_done(e->dev, q, le32_to_cpu(a->status));
         return;
     }
-    q = npo_queue_get(p->dev, le16_to_cpu(a->src_queue));
-    w = q ? answered_post(q, p, req) : NULL;
+    q = npo_queue_get(e->dev, le16_to_cpu(a->src_queue));
+    w = q ? answered_post(q, e, req) : NULL;
     if (w) {
-        post_done(p->dev, q, w, le32_to_cpu(a->status));
+        post_done(e->dev, q, w, le32_to_cpu(a->status));
     }
 }
 
 /* Bytes answering our READ: they land in the region the descriptor named. */
-static void rx_read_data(NpoPort *p, const WireData *w,
+static void rx_read_data(const NpoWireEnd *e, const WireData *w,
                          const uint8_t *bytes, uint32_t n)
 {
-    NpoQueue *q = answered_queue(p, le16_to_cpu(w->src_queue),
+    NpoQueue *q = answered_queue(e, le16_to_cpu(w->src_queue),
                                  le64_to_cpu(w->req));
     uint32_t off = le32_to_cpu(w->offset), st;
     NpoMr *lmr;
@@ -360,28 +513,33 @@ static void rx_read_data(NpoPort *p, const WireData *w,
     }
     if (off > q->wire_len || n > q->wire_len - off) {
         qemu_log_mask(LOG_GUEST_ERROR, "npo%u: port %u: READ answer beyond "
-                      "the request, dropped\n", p->dev->node_id, p->index);
+                      "the request, dropped\n", e->p->dev->node_id,
+                      e->p->index);
         return;
     }
     /* The region may have gone since the request left: look again. */
-    st = npo_mr_check_local(p->dev, &lmr, q->wire_lkey, q->wire_laddr + off,
+    st = npo_mr_check_local(e->dev, &lmr, q->wire_lkey, q->wire_laddr + off,
                             n, NPO_ACCESS_LOCAL_WRITE, q->pd);
     if (st) {
-        request_done(p->dev, q, st);
+        request_done(e->dev, q, st);
         return;
     }
     npo_mr_write(lmr, q->wire_laddr + off, bytes, n);
+    request_heard(e->dev, q);
 }
 
 /* --- target -------------------------------------------------------------- */
 
-static void answer(NpoPort *p, uint64_t req, uint16_t src_queue,
+static void answer(const NpoWireEnd *e, uint64_t req, uint16_t src_queue,
                    uint32_t status, uint64_t value)
 {
-    WireAck *a = (WireAck *)npo_port_frame(p, WIRE_ACK, sizeof(*a));
+    WireAck *a = (WireAck *)wire_frame(e->p, e->routed, e->node, e->peer,
+                                       WIRE_ACK, sizeof(*a));
 
     if (status) {
-        g_hash_table_insert(p->rx_naks, GUINT_TO_POINTER(src_queue + 1u),
+        NpoWireKey key = { .id = src_queue, .node = e->peer };
+
+        g_hash_table_insert(e->p->rx_naks, g_memdup2(&key, sizeof(key)),
                             g_memdup2(&req, sizeof(req)));
     }
     if (!a) {
@@ -393,34 +551,34 @@ static void answer(NpoPort *p, uint64_t req, uint16_t src_queue,
         .status = cpu_to_le32(status),
         .src_queue = cpu_to_le16(src_queue),
     };
-    npo_port_flush(p);
+    npo_port_flush(e->p);
 }
 
 /*
  * The region a peer's request names by remote key, if its job may reach
  * it; a refusal is logged, and reported as one status whatever the reason.
  */
-static uint32_t target_region(NpoPort *p, NpoMr **mr, uint64_t key,
+static uint32_t target_region(const NpoWireEnd *e, NpoMr **mr, uint64_t key,
                               uint32_t job, uint16_t src_queue,
                               uint8_t opcode, uint64_t addr, uint64_t len,
                               uint32_t need)
 {
-    if (npo_mr_check_remote(p->dev, mr, key, job, addr, len, need)) {
+    if (npo_mr_check_remote(e->dev, mr, key, job, addr, len, need)) {
         return NPO_STATUS_OK;
     }
-    npo_refusal_log(p->dev, NPO_REFUSAL_SIDE_TARGET, job, p->peer_node,
+    npo_refusal_log(e->dev, NPO_REFUSAL_SIDE_TARGET, job, e->peer,
                     src_queue, opcode, NPO_STATUS_REMOTE_ACCESS);
     return NPO_STATUS_REMOTE_ACCESS;
 }
 
 /* The queue a peer's WRITE_IMM or SEND names, if it is of the same job. */
-static NpoQueue *target_queue(NpoPort *p, const WireData *w)
+static NpoQueue *target_queue(const NpoWireEnd *e, const WireData *w)
 {
-    NpoQueue *tq = npo_queue_get(p->dev, le16_to_cpu(w->dest_queue));
+    NpoQueue *tq = npo_queue_get(e->dev, le16_to_cpu(w->dest_queue));
     uint32_t job = le32_to_cpu(w->job);
 
     if (tq && tq->job != job) {
-        npo_refusal_log(p->dev, NPO_REFUSAL_SIDE_TARGET, job, p->peer_node,
+        npo_refusal_log(e->dev, NPO_REFUSAL_SIDE_TARGET, job, e->peer,
                         le16_to_cpu(w->src_queue), w->opcode,
                         NPO_STATUS_REMOTE_QUEUE);
         return NULL;
@@ -428,20 +586,20 @@ static NpoQueue *target_queue(NpoPort *p, const WireData *w)
     return tq;
 }
 
-static NpoSender sender_on(NpoPort *p, uint16_t queue)
+static NpoSender sender_on(const NpoWireEnd *e, uint16_t queue)
 {
     return (NpoSender) {
-        .port = p->index,
-        .node = p->peer_node,
+        .port = e->in_port,
+        .node = e->peer,
         .queue = queue,
     };
 }
 
 /* WRITE or WRITE_IMM bytes: every frame is checked on its own. */
-static uint32_t rx_write(NpoPort *p, const WireData *w,
+static uint32_t rx_write(const NpoWireEnd *e, const WireData *w,
                          const uint8_t *bytes, uint32_t n)
 {
-    NpoState *t = p->dev;
+    NpoState *t = e->dev;
     uint64_t addr = le64_to_cpu(w->addr);
     uint32_t total = le32_to_cpu(w->total);
     NpoQueue *tq = NULL;
@@ -449,12 +607,12 @@ static uint32_t rx_write(NpoPort *p, const WireData *w,
     uint32_t st = 0;
 
     if (total) {
-        st = target_region(p, &mr, le64_to_cpu(w->key), le32_to_cpu(w->job),
+        st = target_region(e, &mr, le64_to_cpu(w->key), le32_to_cpu(w->job),
                            le16_to_cpu(w->src_queue), w->opcode, addr, total,
                            NPO_ACCESS_REMOTE_WRITE);
     }
     if (!st && w->opcode == NPO_OP_WRITE_IMM) {
-        tq = target_queue(p, w);
+        tq = target_queue(e, w);
         st = !tq || tq->error ? NPO_STATUS_REMOTE_QUEUE : 0;
     }
     if (st) {
@@ -464,7 +622,7 @@ static uint32_t rx_write(NpoPort *p, const WireData *w,
         npo_mr_write(mr, addr + le32_to_cpu(w->offset), bytes, n);
     }
     if (w->last && tq) {
-        NpoSender from = sender_on(p, le16_to_cpu(w->src_queue));
+        NpoSender from = sender_on(e, le16_to_cpu(w->src_queue));
         struct npo_cqe c = {
             .status = cpu_to_le32(NPO_STATUS_OK),
             .length = w->total,
@@ -477,11 +635,20 @@ static uint32_t rx_write(NpoPort *p, const WireData *w,
     return 0;
 }
 
+static NpoSender recv_sender(const NpoWireRecv *r)
+{
+    return (NpoSender) {
+        .port = r->in_port,
+        .node = r->id.node,
+        .queue = r->src_queue,
+    };
+}
+
 /* Complete an arriving SEND's receive buffer early, with status. */
 static void recv_end(NpoPort *p, NpoWireRecv *r, uint32_t status)
 {
-    NpoQueue *tq = npo_queue_get(p->dev, r->queue);
-    NpoSender from = sender_on(p, r->src_queue);
+    NpoQueue *tq = npo_queue_get(r->dev, r->queue);
+    NpoSender from = recv_sender(r);
     struct npo_cqe c = {
         .wr_id = r->wr_id,
         .status = cpu_to_le32(status),
@@ -489,9 +656,9 @@ static void recv_end(NpoPort *p, NpoWireRecv *r, uint32_t status)
     };
 
     if (tq && tq->gen == r->gen && !tq->error) {
-        npo_deliver(p->dev, tq, &from, &c);
+        npo_deliver(r->dev, tq, &from, &c);
     }
-    g_hash_table_remove(p->rx_sends, &r->req);
+    g_hash_table_remove(p->rx_sends, &r->id);
 }
 
 /*
@@ -499,15 +666,16 @@ static void recv_end(NpoPort *p, NpoWireRecv *r, uint32_t status)
  * in order, as a port's frames arrive; the last completes the buffer.
  * Returns 0 or the status that refuses the message.
  */
-static uint32_t rx_send(NpoPort *p, const WireData *w,
+static uint32_t rx_send(const NpoWireEnd *e, const WireData *w,
                         const uint8_t *bytes, uint32_t n)
 {
-    NpoState *t = p->dev;
-    uint64_t req = le64_to_cpu(w->req);
+    NpoPort *p = e->p;
+    NpoState *t = e->dev;
+    NpoWireKey rkey = { .id = le64_to_cpu(w->req), .node = e->peer };
     uint16_t src = le16_to_cpu(w->src_queue);
     uint32_t total = le32_to_cpu(w->total), st;
-    NpoWireRecv *r = g_hash_table_lookup(p->rx_sends, &req);
-    NpoSender from = sender_on(p, src);
+    NpoWireRecv *r = g_hash_table_lookup(p->rx_sends, &rkey);
+    NpoSender from = sender_on(e, src);
     NpoQueue *tq;
     NpoMr *rmr = NULL;
 
@@ -515,7 +683,7 @@ static uint32_t rx_send(NpoPort *p, const WireData *w,
         struct npo_rqe rqe;
         int taken;
 
-        tq = target_queue(p, w);
+        tq = target_queue(e, w);
         if (!tq || tq->error || r || total > NPO_MAX_SEND) {
             return NPO_STATUS_REMOTE_QUEUE;
         }
@@ -525,7 +693,9 @@ static uint32_t rx_send(NpoPort *p, const WireData *w,
         }
         r = g_new(NpoWireRecv, 1);
         *r = (NpoWireRecv) {
-            .req = req,
+            .id = rkey,
+            .dev = t,
+            .in_port = e->in_port,
             .src_queue = src,
             .queue = tq->id,
             .gen = tq->gen,
@@ -533,14 +703,14 @@ static uint32_t rx_send(NpoPort *p, const WireData *w,
             .key = le32_to_cpu(rqe.key),
             .addr = le64_to_cpu(rqe.addr),
         };
-        g_hash_table_insert(p->rx_sends, &r->req, r);
+        g_hash_table_insert(p->rx_sends, &r->id, r);
     } else if (!r) {
         /* The rest of a message already refused. */
         return 0;
     }
     tq = npo_queue_get(t, r->queue);
     if (!tq || tq->gen != r->gen || tq->error) {
-        g_hash_table_remove(p->rx_sends, &req);
+        g_hash_table_remove(p->rx_sends, &rkey);
         return NPO_STATUS_REMOTE_QUEUE;
     }
     if (total) {
@@ -548,7 +718,7 @@ static uint32_t rx_send(NpoPort *p, const WireData *w,
         st = npo_mr_check_local(t, &rmr, r->key, r->addr, total,
                                 NPO_ACCESS_LOCAL_WRITE, tq->pd);
         if (st) {
-            NpoSender from = sender_on(p, r->src_queue);
+            NpoSender from = recv_sender(r);
             struct npo_cqe why = {
                 .wr_id = r->wr_id,
                 .opcode = NPO_OP_RECV,
@@ -572,7 +742,7 @@ static uint32_t rx_send(NpoPort *p, const WireData *w,
             .opcode = NPO_OP_RECV,
         };
 
-        g_hash_table_remove(p->rx_sends, &req);
+        g_hash_table_remove(p->rx_sends, &rkey);
         npo_deliver(t, tq, &from, &c);
     }
     return 0;
@@ -583,11 +753,11 @@ static uint32_t rx_send(NpoPort *p, const WireData *w,
  * refused one (answered FLUSHED once, on its last frame): dropped.  A
  * request sent unchained starts the queue afresh.
  */
-static bool refused_or_chained(NpoPort *p, const WireData *w)
+static bool refused_or_chained(const NpoWireEnd *e, const WireData *w)
 {
     uint16_t src = le16_to_cpu(w->src_queue);
-    gpointer key = GUINT_TO_POINTER(src + 1u);
-    uint64_t *refused = g_hash_table_lookup(p->rx_naks, key);
+    NpoWireKey key = { .id = src, .node = e->peer };
+    uint64_t *refused = g_hash_table_lookup(e->p->rx_naks, &key);
     uint64_t req = le64_to_cpu(w->req);
 
     if (!refused || req < *refused) {
@@ -597,17 +767,21 @@ static bool refused_or_chained(NpoPort *p, const WireData *w)
         return true;
     }
     if (!(le16_to_cpu(w->flags) & WIRE_DATA_CHAINED)) {
-        g_hash_table_remove(p->rx_naks, key);
+        g_hash_table_remove(e->p->rx_naks, &key);
         return false;
     }
     if (w->last) {
-        answer(p, req, src, NPO_STATUS_FLUSHED, 0);
+        answer(e, req, src, NPO_STATUS_FLUSHED, 0);
     }
     return true;
 }
 
-static void rx_data(NpoPort *p, const WireData *w,
-                    const uint8_t *bytes, uint32_t n)
+/*
+ * DATA for e->dev, or, with no device, refused with status by a device
+ * that cannot pass it on.
+ */
+static void rx_data(const NpoWireEnd *e, const WireData *w,
+                    const uint8_t *bytes, uint32_t n, uint32_t status)
 {
     uint64_t req = le64_to_cpu(w->req);
     uint32_t total = le32_to_cpu(w->total), off = le32_to_cpu(w->offset);
@@ -615,65 +789,75 @@ static void rx_data(NpoPort *p, const WireData *w,
 
     if (off > total || n > total - off || w->last != (off + n == total)) {
         qemu_log_mask(LOG_GUEST_ERROR, "npo%u: port %u: malformed data "
-                      "frame, dropped\n", p->dev->node_id, p->index);
+                      "frame, dropped\n", e->p->dev->node_id, e->p->index);
         return;
     }
-    if (refused_or_chained(p, w)) {
+    if (refused_or_chained(e, w)) {
         return;
     }
-    switch (w->opcode) {
-    case NPO_OP_WRITE:
-    case NPO_OP_WRITE_IMM:
-        st = rx_write(p, w, bytes, n);
-        break;
-    case NPO_OP_SEND:
-        st = rx_send(p, w, bytes, n);
-        break;
-    default:
-        st = NPO_STATUS_BAD_DESCRIPTOR;
-        break;
+    if (status) {
+        st = status;
+    } else {
+        switch (w->opcode) {
+        case NPO_OP_WRITE:
+        case NPO_OP_WRITE_IMM:
+            st = rx_write(e, w, bytes, n);
+            break;
+        case NPO_OP_SEND:
+            st = rx_send(e, w, bytes, n);
+            break;
+        default:
+            st = NPO_STATUS_BAD_DESCRIPTOR;
+            break;
+        }
     }
     if (st || w->last) {
-        answer(p, req, le16_to_cpu(w->src_queue), st, 0);
+        answer(e, req, le16_to_cpu(w->src_queue), st, 0);
     }
 }
 
-static void rx_read(NpoPort *p, const WireRead *r)
+static void rx_read(const NpoWireEnd *e, const WireRead *r, uint32_t status)
 {
     uint64_t req = le64_to_cpu(r->req);
-    uint32_t len = le32_to_cpu(r->len), st = 0;
+    uint32_t len = le32_to_cpu(r->len), st = status;
     NpoWireRead *rd;
     NpoMr *mr;
 
-    if (len) {
-        st = target_region(p, &mr, le64_to_cpu(r->key), le32_to_cpu(r->job),
+    if (!st && len) {
+        st = target_region(e, &mr, le64_to_cpu(r->key), le32_to_cpu(r->job),
                            le16_to_cpu(r->src_queue), NPO_OP_READ,
                            le64_to_cpu(r->addr), len, NPO_ACCESS_REMOTE_READ);
     }
     if (st || !len) {
-        answer(p, req, le16_to_cpu(r->src_queue), st, 0);
+        answer(e, req, le16_to_cpu(r->src_queue), st, 0);
         return;
     }
     rd = g_new0(NpoWireRead, 1);
     rd->req = req;
+    rd->peer = e->peer;
+    rd->dev = e->dev;
+    rd->routed = e->routed;
     rd->src_queue = le16_to_cpu(r->src_queue);
     rd->job = le32_to_cpu(r->job);
     rd->key = le64_to_cpu(r->key);
     rd->addr = le64_to_cpu(r->addr);
     rd->len = len;
-    QSIMPLEQ_INSERT_TAIL(&p->reads, rd, next);
-    npo_dma_kick(p->dev);
+    QSIMPLEQ_INSERT_TAIL(&e->p->reads, rd, next);
+    npo_dma_kick(e->p->dev);
 }
 
-static void rx_atomic(NpoPort *p, const WireAtomic *a)
+static void rx_atomic(const NpoWireEnd *e, const WireAtomic *a,
+                      uint32_t status)
 {
     uint64_t addr = le64_to_cpu(a->addr), old = 0;
-    uint32_t st;
+    uint32_t st = status;
     NpoMr *mr;
 
-    st = target_region(p, &mr, le64_to_cpu(a->key), le32_to_cpu(a->job),
-                       le16_to_cpu(a->src_queue), a->opcode, addr, 8,
-                       NPO_ACCESS_REMOTE_ATOMIC);
+    if (!st) {
+        st = target_region(e, &mr, le64_to_cpu(a->key), le32_to_cpu(a->job),
+                           le16_to_cpu(a->src_queue), a->opcode, addr, 8,
+                           NPO_ACCESS_REMOTE_ATOMIC);
+    }
     if (!st && ((addr & 7) || (a->opcode != NPO_OP_FETCH_ADD &&
                                a->opcode != NPO_OP_CMP_SWAP))) {
         st = NPO_STATUS_BAD_DESCRIPTOR;
@@ -682,7 +866,7 @@ static void rx_atomic(NpoPort *p, const WireAtomic *a)
         old = npo_mr_atomic(mr, addr, a->opcode, le64_to_cpu(a->compare_add),
                             le64_to_cpu(a->swap));
     }
-    answer(p, le64_to_cpu(a->req), le16_to_cpu(a->src_queue), st, old);
+    answer(e, le64_to_cpu(a->req), le16_to_cpu(a->src_queue), st, old);
 }
 
 static void read_free(NpoPort *p, NpoWireRead *rd)
@@ -692,19 +876,19 @@ static void read_free(NpoPort *p, NpoWireRead *rd)
 }
 
 /* The requester gave up: drop what this device holds for the request. */
-static void rx_abort(NpoPort *p, const WireAbort *a)
+static void rx_abort(const NpoWireEnd *e, const WireAbort *a)
 {
-    uint64_t req = le64_to_cpu(a->req);
-    NpoWireRecv *r = g_hash_table_lookup(p->rx_sends, &req);
+    NpoWireKey key = { .id = le64_to_cpu(a->req), .node = e->peer };
+    NpoWireRecv *r = g_hash_table_lookup(e->p->rx_sends, &key);
     NpoWireRead *rd;
 
     if (r) {
         /* A half-arrived message: its buffer completes, flushed. */
-        recv_end(p, r, NPO_STATUS_FLUSHED);
+        recv_end(e->p, r, NPO_STATUS_FLUSHED);
     }
-    QSIMPLEQ_FOREACH(rd, &p->reads, next) {
-        if (rd->req == req) {
-            read_free(p, rd);
+    QSIMPLEQ_FOREACH(rd, &e->p->reads, next) {
+        if (rd->req == key.id && rd->peer == key.node) {
+            read_free(e->p, rd);
             break;
         }
     }
@@ -729,12 +913,21 @@ uint64_t npo_fabric_answer_reads(NpoState *s, uint64_t budget, bool *more)
                 *more = true;
                 break;
             }
+            NpoWireEnd e = {
+                .p = p,
+                .dev = rd->dev,
+                .node = rd->dev->node_id,
+                .peer = rd->peer,
+                .routed = rd->routed,
+            };
+
             /* The region may have gone since the request came: look again. */
-            st = npo_mr_check_remote(s, &mr, rd->key, rd->job, rd->addr,
+            st = npo_mr_check_remote(rd->dev, &mr, rd->key, rd->job, rd->addr,
                                      rd->len, NPO_ACCESS_REMOTE_READ) ?
                  NPO_STATUS_OK : NPO_STATUS_REMOTE_ACCESS;
-            w = st ? NULL : (WireData *)npo_port_frame(p, WIRE_READ_DATA,
-                                                       sizeof(*w) + n);
+            w = st ? NULL : (WireData *)wire_frame(p, rd->routed, e.node,
+                                                   rd->peer, WIRE_READ_DATA,
+                                                   sizeof(*w) + n);
             if (w) {
                 *w = (WireData) {
                     .req = cpu_to_le64(rd->req),
@@ -749,13 +942,102 @@ uint64_t npo_fabric_answer_reads(NpoState *s, uint64_t budget, bool *more)
                 moved += n;
             }
             if (!w || rd->sent == rd->len) {
-                answer(p, rd->req, rd->src_queue, st, 0);
+                answer(&e, rd->req, rd->src_queue, st, 0);
                 read_free(p, rd);
             }
         }
         npo_port_flush(p);
     }
     return moved;
+}
+
+/*
+ * A frame of the transport for e->dev (or, with status, refused by a
+ * device that cannot pass it on), its type and fixed part checked.
+ */
+static void fabric_rx_frame(const NpoWireEnd *e, uint8_t type,
+                            const uint8_t *payload, uint16_t len,
+                            uint16_t min_len, uint32_t status)
+{
+    union {
+        WireData data;
+        WireRead read;
+        WireAtomic atomic;
+        WireAck ack;
+        WireAbort abort;
+    } h;
+
+    /* Only the fixed part is copied out; data bytes follow it in place. */
+    memcpy(&h, payload, min_len);
+    switch (type) {
+    case WIRE_DATA:
+        rx_data(e, &h.data, payload + sizeof(WireData),
+                len - sizeof(WireData), status);
+        break;
+    case WIRE_READ:
+        rx_read(e, &h.read, status);
+        break;
+    case WIRE_ATOMIC:
+        rx_atomic(e, &h.atomic, status);
+        break;
+    case WIRE_READ_DATA:
+        if (!status) {
+            rx_read_data(e, &h.data, payload + sizeof(WireData),
+                         len - sizeof(WireData));
+        }
+        break;
+    case WIRE_ACK:
+        if (!status) {
+            rx_ack(e, &h.ack);
+        }
+        break;
+    case WIRE_ABORT:
+        if (!status) {
+            rx_abort(e, &h.abort);
+        }
+        break;
+    }
+}
+
+/*
+ * A routed frame for another node: on it goes out of the port this
+ * device's routes name.  0, or why it cannot go.
+ */
+static uint32_t routed_forward(NpoPort *p, const WireRouted *h,
+                               const uint8_t *inner, uint16_t len)
+{
+    NpoState *r = p->dev;
+    NpoPort *out = npo_link_route(r, le32_to_cpu(h->to_node));
+    WireRouted *f;
+
+    if (h->hops >= NPO_ROUTE_MAX_HOPS) {
+        r->route_loops++;
+        return NPO_STATUS_UNREACHABLE;
+    }
+    if (!out) {
+        return NPO_STATUS_UNREACHABLE;
+    }
+    /*
+     * No link-level credit stops the port it came in on: past this much
+     * held for the next link, the request is refused, not queued.
+     */
+    if (npo_link_ready(out) == NPO_LINK_DOWN ||
+        npo_port_tx_backlog(out) > NPO_FORWARD_BACKLOG_MAX) {
+        return NPO_STATUS_LINK_DOWN;
+    }
+    f = (WireRouted *)npo_port_frame(out, WIRE_ROUTED, sizeof(*f) + len);
+    if (!f) {
+        return NPO_STATUS_LINK_DOWN;
+    }
+    *f = *h;
+    f->hops++;
+    memcpy(f + 1, inner, len);
+    npo_port_flush(out);
+    if (h->type == WIRE_READ || h->type == WIRE_ATOMIC ||
+        (h->type == WIRE_DATA && !((const WireData *)inner)->offset)) {
+        r->route_forwarded++;
+    }
+    return NPO_STATUS_OK;
 }
 
 /* A frame of the fabric transport arrived on an up link. */
@@ -770,47 +1052,56 @@ void npo_fabric_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
         [WIRE_ACK] = sizeof(WireAck),
         [WIRE_ABORT] = sizeof(WireAbort),
     };
-    union {
-        WireData data;
-        WireRead read;
-        WireAtomic atomic;
-        WireAck ack;
-        WireAbort abort;
-    } h;
+    NpoWireEnd e = {
+        .p = p,
+        .dev = p->dev,
+        .node = p->dev->node_id,
+        .peer = p->peer_node,
+        .in_port = p->index,
+    };
+    uint32_t st = 0;
+    WireRouted h;
 
+    if (type == WIRE_ROUTED && len >= sizeof(h)) {
+        memcpy(&h, payload, sizeof(h));
+        type = h.type;
+        payload += sizeof(h);
+        len -= sizeof(h);
+        e.routed = true;
+        e.node = le32_to_cpu(h.to_node);
+        e.peer = le32_to_cpu(h.from_node);
+    } else if (type == WIRE_ROUTED) {
+        type = 0;
+    }
     if (type >= ARRAY_SIZE(min_len) || !min_len[type] ||
         len < min_len[type] ||
         ((type == WIRE_DATA || type == WIRE_READ_DATA) ?
-         len - sizeof(WireData) > WIRE_CHUNK : len != min_len[type])) {
+         len - sizeof(WireData) > WIRE_CHUNK : len != min_len[type]) ||
+        (e.routed && (!e.node || !e.peer))) {
         qemu_log_mask(LOG_GUEST_ERROR, "npo%u: port %u: bad fabric frame "
-                      "type %u, %u bytes, dropped\n", p->dev->node_id,
-                      p->index, type, len);
+                      "type %u, %u bytes%s, dropped\n", p->dev->node_id,
+                      p->index, type, len, e.routed ? ", routed" : "");
         return;
     }
-    /* Only the fixed part is copied out; data bytes follow it in place. */
-    memcpy(&h, payload, min_len[type]);
-    switch (type) {
-    case WIRE_DATA:
-        rx_data(p, &h.data, payload + sizeof(WireData),
-                len - sizeof(WireData));
-        break;
-    case WIRE_READ_DATA:
-        rx_read_data(p, &h.data, payload + sizeof(WireData),
-                     len - sizeof(WireData));
-        break;
-    case WIRE_READ:
-        rx_read(p, &h.read);
-        break;
-    case WIRE_ATOMIC:
-        rx_atomic(p, &h.atomic);
-        break;
-    case WIRE_ACK:
-        rx_ack(p, &h.ack);
-        break;
-    case WIRE_ABORT:
-        rx_abort(p, &h.abort);
-        break;
+    if (e.routed && e.node != p->dev->node_id) {
+        WireData w;
+
+        /* The rest of a request refused here goes no further. */
+        if (type == WIRE_DATA) {
+            memcpy(&w, payload, sizeof(w));
+            if (refused_or_chained(&e, &w)) {
+                return;
+            }
+        }
+        st = routed_forward(p, &h, payload, len);
+        if (!st) {
+            return;
+        }
+        /* Refused here: requests are answered, on the target's behalf. */
+        trace_npo_wire_unroutable(p->dev->node_id, type, e.peer, e.node, st);
+        e.dev = NULL;
     }
+    fabric_rx_frame(&e, type, payload, len, min_len[type], st);
 }
 
 /* --- port and device life cycle ------------------------------------------- */
@@ -824,8 +1115,8 @@ static void port_forget(NpoPort *p, bool complete)
     g_hash_table_iter_init(&it, p->rx_sends);
     while (g_hash_table_iter_next(&it, NULL, &v)) {
         NpoWireRecv *r = v;
-        NpoQueue *tq = npo_queue_get(p->dev, r->queue);
-        NpoSender from = sender_on(p, r->src_queue);
+        NpoQueue *tq = npo_queue_get(r->dev, r->queue);
+        NpoSender from = recv_sender(r);
         struct npo_cqe c = {
             .wr_id = r->wr_id,
             .status = cpu_to_le32(NPO_STATUS_LINK_DOWN),
@@ -833,7 +1124,7 @@ static void port_forget(NpoPort *p, bool complete)
         };
 
         if (complete && tq && tq->gen == r->gen && !tq->error) {
-            npo_deliver(p->dev, tq, &from, &c);
+            npo_deliver(r->dev, tq, &from, &c);
         }
         g_hash_table_iter_remove(&it);
     }
@@ -843,26 +1134,31 @@ static void port_forget(NpoPort *p, bool complete)
     g_hash_table_remove_all(p->rx_naks);
 }
 
-/* The link went down: everything in flight through it ends now. */
+/*
+ * The link went down: everything in flight through it ends now, the
+ * requests of queues of devices behind this one too.
+ */
 void npo_fabric_port_down(NpoPort *p)
 {
-    NpoState *s = p->dev;
+    NpoState *s;
     unsigned int i;
 
-    for (i = 0; i < s->num_queues; i++) {
-        NpoQueue *q = &s->queue[i];
-        NpoWirePosted *w;
-        uint32_t k;
+    QTAILQ_FOREACH(s, npo_link_devices(), next) {
+        for (i = 0; i < s->num_queues; i++) {
+            NpoQueue *q = &s->queue[i];
+            NpoWirePosted *w;
+            uint32_t k;
 
-        if (q->live && q->wire_req && q->wire_port == p) {
-            /* Nothing will answer: no abort is owed either. */
-            q->wire_acked = true;
-            request_done(s, q, NPO_STATUS_LINK_DOWN);
-        }
-        for (k = 0; q->live && k < npo_wire_posted(q); k++) {
-            w = &q->posted[(q->sq_head + k) % NPO_WIRE_WINDOW];
-            if (w->port == p && !w->done) {
-                post_done(s, q, w, NPO_STATUS_LINK_DOWN);
+            if (q->live && q->wire_req && q->wire_port == p) {
+                /* Nothing will answer: no abort is owed either. */
+                q->wire_acked = true;
+                request_done(s, q, NPO_STATUS_LINK_DOWN);
+            }
+            for (k = 0; q->live && k < npo_wire_posted(q); k++) {
+                w = &q->posted[(q->sq_head + k) % NPO_WIRE_WINDOW];
+                if (w->port == p && !w->done) {
+                    post_done(s, q, w, NPO_STATUS_LINK_DOWN);
+                }
             }
         }
     }
@@ -872,21 +1168,54 @@ void npo_fabric_port_down(NpoPort *p)
 /* The port's transmit queue has room again: senders waiting on it go on. */
 void npo_fabric_tx_room(NpoPort *p)
 {
-    NpoState *s = p->dev;
+    NpoState *s;
+    unsigned int i;
+
+    QTAILQ_FOREACH(s, npo_link_devices(), next) {
+        bool kick = false;
+
+        for (i = 0; i < s->num_queues; i++) {
+            if (s->queue[i].wire_port == p) {
+                s->queue[i].wire_tx_wait = false;
+                kick = true;
+            }
+        }
+        if (kick || s == p->dev) {
+            npo_dma_kick(s);
+        }
+    }
+}
+
+/* Routed requests quiet for too long end LINK_DOWN, to go again. */
+static void npo_wire_timeout(void *opaque)
+{
+    NpoState *s = opaque;
+    int64_t now = wire_now(), next = INT64_MAX;
     unsigned int i;
 
     for (i = 0; i < s->num_queues; i++) {
-        if (s->queue[i].wire_port == p) {
-            s->queue[i].wire_tx_wait = false;
+        NpoQueue *q = &s->queue[i];
+
+        if (!q->live || !q->wire_req || !q->wire_routed || q->wire_done) {
+            continue;
+        }
+        if (now - q->wire_heard >= NPO_WIRE_ROUTED_TIMEOUT_NS) {
+            trace_npo_wire_timeout(s->node_id, q->id, q->wire_req);
+            request_done(s, q, NPO_STATUS_LINK_DOWN);
+        } else {
+            next = MIN(next, q->wire_heard + NPO_WIRE_ROUTED_TIMEOUT_NS);
         }
     }
-    npo_dma_kick(s);
+    if (next != INT64_MAX) {
+        timer_mod(s->wire_timer, next);
+    }
 }
 
 void npo_fabric_reset(NpoState *s)
 {
     unsigned int i;
 
+    timer_del(s->wire_timer);
     for (i = 0; i < s->num_ports; i++) {
         port_forget(&s->port[i], false);
     }
@@ -896,13 +1225,14 @@ void npo_fabric_realize(NpoState *s)
 {
     unsigned int i;
 
+    s->wire_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_wire_timeout, s);
     for (i = 0; i < NPO_MAX_PORTS; i++) {
         NpoPort *p = &s->port[i];
 
-        p->rx_sends = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+        p->rx_sends = g_hash_table_new_full(wire_key_hash, wire_key_equal,
                                             NULL, g_free);
-        p->rx_naks = g_hash_table_new_full(g_direct_hash, g_direct_equal,
-                                           NULL, g_free);
+        p->rx_naks = g_hash_table_new_full(wire_key_hash, wire_key_equal,
+                                           g_free, g_free);
         QSIMPLEQ_INIT(&p->reads);
     }
 }
@@ -911,6 +1241,7 @@ void npo_fabric_exit(NpoState *s)
 {
     unsigned int i;
 
+    timer_free(s->wire_timer);
     for (i = 0; i < NPO_MAX_PORTS; i++) {
         port_forget(&s->port[i], false);
         g_hash_table_destroy(s->port[i].rx_sends);

@@ -238,6 +238,12 @@ bool npo_port_tx_full(NpoPort *p)
     return true;
 }
 
+/* Bytes of frames queued on p that neither the socket nor the ring took. */
+size_t npo_port_tx_backlog(NpoPort *p)
+{
+    return p->shm_tx_on ? p->shm_backlog->len : p->tx->len - p->tx_off;
+}
+
 /* Queue a whole frame and send what the socket takes. */
 void npo_port_send(NpoPort *p, uint8_t type, const void *payload,
                    uint16_t len)
@@ -523,6 +529,7 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
     case WIRE_ATOMIC:
     case WIRE_ACK:
     case WIRE_ABORT:
+    case WIRE_ROUTED:
         if (npo_link_ready(p) != NPO_LINK_DOWN) {
             npo_fabric_rx(p, type, payload, len);
         }
@@ -644,7 +651,8 @@ static void port_shm_rx(void *opaque)
             h.type == WIRE_SHM_SWITCH) {
             /* Ring set-up belongs on the socket. */
             payload = NULL;
-        } else if (h.type != WIRE_DATA && h.type != WIRE_READ_DATA) {
+        } else if (h.type != WIRE_DATA && h.type != WIRE_READ_DATA &&
+                   h.type != WIRE_ROUTED) {
             if (n - sizeof(h) > sizeof(small)) {
                 payload = NULL;
             } else {

@@ -119,7 +119,8 @@ NpoPort *npo_link_route(NpoState *s, uint32_t node)
  * node.  count: the descriptor starts, count it as forwarded.
  */
 NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
-                            bool count, NpoState **target, uint8_t *rx_port)
+                            bool count, NpoState **target, uint8_t *rx_port,
+                            NpoPort **wire)
 {
     NpoState *t = next;
     unsigned int hops = 1;
@@ -150,11 +151,47 @@ NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
         *rx_port = p->peer_port;
         t = npo_link_local_peer(p);
         if (!t) {
+            *wire = p;
             return NPO_PATH_REMOTE;
         }
     }
     *target = t;
     return NPO_PATH_ARRIVED;
+}
+
+/*
+ * The port out of which a descriptor from s to node goes on the wire:
+ * s's first hop or a port of a device further on in this process.  NULL
+ * if the path stays in this process or is not whole now.
+ */
+NpoPort *npo_route_wire_port(NpoState *s, uint32_t node)
+{
+    NpoPort *p = npo_link_route(s, node), *wire = NULL;
+    NpoState *next, *t;
+    uint8_t rx_port;
+
+    if (!p || npo_link_ready(p) != NPO_LINK_UP) {
+        return NULL;
+    }
+    next = npo_link_local_peer(p);
+    if (!next) {
+        return p;
+    }
+    return npo_route_follow(next, p, node, false, &t, &rx_port, &wire) ==
+           NPO_PATH_REMOTE ? wire : NULL;
+}
+
+/* The device of this process that is node, if any. */
+NpoState *npo_route_local_device(uint32_t node)
+{
+    NpoState *d;
+
+    QTAILQ_FOREACH(d, npo_link_devices(), next) {
+        if (d->node_id == node) {
+            return d;
+        }
+    }
+    return NULL;
 }
 
 /*

@@ -40,6 +40,8 @@ enum {
     WIRE_SHM_SWITCH = 16, /* my frames after this are on the ring: WireShmGen */
     /* management */
     WIRE_LMSG = 17,     /* a link message: its bytes, NPO_LMSG_MAX at most */
+    /* fabric transport beyond the peer */
+    WIRE_ROUTED = 18,   /* WireRouted, then a DATA..ABORT frame's payload */
 };
 
 typedef struct QEMU_PACKED WireHdr {
@@ -169,7 +171,24 @@ typedef struct QEMU_PACKED WireShmGen {
     uint32_t gen;
 } WireShmGen;
 
-#define WIRE_MAX_PAYLOAD        (sizeof(WireData) + WIRE_CHUNK)
+/*
+ * A transport frame (DATA, READ, READ_DATA, ATOMIC, ACK or ABORT) between
+ * nodes that are not the two ends of one link, or from a device behind
+ * the sending one: each device on the way passes it on by its route
+ * table, to_node's takes it.  Requests name their requester in
+ * from_node, answers their target; an answer goes back the way its
+ * request came.
+ */
+typedef struct QEMU_PACKED WireRouted {
+    uint32_t from_node;
+    uint32_t to_node;
+    uint8_t type;       /* of the frame inside */
+    uint8_t hops;       /* links it crossed so far */
+    uint8_t pad[2];
+} WireRouted;
+
+#define WIRE_MAX_PAYLOAD        (sizeof(WireRouted) + sizeof(WireData) + \
+                                 WIRE_CHUNK)
 
 /*
  * A time-sync message, with the instant it left in the common time base

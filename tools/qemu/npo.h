@@ -234,7 +234,9 @@ typedef struct NpoMr {
  */
 typedef struct NpoWirePosted {
     uint64_t req;
-    NpoPort *port;
+    NpoPort *port;              /* it went on the wire out of */
+    NpoPort *first;             /* its first hop, which its completion names */
+    bool routed;                /* behind a WireRouted: answered by id alone */
     struct npo_sqe d;           /* as it was sent */
     bool done;                  /* answered, or its link went down */
     uint32_t status;
@@ -280,7 +282,12 @@ typedef struct NpoQueue {
 
     /* The head descriptor's request to a peer in another QEMU process. */
     uint64_t wire_req;          /* its id, 0 when there is none */
-    NpoPort *wire_port;
+    NpoPort *wire_port;         /* out of which it goes on the wire */
+    NpoPort *wire_first;        /* its first hop: wire_port, or a port of this
+                                   device towards wire_port's device */
+    uint32_t wire_dest;         /* its destination node */
+    bool wire_routed;           /* its frames go behind a WireRouted */
+    int64_t wire_heard;         /* QEMU_CLOCK_VIRTUAL: it last made progress */
     uint32_t wire_lkey;         /* where a READ's answer lands */
     uint64_t wire_laddr;
     uint32_t wire_len;
@@ -393,6 +400,7 @@ struct NpoState {
     bool dma_inline;            /* a doorbell's work runs where it landed */
     uint32_t queue_gen;
     uint64_t wire_seq;          /* last fabric request id issued */
+    QEMUTimer *wire_timer;      /* gives up routed requests gone quiet */
 
     /* routing (npo-route.c) */
     NpoHwRoute *routes;         /* the driver's table, by node */
@@ -511,8 +519,8 @@ void npo_fabric_realize(NpoState *s);
 void npo_fabric_exit(NpoState *s);
 void npo_fabric_reset(NpoState *s);
 uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
-                        NpoMr *lmr, NpoPort *p, uint64_t budget, bool *done,
-                        uint32_t *status);
+                        NpoMr *lmr, NpoPort *first, NpoPort *p,
+                        uint64_t budget, bool *done, uint32_t *status);
 void npo_fabric_finish(NpoState *s, NpoQueue *q);
 bool npo_fabric_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d);
 bool npo_fabric_sent(NpoQueue *q, const struct npo_sqe *d);
@@ -563,6 +571,7 @@ void npo_port_send(NpoPort *p, uint8_t type, const void *payload,
 void npo_port_flush(NpoPort *p);
 void npo_port_tx_drop(NpoPort *p);
 bool npo_port_tx_full(NpoPort *p);
+size_t npo_port_tx_backlog(NpoPort *p);
 bool npo_port_shared(NpoPort *p);
 
 /* npo-phy.c: the lanes' physical layer */
@@ -604,7 +613,10 @@ typedef enum NpoPathEnd {
 } NpoPathEnd;
 
 NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
-                            bool count, NpoState **target, uint8_t *rx_port);
+                            bool count, NpoState **target, uint8_t *rx_port,
+                            NpoPort **wire);
+NpoPort *npo_route_wire_port(NpoState *s, uint32_t node);
+NpoState *npo_route_local_device(uint32_t node);
 uint32_t npo_route_hold(NpoState *s, NpoQueue *q, uint32_t node,
                         uint32_t status, bool *wait);
 

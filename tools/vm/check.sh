@@ -163,7 +163,9 @@ for k in "$@"; do
 	record_script "kernel $k: phc.sh" "$logs/phc-$k.log" $rc2
 
 	# The fabric transport that carries data between QEMU processes,
-	# exercised by the whole remote suite between devices of one VM: on
+	# exercised by the whole remote and route suites between devices of
+	# one VM (every hop a hop between processes, routed frames passed on
+	# by each device on the way): on
 	# one kernel over the smallest shared-memory rings (full all the
 	# time), on the other over the sockets alone (hosts sharing no
 	# memory).  Every other lane runs on the default 4 MiB rings.
@@ -171,9 +173,9 @@ for k in "$@"; do
 	6.1) wire=wire_data=on,wire_ring_kib=128 how="128 KiB shared-memory rings" ;;
 	*) wire=wire_data=on,wire_shm=off how="the link sockets alone" ;;
 	esac
-	echo "== remote selftests with every byte over $how, kernel $k"
+	echo "== remote and route selftests with every byte over $how, kernel $k"
 	vm_selftests "kernel $k, over the wire" "$logs/vm-wire-$k.log" \
-		"$wire" npo_remote_test
+		"$wire" npo_remote_test npo_route_test
 	[ $rc = 0 ] || [ $rc = 1 ] ||
 		record "kernel $k, over the wire: VM failed (status $rc)" 1
 	echo "== a device that cannot count symbol errors, kernel $k"
