@@ -598,6 +598,7 @@ struct npo_rt_route;
 /**
  * struct npo_routing - the device's part in routing (npo_route.c)
  * @lock: protects everything below but @running, @wq and the works.
+ * @self: this device's node id.
  * @lsdb: every node's latest link-state advert, by node id.
  * @nodes: entries in @lsdb.
  * @seq: the number of this device's last advert.
@@ -608,13 +609,15 @@ struct npo_rt_route;
  * @programmed: @table is in the device.
  * @programmed_resets: the device's RESET_COUNT then: a reset empties it.
  * @reroutes: REROUTE events sent.
- * @running: interrupts may queue @rx_work.
+ * @running: interrupts and port events may queue work; cleared under
+ *	&npo_dev.link_lock.
  * @wq: runs @work and @rx_work, one at a time.
  * @work: advertises, ages adverts, recomputes and sets the routes.
  * @rx_work: reads link messages.
  */
 struct npo_routing {
 	struct mutex lock; /* everything below but running, wq, the works */
+	u32 self;
 	struct xarray lsdb;
 	unsigned int nodes;
 	u32 seq;

@@ -30,6 +30,11 @@
 
 #include "npo.h"
 
+static unsigned int route_hold_ms = 1000;
+module_param(route_hold_ms, uint, 0644);
+MODULE_PARM_DESC(route_hold_ms,
+		 "How long a descriptor whose path a link failure cut waits for new routes, ms (0-60000; 0 fails it at once)");
+
 #define NPO_RT_REFRESH_MS	5000
 #define NPO_RT_MAX_AGE_MS	(4 * NPO_RT_REFRESH_MS)
 /* Destinations a REROUTE event lists; NPO_ATTR_ROUTE_MOVED counts all. */
@@ -93,6 +98,12 @@ struct npo_rt_lsa {
 	u8 nlinks;
 	struct npo_rt_link link[NPO_RT_MAX_LINKS];
 };
+
+/*
+ * Tables set in any device since load, from 1: a dump of every device's
+ * routes that spans a change is marked interrupted (0 means untracked).
+ */
+static atomic_t npo_rt_tables_set = ATOMIC_INIT(1);
 
 static bool npo_rt_newer(u32 a, u32 b)
 {
@@ -225,7 +236,8 @@ static int npo_rt_store(struct npo_routing *rt, const struct npo_rt_lsa *lsa)
 	struct npo_rt_lsa *kept = xa_load(&rt->lsdb, lsa->node);
 
 	if (!kept) {
-		if (rt->nodes >= NPO_ROUTE_MAX)
+		/* A flood of made-up origins never shuts out our own. */
+		if (rt->nodes >= NPO_ROUTE_MAX && lsa->node != rt->self)
 			return -ENOSPC;
 		kept = kmalloc(sizeof(*kept), GFP_KERNEL);
 		if (!kept)
@@ -463,6 +475,9 @@ static int npo_rt_program(struct npo_dev *ndev, const struct npo_rt_route *t,
 			.port = t[i].port,
 			.hops = t[i].hops,
 		};
+	npo_wr32(ndev, NPO_REG_ROUTE_HOLD_MS,
+		 min_t(unsigned int, READ_ONCE(route_hold_ms),
+		       NPO_ROUTE_HOLD_MS_MAX));
 	args[0] = FIELD_PREP(NPO_ROUTE_SET_COUNT, n);
 	args[1] = 0;
 	args[2] = lower_32_bits(dma);
@@ -594,6 +609,7 @@ static void npo_rt_update(struct npo_dev *ndev)
 	kvfree(rt->table);
 	rt->table = t;
 	rt->entries = n;
+	atomic_inc(&npo_rt_tables_set);
 	rt->programmed = true;
 	rt->programmed_resets = resets;
 }
@@ -685,6 +701,8 @@ static void npo_rt_rx_work(struct work_struct *work)
 	}
 	mutex_unlock(&rt->lock);
 	kfree(m);
+	if (!READ_ONCE(rt->running))
+		return;
 	/* More may have come than one pass takes. */
 	if (budget < 0)
 		queue_work(rt->wq, &rt->rx_work);
@@ -755,6 +773,8 @@ int npo_route_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 
 	down_read(&ndev->remove_lock);
 	mutex_lock(&rt->lock);
+	/* A table replaced between two rounds marks the dump interrupted. */
+	cb->seq = atomic_read(&npo_rt_tables_set);
 	while (ndev->pdev && cb->args[1] < rt->entries) {
 		const struct npo_rt_route *r = &rt->table[cb->args[1]];
 		u32 next = npo_rt_next_node(ndev, r->port);
@@ -767,6 +787,7 @@ int npo_route_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			err = -EMSGSIZE;
 			break;
 		}
+		genl_dump_check_consistent(cb, hdr);
 		err = nla_put_u32(skb, NPO_ATTR_DEV_INDEX, ndev->minor) ||
 		      nla_put_string(skb, NPO_ATTR_DEV_NAME, dev_name(&ndev->dev)) ||
 		      nla_put_u32(skb, NPO_ATTR_DEV_NODE_ID, ndev->node_id) ||
@@ -801,6 +822,7 @@ int npo_route_start(struct npo_dev *ndev)
 
 	mutex_init(&rt->lock);
 	xa_init(&rt->lsdb);
+	rt->self = ndev->node_id;
 	if (!npo_rt_supported(ndev))
 		return 0;
 	rt->wq = alloc_ordered_workqueue("npo%d_route", WQ_MEM_RECLAIM,
@@ -826,11 +848,17 @@ void npo_route_stop(struct npo_dev *ndev)
 
 	if (!rt->wq)
 		return;
-	/* No interrupt queues work once we start tearing it down. */
+	/*
+	 * Nothing queues work once we start tearing it down: not the
+	 * interrupt, not a port event (it looks under link_lock), not the
+	 * works themselves, the reader first since it queues the other.
+	 */
+	mutex_lock(&ndev->link_lock);
 	WRITE_ONCE(rt->running, false);
+	mutex_unlock(&ndev->link_lock);
 	synchronize_irq(pci_irq_vector(ndev->pdev, NPO_IRQ_VECTOR_ADMIN));
-	cancel_delayed_work_sync(&rt->work);
 	cancel_work_sync(&rt->rx_work);
+	cancel_delayed_work_sync(&rt->work);
 	destroy_workqueue(rt->wq);
 	rt->wq = NULL;
 	xa_for_each(&rt->lsdb, node, lsa)

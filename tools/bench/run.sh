@@ -248,6 +248,55 @@ print(round(total / msgs, 1))' "$side" $msgs)
 	merge "$key" "$instr"
 done
 
+# --- routing: one link against four, in one process and over the wire -----
+# The same ring of 8 and the same npo0, to its neighbour and to the far
+# side; over the wire (wire_data) every hop is a transport hop, the three
+# devices in between forwarding routed frames.
+for how in local wire; do
+	props=
+	[ $how = wire ] && props="--device-props wire_data=on"
+	# shellcheck disable=SC2086
+	"$vm" --kernel 6.12 --devices 8 --topology ring --timeout 900 $props \
+		--add "$here/vm-route.sh" -- sh "$here/vm-route.sh" $runs \
+		>"$out/route-$how-vm.log" 2>&1 ||
+		{ cat "$out/route-$how-vm.log"; echo "bench: the routing benchmark VM failed" >&2; exit 1; }
+done
+# shellcheck disable=SC2046
+merge $(python3 - "$out" <<'PY'
+import json, statistics, sys
+d = sys.argv[1]
+out = {}
+for how, prefix in (("local", "route"), ("wire", "wire_route")):
+    runs, hops = {}, None
+    for line in open(f"{d}/route-{how}-vm.log"):
+        if line.startswith("HOPS "):
+            hops = int(line.split()[1])
+            continue
+        if not line.startswith("{") or hops is None:
+            continue
+        doc = json.loads(line)
+        r = doc["results"][0]
+        name = "1hop" if hops == 1 else f"{hops}hops"
+        if doc["test"] == "write_lat":
+            runs.setdefault(f"{prefix}_write_lat_8B_{name}_us", []).append(r["lat_median_us"])
+        elif doc["test"] == "write_bw":
+            runs.setdefault(f"{prefix}_write_bw_1MiB_{name}_GBps", []).append(r["bw_gbps"])
+        hops = None
+    for key, values in runs.items():
+        if len(values) < 5:
+            sys.exit(f"bench: {key}: {len(values)} runs of 5")
+        out[key] = round(statistics.median(values), 3)
+        out[key + "_spread"] = [round(min(values), 3), round(max(values), 3)]
+    # The same device, size and run: only the path differs.
+    out[f"{prefix}_write_lat_8B_4hops_vs_1hop"] = round(
+        out[f"{prefix}_write_lat_8B_4hops_us"] / out[f"{prefix}_write_lat_8B_1hop_us"], 2)
+    out[f"{prefix}_write_bw_1MiB_4hops_vs_1hop"] = round(
+        out[f"{prefix}_write_bw_1MiB_4hops_GBps"] / out[f"{prefix}_write_bw_1MiB_1hop_GBps"], 2)
+for k, v in out.items():
+    print(k, json.dumps(v, separators=(",", ":")))
+PY
+)
+
 # --- the cost curves: ring size, queues, message size, QEMU processes ------
 "$here/scaling.sh" "$out" >"$out/scaling.log" 2>&1 ||
 	{ cat "$out/scaling.log"; echo "bench: the scaling curves failed" >&2; exit 1; }

@@ -451,26 +451,25 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         /* The fabric transport carries it to the peer's process. */
         dest->dev = NULL;
         dest->wire = p;
-        q->route_since = 0;
         return NPO_STATUS_OK;
     }
     switch (npo_route_follow(next, p, node, !q->progress, &dest->dev,
                              &dest->rx_port, &dest->wire)) {
     case NPO_PATH_ARRIVED:
-        q->route_since = 0;
         return NPO_STATUS_OK;
     case NPO_PATH_REMOTE:
         /* On from a device further on, by the fabric transport. */
         dest->dev = NULL;
-        q->route_since = 0;
         return NPO_STATUS_OK;
     case NPO_PATH_PAUSED:
         *wait = true;
         return NPO_STATUS_OK;
-    case NPO_PATH_BROKEN:
+    case NPO_PATH_DOWN:
+        return npo_route_hold(s, q, node, NPO_STATUS_LINK_DOWN, wait);
+    case NPO_PATH_UNROUTED:
         break;
     }
-    return npo_route_hold(s, q, node, NPO_STATUS_LINK_DOWN, wait);
+    return npo_route_hold(s, q, node, NPO_STATUS_UNREACHABLE, wait);
 }
 
 /*
@@ -753,6 +752,12 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
             npo_fabric_finish(s, q);
         }
         assert(!npo_wire_posted(q));
+        /*
+         * Its wait for a path, if any, ends with it, and its request id
+         * kept for sending it again: the next starts anew.
+         */
+        q->route_since = 0;
+        q->wire_retry = 0;
         head_complete(s, q, &d, dest.port, status);
         q->sq_issue = q->sq_head;
         /* Each costs its own size at least: empty ones are bounded too. */

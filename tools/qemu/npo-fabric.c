@@ -139,6 +139,17 @@ static uint8_t *wire_frame(NpoPort *p, bool routed, uint32_t from,
     return (uint8_t *)(h + 1);
 }
 
+/*
+ * A routed request this device answered, the last of its queue: a
+ * request sent again with the same id (its answer was lost) is answered
+ * from this instead of being carried out twice.
+ */
+typedef struct NpoWireDone {
+    uint64_t req;
+    uint32_t status;
+    uint64_t value;
+} NpoWireDone;
+
 /* --- requester ----------------------------------------------------------- */
 
 static void request_clear(NpoQueue *q)
@@ -194,7 +205,9 @@ static uint64_t request_send_data(NpoState *s, NpoQueue *q,
         WireData *w;
 
         if (npo_port_tx_full(p)) {
+            /* Waiting for room is no silence of the fabric. */
             q->wire_tx_wait = true;
+            q->wire_heard = wire_now();
             break;
         }
         w = (WireData *)wire_frame(p, q->wire_routed, s->node_id, q->wire_dest,
@@ -314,8 +327,15 @@ uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
             q->wire_status = npo_route_hold(s, q, q->wire_dest,
                                             q->wire_status, &wait);
             if (wait) {
-                q->wire_acked = false;
-                npo_fabric_finish(s, q);
+                /*
+                 * The same id: a target that carried it out already
+                 * answers again from what it kept, and does not do it
+                 * twice; one that has part of it starts it afresh.
+                 */
+                uint64_t id = q->wire_req;
+
+                request_clear(q);
+                q->wire_retry = id;
                 q->link_wait = true;
                 return 0;
             }
@@ -329,7 +349,8 @@ uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         return 0;
     }
     if (!q->wire_req) {
-        q->wire_req = ++s->wire_seq;
+        q->wire_req = q->wire_retry ? q->wire_retry : ++s->wire_seq;
+        q->wire_retry = 0;
         q->wire_port = p;
         q->wire_first = first;
         q->wire_dest = le32_to_cpu(d->dest_node);
@@ -360,14 +381,19 @@ uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
  */
 void npo_fabric_finish(NpoState *s, NpoQueue *q)
 {
+    NpoPort *p = q->wire_port;
     WireAbort *a;
 
-    if (!q->wire_acked && q->wire_port) {
-        a = (WireAbort *)wire_frame(q->wire_port, q->wire_routed, s->node_id,
+    /* A routed request's way may have changed: the abort takes today's. */
+    if (q->wire_routed) {
+        p = npo_route_wire_port(s, q->wire_dest);
+    }
+    if (!q->wire_acked && p) {
+        a = (WireAbort *)wire_frame(p, q->wire_routed, s->node_id,
                                     q->wire_dest, WIRE_ABORT, sizeof(*a));
         if (a) {
             a->req = cpu_to_le64(q->wire_req);
-            npo_port_flush(q->wire_port);
+            npo_port_flush(p);
         }
     }
     request_clear(q);
@@ -474,7 +500,8 @@ static NpoQueue *answered_queue(const NpoWireEnd *e, uint16_t qid,
     NpoQueue *q = npo_queue_get(e->dev, qid);
 
     if (!q || !req || q->wire_req != req || q->wire_routed != e->routed ||
-        (!e->routed && q->wire_port != e->p) || q->wire_acked) {
+        (e->routed ? e->peer != q->wire_dest : q->wire_port != e->p) ||
+        q->wire_acked) {
         return NULL;
     }
     return q;
@@ -536,6 +563,13 @@ static void answer(const NpoWireEnd *e, uint64_t req, uint16_t src_queue,
     WireAck *a = (WireAck *)wire_frame(e->p, e->routed, e->node, e->peer,
                                        WIRE_ACK, sizeof(*a));
 
+    if (e->routed && e->dev) {
+        NpoWireKey key = { .id = src_queue, .node = e->peer };
+        NpoWireDone done = { .req = req, .status = status, .value = value };
+
+        g_hash_table_insert(e->dev->wire_done, g_memdup2(&key, sizeof(key)),
+                            g_memdup2(&done, sizeof(done)));
+    }
     if (status) {
         NpoWireKey key = { .id = src_queue, .node = e->peer };
 
@@ -678,8 +712,24 @@ static uint32_t rx_send(const NpoWireEnd *e, const WireData *w,
     NpoSender from = sender_on(e, src);
     NpoQueue *tq;
     NpoMr *rmr = NULL;
+    unsigned int i;
 
-    if (!w->offset) {
+    /*
+     * A routed message sent again after part of it came through another
+     * port: it goes on in the buffer it took, from its start.
+     */
+    for (i = 0; !r && e->routed && !w->offset && i < t->num_ports; i++) {
+        NpoPort *o = &t->port[i];
+
+        r = o == p ? NULL : g_hash_table_lookup(o->rx_sends, &rkey);
+        if (r) {
+            g_hash_table_steal(o->rx_sends, &rkey);
+            g_hash_table_insert(p->rx_sends, &r->id, r);
+        }
+    }
+    if (r && !w->offset && e->routed) {
+        /* Sent again: its first frame starts over in the same buffer. */
+    } else if (!w->offset) {
         struct npo_rqe rqe;
         int taken;
 
@@ -764,6 +814,14 @@ static bool refused_or_chained(const NpoWireEnd *e, const WireData *w)
         return false;
     }
     if (req == *refused) {
+        /*
+         * The rest of it; but its first frame again is a routed request
+         * sent again by its requester, the same id a new attempt.
+         */
+        if (e->routed && !w->offset) {
+            g_hash_table_remove(e->p->rx_naks, &key);
+            return false;
+        }
         return true;
     }
     if (!(le16_to_cpu(w->flags) & WIRE_DATA_CHAINED)) {
@@ -772,6 +830,32 @@ static bool refused_or_chained(const NpoWireEnd *e, const WireData *w)
     }
     if (w->last) {
         answer(e, req, src, NPO_STATUS_FLUSHED, 0);
+    }
+    return true;
+}
+
+/*
+ * Whether a routed request that is not safe to carry out twice (an
+ * immediate, a message, an atomic) was answered already: then the first
+ * frame of it answers again from what was kept (*again), or, for one
+ * older than the last answered, nothing.  Frames of such a request are
+ * dropped.
+ */
+static bool already_done(const NpoWireEnd *e, uint16_t src_queue,
+                         uint64_t req, bool answer_now)
+{
+    NpoWireKey key = { .id = src_queue, .node = e->peer };
+    NpoWireDone *done;
+
+    if (!e->routed || !e->dev) {
+        return false;
+    }
+    done = g_hash_table_lookup(e->dev->wire_done, &key);
+    if (!done || done->req < req) {
+        return false;
+    }
+    if (answer_now && done->req == req) {
+        answer(e, req, src_queue, done->status, done->value);
     }
     return true;
 }
@@ -793,6 +877,10 @@ static void rx_data(const NpoWireEnd *e, const WireData *w,
         return;
     }
     if (refused_or_chained(e, w)) {
+        return;
+    }
+    if (w->opcode != NPO_OP_WRITE &&
+        already_done(e, le16_to_cpu(w->src_queue), req, w->last)) {
         return;
     }
     if (status) {
@@ -853,6 +941,10 @@ static void rx_atomic(const NpoWireEnd *e, const WireAtomic *a,
     uint32_t st = status;
     NpoMr *mr;
 
+    if (already_done(e, le16_to_cpu(a->src_queue), le64_to_cpu(a->req),
+                     true)) {
+        return;
+    }
     if (!st) {
         st = target_region(e, &mr, le64_to_cpu(a->key), le32_to_cpu(a->job),
                            le16_to_cpu(a->src_queue), a->opcode, addr, 8,
@@ -879,16 +971,25 @@ static void read_free(NpoPort *p, NpoWireRead *rd)
 static void rx_abort(const NpoWireEnd *e, const WireAbort *a)
 {
     NpoWireKey key = { .id = le64_to_cpu(a->req), .node = e->peer };
-    NpoWireRecv *r = g_hash_table_lookup(e->p->rx_sends, &key);
-    NpoWireRead *rd;
+    unsigned int i;
 
-    if (r) {
-        /* A half-arrived message: its buffer completes, flushed. */
-        recv_end(e->p, r, NPO_STATUS_FLUSHED);
-    }
-    QSIMPLEQ_FOREACH(rd, &e->p->reads, next) {
-        if (rd->req == key.id && rd->peer == key.node) {
-            read_free(e->p, rd);
+    /* A routed request's frames may have come in through another port. */
+    for (i = 0; i < e->dev->num_ports; i++) {
+        NpoPort *p = e->routed ? &e->dev->port[i] : e->p;
+        NpoWireRecv *r = g_hash_table_lookup(p->rx_sends, &key);
+        NpoWireRead *rd;
+
+        if (r) {
+            /* A half-arrived message: its buffer completes, flushed. */
+            recv_end(p, r, NPO_STATUS_FLUSHED);
+        }
+        QSIMPLEQ_FOREACH(rd, &p->reads, next) {
+            if (rd->req == key.id && rd->peer == key.node) {
+                read_free(p, rd);
+                break;
+            }
+        }
+        if (!e->routed) {
             break;
         }
     }
@@ -1165,6 +1266,32 @@ void npo_fabric_port_down(NpoPort *p)
     port_forget(p, true);
 }
 
+/*
+ * A device of this process goes away: requests of the others that go on
+ * the wire out of its ports, or name one as their first hop, end.
+ */
+void npo_fabric_forget_device(NpoState *gone)
+{
+    NpoState *s;
+    unsigned int i;
+
+    QTAILQ_FOREACH(s, npo_link_devices(), next) {
+        for (i = 0; s != gone && i < s->num_queues; i++) {
+            NpoQueue *q = &s->queue[i];
+
+            if (!q->live || !q->wire_req ||
+                !((q->wire_port && q->wire_port->dev == gone) ||
+                  (q->wire_first && q->wire_first->dev == gone))) {
+                continue;
+            }
+            q->wire_acked = true;
+            q->wire_port = NULL;
+            q->wire_first = NULL;
+            request_done(s, q, NPO_STATUS_LINK_DOWN);
+        }
+    }
+}
+
 /* The port's transmit queue has room again: senders waiting on it go on. */
 void npo_fabric_tx_room(NpoPort *p)
 {
@@ -1199,7 +1326,9 @@ static void npo_wire_timeout(void *opaque)
         if (!q->live || !q->wire_req || !q->wire_routed || q->wire_done) {
             continue;
         }
-        if (now - q->wire_heard >= NPO_WIRE_ROUTED_TIMEOUT_NS) {
+        if (now - q->wire_heard >= NPO_WIRE_ROUTED_TIMEOUT_NS &&
+            !q->wire_tx_wait) {
+            /* Lost, or only its answer was: it goes again, same id. */
             trace_npo_wire_timeout(s->node_id, q->id, q->wire_req);
             request_done(s, q, NPO_STATUS_LINK_DOWN);
         } else {
@@ -1216,6 +1345,7 @@ void npo_fabric_reset(NpoState *s)
     unsigned int i;
 
     timer_del(s->wire_timer);
+    g_hash_table_remove_all(s->wire_done);
     for (i = 0; i < s->num_ports; i++) {
         port_forget(&s->port[i], false);
     }
@@ -1226,6 +1356,8 @@ void npo_fabric_realize(NpoState *s)
     unsigned int i;
 
     s->wire_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_wire_timeout, s);
+    s->wire_done = g_hash_table_new_full(wire_key_hash, wire_key_equal,
+                                         g_free, g_free);
     for (i = 0; i < NPO_MAX_PORTS; i++) {
         NpoPort *p = &s->port[i];
 
@@ -1242,6 +1374,7 @@ void npo_fabric_exit(NpoState *s)
     unsigned int i;
 
     timer_free(s->wire_timer);
+    g_hash_table_destroy(s->wire_done);
     for (i = 0; i < NPO_MAX_PORTS; i++) {
         port_forget(&s->port[i], false);
         g_hash_table_destroy(s->port[i].rx_sends);

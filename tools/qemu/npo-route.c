@@ -46,6 +46,8 @@ void npo_route_remove(NpoState *s)
     unsigned int i;
 
     QTAILQ_REMOVE(&npo_local_devices, s, next);
+    /* No request of another device may keep going out of its ports. */
+    npo_fabric_forget_device(s);
     /* No port may keep a device that is gone as its cached peer. */
     QTAILQ_FOREACH(t, &npo_local_devices, next) {
         for (i = 0; i < t->num_ports; i++) {
@@ -131,15 +133,15 @@ NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
 
         if (++hops > NPO_ROUTE_MAX_HOPS) {
             t->route_loops++;
-            return NPO_PATH_BROKEN;
+            return NPO_PATH_UNROUTED;
         }
         p = npo_link_route(t, node);
         if (!p) {
-            return NPO_PATH_BROKEN;
+            return NPO_PATH_UNROUTED;
         }
         switch (npo_link_ready(p)) {
         case NPO_LINK_DOWN:
-            return NPO_PATH_BROKEN;
+            return NPO_PATH_DOWN;
         case NPO_LINK_PAUSED:
             return NPO_PATH_PAUSED;
         case NPO_LINK_UP:
@@ -217,7 +219,7 @@ uint32_t npo_route_hold(NpoState *s, NpoQueue *q, uint32_t node,
         *wait = true;
         return NPO_STATUS_OK;
     }
-    if (now - q->route_since >= s->route_hold_ms * SCALE_MS) {
+    if (now - q->route_since >= (int64_t)s->route_hold_ms * SCALE_MS) {
         s->route_expired++;
     } else if (q->route_gen == s->route_gen || route_find(s, node)) {
         *wait = true;

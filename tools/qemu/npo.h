@@ -288,6 +288,7 @@ typedef struct NpoQueue {
     uint32_t wire_dest;         /* its destination node */
     bool wire_routed;           /* its frames go behind a WireRouted */
     int64_t wire_heard;         /* QEMU_CLOCK_VIRTUAL: it last made progress */
+    uint64_t wire_retry;        /* the id to send the head again with */
     uint32_t wire_lkey;         /* where a READ's answer lands */
     uint64_t wire_laddr;
     uint32_t wire_len;
@@ -401,6 +402,7 @@ struct NpoState {
     uint32_t queue_gen;
     uint64_t wire_seq;          /* last fabric request id issued */
     QEMUTimer *wire_timer;      /* gives up routed requests gone quiet */
+    GHashTable *wire_done;      /* requester queue -> last routed answer */
 
     /* routing (npo-route.c) */
     NpoHwRoute *routes;         /* the driver's table, by node */
@@ -594,6 +596,7 @@ void npo_phy_rx_drift(NpoPort *p, unsigned int lane, double dbps);
 typedef QTAILQ_HEAD(NpoDeviceList, NpoState) NpoDeviceList;
 void npo_route_add(NpoState *s);
 void npo_route_remove(NpoState *s);
+void npo_fabric_forget_device(NpoState *gone);
 NpoDeviceList *npo_link_devices(void);
 NpoPort *npo_link_route(NpoState *s, uint32_t node);
 NpoState *npo_link_local_peer(NpoPort *p);
@@ -608,7 +611,8 @@ void npo_route_add_properties(Object *obj);
 typedef enum NpoPathEnd {
     NPO_PATH_ARRIVED,           /* at the destination: *target */
     NPO_PATH_PAUSED,            /* a link on the way retrains: wait */
-    NPO_PATH_BROKEN,            /* a link down, no entry, or a loop */
+    NPO_PATH_DOWN,              /* a link on the way is down */
+    NPO_PATH_UNROUTED,          /* no entry on the way, or a loop */
     NPO_PATH_REMOTE,            /* beyond a device of another process */
 } NpoPathEnd;
 
