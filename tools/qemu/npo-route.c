@@ -183,19 +183,6 @@ NpoPort *npo_route_wire_port(NpoState *s, uint32_t node)
            NPO_PATH_REMOTE ? wire : NULL;
 }
 
-/* The device of this process that is node, if any. */
-NpoState *npo_route_local_device(uint32_t node)
-{
-    NpoState *d;
-
-    QTAILQ_FOREACH(d, npo_link_devices(), next) {
-        if (d->node_id == node) {
-            return d;
-        }
-    }
-    return NULL;
-}
-
 /*
  * The head of q cannot reach node now; status is what it fails with.
  * With routes set it waits while the drivers may yet route around the
@@ -305,7 +292,7 @@ bool npo_route_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
         *val = s->route_loops;
         return true;
     }
-    return npo_lmsg_reg_read(s, addr, val);
+    return false;
 }
 
 bool npo_route_reg_write(NpoState *s, hwaddr addr, uint64_t val)

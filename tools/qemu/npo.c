@@ -388,6 +388,7 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         if (!npo_link_reg_read(s, addr, &val) &&
             !npo_clock_reg_read(s, addr, &val) &&
             !npo_route_reg_read(s, addr, &val) &&
+            !npo_lmsg_reg_read(s, addr, &val) &&
             !npo_fw_health_reg_read(s, addr, &val)) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: read of unimplemented register 0x%"

@@ -620,7 +620,6 @@ NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
                             bool count, NpoState **target, uint8_t *rx_port,
                             NpoPort **wire);
 NpoPort *npo_route_wire_port(NpoState *s, uint32_t node);
-NpoState *npo_route_local_device(uint32_t node);
 uint32_t npo_route_hold(NpoState *s, NpoQueue *q, uint32_t node,
                         uint32_t status, bool *wait);
 
