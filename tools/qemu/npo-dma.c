@@ -758,6 +758,7 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
          */
         q->route_since = 0;
         q->wire_retry = 0;
+        q->wire_lost = 0;
         head_complete(s, q, &d, dest.port, status);
         q->sq_issue = q->sq_head;
         /* Each costs its own size at least: empty ones are bounded too. */

@@ -84,6 +84,13 @@ typedef struct NpoWireEnd {
  */
 #define NPO_WIRE_ROUTED_TIMEOUT_NS  (2 * NANOSECONDS_PER_SECOND)
 
+/*
+ * A request lost (or its answer lost: tables further on still settling)
+ * had a path: that many times it gets a hold of its own again, longer
+ * than NPO_WIRE_ROUTED_TIMEOUT_NS would leave of the first.
+ */
+#define NPO_WIRE_ROUTED_RESENDS 3
+
 /* Frames a device holds for one port while it forwards to it, at most. */
 #define NPO_FORWARD_BACKLOG_MAX (64 * MiB)
 
@@ -1330,6 +1337,9 @@ static void npo_wire_timeout(void *opaque)
             !q->wire_tx_wait) {
             /* Lost, or only its answer was: it goes again, same id. */
             trace_npo_wire_timeout(s->node_id, q->id, q->wire_req);
+            if (q->wire_lost++ < NPO_WIRE_ROUTED_RESENDS) {
+                q->route_since = 0;
+            }
             request_done(s, q, NPO_STATUS_LINK_DOWN);
         } else {
             next = MIN(next, q->wire_heard + NPO_WIRE_ROUTED_TIMEOUT_NS);

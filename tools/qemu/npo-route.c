@@ -187,8 +187,9 @@ NpoPort *npo_route_wire_port(NpoState *s, uint32_t node)
  * The head of q cannot reach node now; status is what it fails with.
  * With routes set it waits while the drivers may yet route around the
  * fault: until the hold runs out, or until the source's table, set since
- * it began waiting, has no way there.  Returns 0 with *wait set while it
- * waits, else status.
+ * it began waiting, has no way there.  Each new table with a way there
+ * starts the hold again.  Returns 0 with *wait set while it waits, else
+ * status.
  */
 uint32_t npo_route_hold(NpoState *s, NpoQueue *q, uint32_t node,
                         uint32_t status, bool *wait)
@@ -206,9 +207,20 @@ uint32_t npo_route_hold(NpoState *s, NpoQueue *q, uint32_t node,
         *wait = true;
         return NPO_STATUS_OK;
     }
+    if (q->route_gen != s->route_gen && route_find(s, node)) {
+        /*
+         * The drivers routed around something since it began to wait,
+         * and it failed on the new way too (an answer lost on a path
+         * still settling): the new way gets a hold of its own.
+         */
+        q->route_since = now;
+        q->route_gen = s->route_gen;
+        *wait = true;
+        return NPO_STATUS_OK;
+    }
     if (now - q->route_since >= (int64_t)s->route_hold_ms * SCALE_MS) {
         s->route_expired++;
-    } else if (q->route_gen == s->route_gen || route_find(s, node)) {
+    } else if (q->route_gen == s->route_gen) {
         *wait = true;
         return NPO_STATUS_OK;
     }

@@ -289,6 +289,7 @@ typedef struct NpoQueue {
     bool wire_routed;           /* its frames go behind a WireRouted */
     int64_t wire_heard;         /* QEMU_CLOCK_VIRTUAL: it last made progress */
     uint64_t wire_retry;        /* the id to send the head again with */
+    uint32_t wire_lost;         /* times the head went unanswered */
     uint32_t wire_lkey;         /* where a READ's answer lands */
     uint64_t wire_laddr;
     uint32_t wire_len;
