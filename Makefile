@@ -33,9 +33,9 @@ KSELFTEST := $(KSRC_PIECES)/tools/testing/selftests
 # kselftest_harness.h compares mixed types in its macros, as kernel selftests do.
 HARNESS_CFLAGS := -Wno-unused-parameter -Wno-sign-compare
 
-.PHONY: all deps qemu modules userspace firmware runtime npoctl npo-perf examples selftests \
+.PHONY: all deps qemu modules userspace firmware runtime provider npoctl npo-perf examples selftests \
 	host-tests host-tests-build lint checkpatch kernel-doc sparse rst initramfs check check-debug \
-	demo bench install \
+	demo bench install mpi \
 	clean distclean
 
 all: modules userspace qemu
@@ -95,6 +95,17 @@ $(LIBNPO): $(RUNTIME_SRCS) $(RUNTIME_HDRS) runtime/libnpo.map
 		-o $@ $(RUNTIME_SRCS)
 	ln -sf libnpo.so.2.0.0 $(BUILD)/lib/libnpo.so.2
 	ln -sf libnpo.so.2 $(BUILD)/lib/libnpo.so
+# The libfabric provider "npo", on libnpo's public API: libfabric loads
+# lib*-fi.so from its provider directory, or from FI_PROVIDER_PATH.
+PROVIDER_SRCS := $(wildcard provider/*.c)
+NPO_FI := $(BUILD)/lib/libfabric/libnpo-fi.so
+FABRIC_PROVDIR := /usr/lib/$(shell $(CC) -print-multiarch)/libfabric
+provider: $(NPO_FI)
+$(NPO_FI): $(PROVIDER_SRCS) provider/npo_fi.h $(RUNTIME_HDRS) $(LIBNPO) $(BUILD)/.deps-stamp
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_COMMON) -fPIC -shared -fvisibility=hidden -Wl,-z,defs \
+		-Iruntime/include -o $@ $(PROVIDER_SRCS) -L$(BUILD)/lib -lnpo -lfabric -lpthread
+
 $(BUILD)/lib/libnpo.pc: runtime/libnpo.pc.in
 	@mkdir -p $(@D)
 	sed -e 's|@prefix@|/usr|;s|@libdir@|$${prefix}/lib|' \
@@ -154,7 +165,11 @@ $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) $(DRM_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Iruntime/include -Iselftests -Ifirmware -o $@ $< \
 		$(SELFTEST_LIB) -L$(BUILD)/lib -lnpo $(JSON_LIBS) $(NL_LIBS) $(DRM_LIBS) -lz \
+		$(SELFTEST_LIBS_$(notdir $@)) \
 		-Wl,-rpath,'$$ORIGIN/../../lib'
+# The provider's test speaks libfabric, as applications do.
+SELFTEST_LIBS_npo_fi_test := -lfabric
+$(BUILD)/selftests/npo_fi_test: $(NPO_FI)
 $(BUILD)/selftests/run_tests.sh: selftests/run_tests.sh
 	@mkdir -p $(@D)
 	install -m 0755 $< $@
@@ -169,7 +184,7 @@ $(NPO_BENCH): tools/bench/npo-bench.c uapi/linux/npo.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) -o $@ $< $(JSON_LIBS)
 
-userspace: runtime npoctl npo-perf examples firmware selftests $(NPO_BENCH)
+userspace: runtime provider npoctl npo-perf examples firmware selftests $(NPO_BENCH)
 
 # --- host tests under ASan/UBSan ------------------------------------------------
 HOST_TEST_SRCS := $(wildcard runtime/tests/*_test.c tools/npoctl/tests/*_test.c \
@@ -248,6 +263,7 @@ install: userspace
 	ln -sf libnpo.so.2.0.0 $(DESTDIR)/usr/lib/libnpo.so.2
 	ln -sf libnpo.so.2 $(DESTDIR)/usr/lib/libnpo.so
 	install -D -m 0644 $(BUILD)/lib/libnpo.pc $(DESTDIR)/usr/lib/pkgconfig/libnpo.pc
+	install -D -m 0755 $(NPO_FI) $(DESTDIR)$(FABRIC_PROVDIR)/libnpo-fi.so
 	install -D -m 0644 runtime/include/npo.h $(DESTDIR)/usr/include/npo.h
 	install -D -m 0644 runtime/include/npo_datapath.h \
 		$(DESTDIR)/usr/include/npo_datapath.h
@@ -269,7 +285,7 @@ install: userspace
 define initramfs_rules
 $(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) $(FABRIC_PEER) $(TESTPTP) \
 		$(BUILD)/selftests/run_tests.sh $(NPOCTL) $(NPO_PERF) $(LIBNPO) $(FWIMAGE) \
-		$(NPO_BENCH) $(ALLREDUCE) \
+		$(NPO_BENCH) $(ALLREDUCE) $(NPO_FI) \
 		$(wildcard tools/vm/*) $(wildcard man/*)
 	rm -rf $(INSTALL_ROOT)-$(1)
 	$(MAKE) -s install DESTDIR=$(INSTALL_ROOT)-$(1)
@@ -283,9 +299,21 @@ initramfs: $(foreach k,$(KERNELS),$(call initramfs_img,$(k)))
 debug-initramfs: $(if $(KVER_debug),$(call initramfs_img,debug))
 	@test -n "$(KVER_debug)" || { echo "no debug kernel: run make check-debug"; exit 1; }
 
+# Open MPI's collectives checked and timed over whatever transport mpirun
+# picks; the MPI lanes run it in VMs with Open MPI unpacked over the
+# initramfs (tools/vm/mkmpi-cpio.sh).
+MPI_TEST := $(BUILD)/mpi/npo-mpi-test
+MPI_CPIO := $(BUILD)/vm/openmpi.cpio.gz
+$(MPI_TEST): tools/mpi/npo-mpi-test.c $(BUILD)/.deps-stamp
+	@mkdir -p $(@D)
+	mpicc.openmpi $(filter-out -D%,$(CFLAGS_COMMON)) -o $@ $<
+$(MPI_CPIO): tools/vm/mkmpi-cpio.sh $(MPI_TEST) $(call initramfs_img,$(firstword $(KERNELS)))
+	bash tools/vm/mkmpi-cpio.sh $(INSTALL_ROOT)-$(firstword $(KERNELS)) $@ $(MPI_TEST)
+mpi: $(MPI_CPIO)
+
 # --- the three commands of the README ----------------------------------------------
 check: deps
-	@$(MAKE) --no-print-directory all initramfs host-tests-build
+	@$(MAKE) --no-print-directory all initramfs mpi host-tests-build
 	@BUILD=$(BUILD) bash tools/vm/check.sh $(KERNELS)
 
 # The debug kernel is built once (see Documentation/testing.rst for how

@@ -28,6 +28,7 @@ host_packages=(
 	valgrind liburing-dev python3-docutils
 	iproute2 rdma-core ibverbs-providers perftest
 	linuxptp gnuplot-nox linux-perf
+	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev
 )
 
 apt_install "${host_packages[@]}"

@@ -42,7 +42,8 @@ fi
 # when the host has them (tools/setup/deps.sh installs them).
 # linuxptp's phc_ctl and phc2sys, the PHC clients tests run unchanged, and
 # bash for the kernel's phc.sh.
-for tool in ib_write_bw ib_write_lat ip rdma devlink phc_ctl phc2sys bash; do
+# libfabric's fi_info lists providers, ours among them.
+for tool in ib_write_bw ib_write_lat ip rdma devlink phc_ctl phc2sys bash fi_info; do
 	path=$(command -v $tool || true)
 	[ -n "$path" ] && install -m 0755 "$path" "$root/usr/bin/$tool"
 done

@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The libfabric provider "npo", driven the way applications drive it:
+ * through libfabric's own API and fi_info, loaded from libfabric's provider
+ * directory.  Messages of every size arrive whole, and nothing past the
+ * posted buffer is touched; directed receives take only their sender's
+ * messages; FI_PEEK, FI_CLAIM, FI_DISCARD and cancel do what fi_tagged(3)
+ * says; RMA and atomics land in the registered region and nowhere else; a
+ * bad key or a lost peer fails that peer's operations, named, and no other
+ * peer's; another job's endpoint is refused; two processes talk.
+ *
+ * Needs npo-vm --topology ring: device i is node i + 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
+#include <npo.h>
+
+#include "kselftest_harness.h"
+#include "npo_test_lib.h"
+
+#define MAX_ENDS	4
+#define FI_JOB		"0x5151"
+#define EAGER_MAX	(16384 - 64)	/* npo_fi.h: NPO_FI_EAGER_MAX */
+#define GUARD		4096
+#define NAME_LEN	16
+
+struct fi_end {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	uint8_t name[NAME_LEN];
+	fi_addr_t peer[MAX_ENDS];
+};
+
+static struct fi_info *npo_hints(const char *dev, uint64_t caps)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	if (!h)
+		return NULL;
+	h->caps = caps;
+	h->ep_attr->type = FI_EP_RDM;
+	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
+	h->fabric_attr->prov_name = strdup("npo");
+	if (dev)
+		h->domain_attr->name = strdup(dev);
+	return h;
+}
+
+static int end_open(struct fi_end *e, int dev)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_av_attr av_attr = { .type = FI_AV_MAP };
+	struct fi_info *hints;
+	size_t len = NAME_LEN;
+	char name[16];
+	int rc;
+
+	snprintf(name, sizeof(name), "npo%d", dev);
+	hints = npo_hints(name, FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC |
+			  FI_DIRECTED_RECV);
+	if (!hints)
+		return -FI_ENOMEM;
+	rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &e->info);
+	fi_freeinfo(hints);
+	if (rc)
+		return rc;
+	rc = fi_fabric(e->info->fabric_attr, &e->fabric, NULL);
+	if (!rc)
+		rc = fi_domain(e->fabric, e->info, &e->domain, NULL);
+	if (!rc)
+		rc = fi_av_open(e->domain, &av_attr, &e->av, NULL);
+	if (!rc)
+		rc = fi_cq_open(e->domain, &cq_attr, &e->cq, NULL);
+	if (!rc)
+		rc = fi_endpoint(e->domain, e->info, &e->ep, NULL);
+	if (!rc)
+		rc = fi_ep_bind(e->ep, &e->av->fid, 0);
+	if (!rc)
+		rc = fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV);
+	if (!rc)
+		rc = fi_enable(e->ep);
+	if (!rc)
+		rc = fi_getname(&e->ep->fid, e->name, &len);
+	return rc;
+}
+
+static void end_close(struct fi_end *e)
+{
+	if (e->ep)
+		fi_close(&e->ep->fid);
+	if (e->cq)
+		fi_close(&e->cq->fid);
+	if (e->av)
+		fi_close(&e->av->fid);
+	if (e->domain)
+		fi_close(&e->domain->fid);
+	if (e->fabric)
+		fi_close(&e->fabric->fid);
+	if (e->info)
+		fi_freeinfo(e->info);
+	memset(e, 0, sizeof(*e));
+}
+
+FIXTURE(fi) {
+	struct fi_end e[MAX_ENDS];
+	int n;
+};
+
+FIXTURE_SETUP(fi)
+{
+	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
+	int i, j;
+
+	memset(self, 0, sizeof(*self));
+	self->n = npo_test_count_devices();
+	if (self->n < 3)
+		SKIP(return, "needs a ring of at least 3 NPO devices");
+	if (!topo || strcmp(topo, "ring"))
+		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	if (!npo_test_is_root())
+		SKIP(return, "needs root to put the devices in a job");
+	if (self->n > MAX_ENDS)
+		self->n = MAX_ENDS;
+	setenv("FI_NPO_JOB", FI_JOB, 1);
+	for (i = 0; i < self->n; i++)
+		ASSERT_EQ(0, end_open(&self->e[i], i)) TH_LOG("npo%d", i);
+	/* Everyone knows everyone: e[i].peer[j] is e[j] in e[i]'s AV. */
+	for (i = 0; i < self->n; i++) {
+		for (j = 0; j < self->n; j++) {
+			ASSERT_EQ(1, fi_av_insert(self->e[i].av,
+						  self->e[j].name, 1,
+						  &self->e[i].peer[j], 0,
+						  NULL));
+		}
+	}
+}
+
+FIXTURE_TEARDOWN(fi)
+{
+	int i;
+
+	for (i = 0; i < MAX_ENDS; i++)
+		end_close(&self->e[i]);
+}
+
+/* Progress every endpoint but the one being read. */
+static void progress(struct fi_end *ends, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ends[i].cq)
+			fi_cq_read(ends[i].cq, NULL, 0);
+}
+
+/*
+ * The next completion of e, progressing the others meanwhile: 1 with *c,
+ * or 0 with *err for an error completion, or -1 after 15 s of nothing.
+ */
+static int next_cqe(struct fi_end *ends, int n, struct fi_end *e,
+		    struct fi_cq_tagged_entry *c, fi_addr_t *src,
+		    struct fi_cq_err_entry *err)
+{
+	double end = npo_test_now_s() + 15;
+	fi_addr_t from;
+	ssize_t rc;
+
+	while (npo_test_now_s() < end) {
+		rc = fi_cq_readfrom(e->cq, c, 1, &from);
+		if (rc == 1) {
+			if (src)
+				*src = from;
+			return 1;
+		}
+		if (rc == -FI_EAVAIL) {
+			memset(err, 0, sizeof(*err));
+			if (fi_cq_readerr(e->cq, err, 0) == 1)
+				return 0;
+		}
+		progress(ends, n);
+	}
+	return -1;
+}
+
+static uint8_t *map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void fill(uint8_t *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 7 + seed);
+}
+
+static bool all_are(const uint8_t *p, size_t len, uint8_t v)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != v)
+			return false;
+	return true;
+}
+
+TEST(fi_info_lists_the_provider_on_every_device)
+{
+	static char out[1 << 16];
+	char want[32];
+	int n = npo_test_count_devices(), i;
+
+	if (n < 1)
+		SKIP(return, "no NPO device");
+	ASSERT_EQ(0, npo_test_run(out, sizeof(out), "fi_info -p npo"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "provider: npo")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "type: FI_EP_RDM")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "fabric: npo")) TH_LOG("%s", out);
+	for (i = 0; i < n; i++) {
+		snprintf(want, sizeof(want), "domain: npo%d\n", i);
+		EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	}
+	ASSERT_EQ(0, npo_test_run(out, sizeof(out), "fi_info -p npo -v"));
+	EXPECT_NE(NULL, strstr(out, "FI_TAGGED")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "FI_DIRECTED_RECV")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "FI_PROGRESS_MANUAL")) TH_LOG("%s", out);
+	/* What it does not do, it does not claim. */
+	EXPECT_EQ(61, npo_test_run(out, sizeof(out),
+				   "fi_info -p npo -t FI_EP_MSG"));
+	EXPECT_EQ(61, npo_test_run(out, sizeof(out),
+				   "fi_info -p npo -c FI_MULTICAST"));
+}
+
+/* Open MPI 4.1's mtl ofi asks this; without a match it cannot run. */
+TEST(getinfo_answers_open_mpis_hints)
+{
+	struct fi_info *h, *info = NULL;
+	int n = npo_test_count_devices(), bits = 0;
+	uint64_t fmt;
+
+	if (n < 1)
+		SKIP(return, "no NPO device");
+	h = fi_allocinfo();
+	ASSERT_NE(NULL, h);
+	h->mode = FI_CONTEXT | FI_CONTEXT2;
+	h->ep_attr->type = FI_EP_RDM;
+	h->caps = FI_TAGGED | FI_LOCAL_COMM | FI_REMOTE_COMM | FI_DIRECTED_RECV;
+	h->tx_attr->msg_order = FI_ORDER_SAS;
+	h->rx_attr->msg_order = FI_ORDER_SAS;
+	h->tx_attr->op_flags = FI_COMPLETION;
+	h->rx_attr->op_flags = FI_COMPLETION;
+	h->domain_attr->threading = FI_THREAD_DOMAIN;
+	h->domain_attr->cq_data_size = 4;
+	h->domain_attr->av_type = FI_AV_MAP;
+	h->domain_attr->resource_mgmt = FI_RM_ENABLED;
+	h->domain_attr->mr_mode = 0;
+	h->fabric_attr->prov_name = strdup("npo");
+	ASSERT_EQ(0, fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, h, &info));
+	ASSERT_NE(NULL, info);
+	EXPECT_STREQ("npo", info->fabric_attr->prov_name);
+	EXPECT_EQ(FI_EP_RDM, info->ep_attr->type);
+	EXPECT_TRUE(info->caps & FI_DIRECTED_RECV);
+	EXPECT_TRUE(info->caps & FI_TAGGED);
+	/* No RMA for an application that takes no provider keys. */
+	EXPECT_FALSE(info->caps & FI_RMA);
+	EXPECT_EQ(0, info->domain_attr->mr_mode);
+	EXPECT_GE(info->domain_attr->cq_data_size, 4);
+	EXPECT_EQ(FI_AV_MAP, info->domain_attr->av_type);
+	EXPECT_EQ(FI_THREAD_DOMAIN, info->domain_attr->threading);
+	fmt = info->ep_attr->mem_tag_format;
+	while (fmt) {
+		bits += fmt & 1;
+		fmt >>= 1;
+	}
+	/* Open MPI needs bit 63, and the whole 64-bit tag is matched. */
+	EXPECT_EQ(64, bits);
+	EXPECT_GT(info->tx_attr->inject_size, 0);
+	EXPECT_EQ(0, strncmp(info->domain_attr->name, "npo", 3));
+	fi_freeinfo(info);
+
+	/* RMA without provider keys, a connected endpoint, a hostname: no. */
+	h->caps |= FI_RMA;
+	EXPECT_EQ(-FI_ENODATA, fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, h,
+					  &info));
+	h->caps &= ~FI_RMA;
+	h->ep_attr->type = FI_EP_MSG;
+	EXPECT_EQ(-FI_ENODATA, fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, h,
+					  &info));
+	h->ep_attr->type = FI_EP_RDM;
+	EXPECT_EQ(-FI_ENODATA, fi_getinfo(FI_VERSION(1, 5), "127.0.0.1",
+					  "9228", 0, h, &info));
+	h->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	EXPECT_EQ(-FI_ENODATA, fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, h,
+					  &info));
+	fi_freeinfo(h);
+}
+
+TEST_F_TIMEOUT(fi, tagged_messages_arrive_whole_at_every_size, 240)
+{
+	static size_t sizes[] = {
+		0, 1, 4096, EAGER_MAX, EAGER_MAX + 1, 1 << 20, 8 << 20,
+	};
+	struct fi_end *a = &self->e[0], *b = &self->e[1];
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	uint8_t *src, *dst;
+	fi_addr_t from;
+	size_t i, len;
+	int got_send, got_recv, rc;
+
+	NPO_TEST_SETUP_DONE();
+	src = map(8 << 20);
+	dst = map((8 << 20) + GUARD);
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	for (i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		len = sizes[i];
+		fill(src, len, i);
+		memset(dst, 0xee, len + GUARD);
+		/* Half the sizes posted first, half arriving unexpected. */
+		if (i % 2)
+			ASSERT_EQ(0, fi_tsend(a->ep, src, len, NULL,
+					      a->peer[1], 100 + i, &sizes[i]));
+		ASSERT_EQ(0, fi_trecv(b->ep, dst, len, NULL, FI_ADDR_UNSPEC,
+				      100 + i, 0, dst));
+		if (!(i % 2))
+			ASSERT_EQ(0, fi_tsend(a->ep, src, len, NULL,
+					      a->peer[1], 100 + i, &sizes[i]));
+		got_send = got_recv = 0;
+		while (!got_send || !got_recv) {
+			rc = next_cqe(self->e, self->n, got_recv ? a : b, &c,
+				      &from, &err);
+			ASSERT_EQ(1, rc) TH_LOG("size %zu: %s", len,
+						rc ? "nothing" :
+						fi_strerror(err.err));
+			if (c.flags & FI_SEND) {
+				EXPECT_EQ(&sizes[i], c.op_context);
+				got_send++;
+				continue;
+			}
+			EXPECT_EQ(dst, c.op_context);
+			EXPECT_EQ(FI_RECV | FI_TAGGED, c.flags);
+			EXPECT_EQ(len, c.len);
+			EXPECT_EQ(100 + i, c.tag);
+			EXPECT_EQ(b->peer[0], from);
+			got_recv++;
+		}
+		EXPECT_EQ(1, got_send);
+		EXPECT_EQ(0, memcmp(src, dst, len)) TH_LOG("size %zu", len);
+		EXPECT_TRUE(all_are(dst + len, GUARD, 0xee))
+			TH_LOG("size %zu: written past the buffer", len);
+	}
+	/* Too long for the buffer: truncated, the rest untouched. */
+	fill(src, 1 << 20, 3);
+	memset(dst, 0xee, (1 << 20) + GUARD);
+	ASSERT_EQ(0, fi_trecv(b->ep, dst, 1000, NULL, FI_ADDR_UNSPEC, 7, 0,
+			      dst));
+	ASSERT_EQ(0, fi_tsend(a->ep, src, 1 << 20, NULL, a->peer[1], 7, NULL));
+	ASSERT_EQ(0, next_cqe(self->e, self->n, b, &c, NULL, &err));
+	EXPECT_EQ(FI_ETRUNC, err.err);
+	EXPECT_EQ(1000, err.len);
+	EXPECT_EQ((1 << 20) - 1000, err.olen);
+	EXPECT_EQ(0, memcmp(src, dst, 1000));
+	EXPECT_TRUE(all_are(dst + 1000, GUARD, 0xee));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	EXPECT_EQ(FI_SEND | FI_TAGGED, c.flags);
+	munmap(src, 8 << 20);
+	munmap(dst, (8 << 20) + GUARD);
+}
+
+TEST_F(fi, directed_receives_take_only_their_senders_messages)
+{
+	struct fi_end *r = &self->e[0];
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	uint64_t from1 = 0x1111, from2 = 0x2222, again = 0x1112, got = 0;
+	fi_addr_t src;
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	/* Both send tag 5; node 1's twice, in order. */
+	ASSERT_EQ(0, fi_tinject(self->e[1].ep, &from1, 8, self->e[1].peer[0],
+				5));
+	ASSERT_EQ(0, fi_tinject(self->e[2].ep, &from2, 8, self->e[2].peer[0],
+				5));
+	ASSERT_EQ(0, fi_tinject(self->e[1].ep, &again, 8, self->e[1].peer[0],
+				5));
+	/* Let all three arrive at r unexpected before anything is posted. */
+	for (i = 0; i < 200; i++) {
+		progress(self->e, self->n);
+		usleep(1000);
+	}
+	ASSERT_EQ(0, fi_trecv(r->ep, &got, 8, NULL, r->peer[2], 5, 0, &got));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, r, &c, &src, &err));
+	EXPECT_EQ(from2, got);
+	EXPECT_EQ(r->peer[2], src);
+	ASSERT_EQ(0, fi_trecv(r->ep, &got, 8, NULL, FI_ADDR_UNSPEC, 5, 0,
+			      &got));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, r, &c, &src, &err));
+	EXPECT_EQ(from1, got);
+	EXPECT_EQ(r->peer[1], src);
+	ASSERT_EQ(0, fi_trecv(r->ep, &got, 8, NULL, r->peer[1], 0, ~0ULL,
+			      &got));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, r, &c, &src, &err));
+	EXPECT_EQ(again, got);
+	/* Ignore bits: any tag matches; data rides along as CQ data. */
+	ASSERT_EQ(0, fi_tinjectdata(self->e[1].ep, &from1, 8, 0xbeef,
+				    self->e[1].peer[0], 0x7700));
+	ASSERT_EQ(0, fi_trecv(r->ep, &got, 8, NULL, FI_ADDR_UNSPEC, 0x7711,
+			      0xff, &got));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, r, &c, &src, &err));
+	EXPECT_EQ(0x7700, c.tag);
+	EXPECT_EQ(0xbeef, c.data);
+	EXPECT_TRUE(c.flags & FI_REMOTE_CQ_DATA);
+}
+
+static ssize_t trecvmsg(struct fi_end *e, void *buf, size_t len,
+			uint64_t tag, void *ctx, uint64_t flags)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct fi_msg_tagged m = {
+		.msg_iov = &iov,
+		.iov_count = buf ? 1 : 0,
+		.addr = FI_ADDR_UNSPEC,
+		.tag = tag,
+		.context = ctx,
+	};
+
+	return fi_trecvmsg(e->ep, &m, flags | FI_COMPLETION);
+}
+
+TEST_F(fi, peek_claim_discard_and_cancel)
+{
+	struct fi_end *r = &self->e[0], *s = &self->e[1];
+	char msg[8] = "claimed", got[8] = { 0 }, other[8];
+	struct fi_context ctx_peek, ctx_claim, ctx_other;
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	uint8_t *big = map(1 << 20);
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_NE(NULL, big);
+	ASSERT_EQ(0, fi_tsend(s->ep, msg, 8, NULL, s->peer[0], 9, msg));
+	ASSERT_EQ(0, fi_tsend(s->ep, big, 1 << 20, NULL, s->peer[0], 10, big));
+	/* Nothing with tag 77: FI_ENOMSG. */
+	ASSERT_EQ(0, trecvmsg(r, NULL, 0, 77, &ctx_peek, FI_PEEK));
+	ASSERT_EQ(0, next_cqe(self->e, self->n, r, &c, NULL, &err));
+	EXPECT_EQ(FI_ENOMSG, err.err);
+	EXPECT_EQ(&ctx_peek, err.op_context);
+	/* Peek at tag 9 until it came: its length and tag, nothing taken. */
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, trecvmsg(r, NULL, 0, 9, &ctx_peek, FI_PEEK));
+		if (next_cqe(self->e, self->n, r, &c, NULL, &err) == 1)
+			break;
+		ASSERT_EQ(FI_ENOMSG, err.err);
+		usleep(10000);
+	}
+	ASSERT_LT(i, 100) TH_LOG("tag 9 never came");
+	EXPECT_EQ(8, c.len);
+	EXPECT_EQ(9, c.tag);
+	EXPECT_EQ(&ctx_peek, c.op_context);
+	/* Claimed: an ordinary receive for tag 9 no longer gets it. */
+	ASSERT_EQ(0, trecvmsg(r, NULL, 0, 9, &ctx_claim, FI_PEEK | FI_CLAIM));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, r, &c, NULL, &err));
+	ASSERT_EQ(0, fi_trecv(r->ep, other, 8, NULL, FI_ADDR_UNSPEC, 9, 0,
+			      &ctx_other));
+	ASSERT_EQ(0, trecvmsg(r, got, 8, 0, &ctx_claim, FI_CLAIM));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, r, &c, NULL, &err));
+	EXPECT_EQ(&ctx_claim, c.op_context);
+	EXPECT_EQ(0, memcmp(msg, got, 8));
+	/* The other receive is still posted: cancel it, once. */
+	ASSERT_EQ(0, fi_cancel(&r->ep->fid, &ctx_other));
+	ASSERT_EQ(0, next_cqe(self->e, self->n, r, &c, NULL, &err));
+	EXPECT_EQ(FI_ECANCELED, err.err);
+	EXPECT_EQ(&ctx_other, err.op_context);
+	EXPECT_NE(0, fi_cancel(&r->ep->fid, &ctx_other));
+	/*
+	 * The 1 MiB one (rendezvous) discarded unread: its length is told,
+	 * and the sender's send completes.
+	 */
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, trecvmsg(r, NULL, 0, 10, &ctx_peek,
+				      FI_PEEK | FI_DISCARD));
+		if (next_cqe(self->e, self->n, r, &c, NULL, &err) == 1)
+			break;
+		usleep(10000);
+	}
+	ASSERT_LT(i, 100);
+	EXPECT_EQ(1 << 20, c.len);
+	ASSERT_EQ(1, next_cqe(self->e, self->n, s, &c, NULL, &err));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, s, &c, NULL, &err));
+	EXPECT_EQ(big, c.op_context);
+	ASSERT_EQ(0, trecvmsg(r, NULL, 0, 10, &ctx_peek, FI_PEEK));
+	ASSERT_EQ(0, next_cqe(self->e, self->n, r, &c, NULL, &err));
+	EXPECT_EQ(FI_ENOMSG, err.err);
+	munmap(big, 1 << 20);
+}
+
+TEST_F(fi, rma_and_atomics_land_in_the_region_and_nowhere_else)
+{
+	struct fi_end *a = &self->e[0], *b = &self->e[1];
+	size_t region = 64 << 10;
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	uint8_t *mem = map(region + 2 * GUARD), *win, *local = map(region);
+	uint64_t key, base, v, result, cmp;
+	struct fid_mr *mr;
+	char text[256];
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_NE(NULL, mem);
+	ASSERT_NE(NULL, local);
+	memset(mem, 0xee, region + 2 * GUARD);
+	win = mem + GUARD;
+	memset(win, 0, region);
+	ASSERT_EQ(0, fi_mr_reg(b->domain, win, region,
+			       FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0, &mr,
+			       NULL));
+	key = fi_mr_key(mr);
+	base = (uintptr_t)win;
+
+	fill(local, 4096, 5);
+	ASSERT_EQ(0, fi_write(a->ep, local, 4096, NULL, a->peer[1], base + 100,
+			      key, local));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	EXPECT_EQ(FI_RMA | FI_WRITE, c.flags);
+	EXPECT_EQ(0, memcmp(win + 100, local, 4096));
+	EXPECT_TRUE(all_are(win, 100, 0));
+	EXPECT_TRUE(all_are(win + 4196, region - 4196, 0));
+	memset(local, 0, 4096);
+	ASSERT_EQ(0, fi_read(a->ep, local, 4096, NULL, a->peer[1], base + 100,
+			     key, local));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	EXPECT_EQ(0, memcmp(win + 100, local, 4096));
+	/* With remote CQ data: the target hears of it. */
+	ASSERT_EQ(0, fi_writedata(a->ep, local, 64, NULL, 0xabcd, a->peer[1],
+				  base + 8192, key, local));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, b, &c, NULL, &err));
+	EXPECT_EQ(0xabcd, c.data);
+	EXPECT_TRUE(c.flags & FI_REMOTE_CQ_DATA);
+	EXPECT_TRUE(c.flags & FI_REMOTE_WRITE);
+	EXPECT_EQ(0, memcmp(win + 8192, local, 64));
+
+	/* Atomics on the 64-bit word at base. */
+	v = 10;
+	memcpy(win, &v, 8);
+	v = 5;
+	ASSERT_EQ(0, fi_fetch_atomic(a->ep, &v, 1, NULL, &result, NULL,
+				     a->peer[1], base, key, FI_UINT64, FI_SUM,
+				     NULL));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	EXPECT_EQ(10, result);
+	cmp = 15;
+	v = 99;
+	ASSERT_EQ(0, fi_compare_atomic(a->ep, &v, 1, NULL, &cmp, NULL,
+				       &result, NULL, a->peer[1], base, key,
+				       FI_UINT64, FI_CSWAP, NULL));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	EXPECT_EQ(15, result);
+	memcpy(&v, win, 8);
+	EXPECT_EQ(99, v);
+	v = 1;
+	EXPECT_EQ(-FI_EOPNOTSUPP, fi_atomic(a->ep, &v, 1, NULL, a->peer[1],
+					    base, key, FI_UINT32, FI_SUM,
+					    NULL));
+
+	/*
+	 * A wrong key, then past the region: each fails alone, named; the
+	 * next write to the same peer goes through.
+	 */
+	ASSERT_EQ(0, fi_write(a->ep, local, 64, NULL, a->peer[1], base,
+			      key ^ 0x10000, NULL));
+	ASSERT_EQ(0, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	EXPECT_EQ(FI_EACCES, err.err);
+	fi_cq_strerror(a->cq, err.prov_errno, err.err_data, text,
+		       sizeof(text));
+	EXPECT_NE(NULL, strstr(text, "node 2")) TH_LOG("%s", text);
+	ASSERT_EQ(0, fi_write(a->ep, local, 4096, NULL, a->peer[1],
+			      base + region - 100, key, NULL));
+	ASSERT_EQ(0, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	EXPECT_EQ(FI_EACCES, err.err);
+	EXPECT_TRUE(all_are(mem, GUARD, 0xee));
+	EXPECT_TRUE(all_are(win + region, GUARD, 0xee));
+	fill(local, 64, 9);
+	ASSERT_EQ(0, fi_write(a->ep, local, 64, NULL, a->peer[1], base + 512,
+			      key, NULL));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	EXPECT_EQ(0, memcmp(win + 512, local, 64));
+	EXPECT_EQ(0, fi_close(&mr->fid));
+	munmap(mem, region + 2 * GUARD);
+	munmap(local, region);
+}
+
+static int fault(int dev, const char *cmd)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
+	return npo_test_write_file(path, cmd);
+}
+
+TEST_F_TIMEOUT(fi, a_lost_peer_fails_its_operations_only, 120)
+{
+	struct fi_end *a = &self->e[0], *b = &self->e[1], *z = &self->e[2];
+	uint64_t v = 42, got = 0;
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	char text[256];
+	int i, rc;
+
+	NPO_TEST_SETUP_DONE();
+	/* Node 2 (npo1) cut off from both its neighbours. */
+	ASSERT_EQ(0, fault(1, "cut 0 1"));
+	ASSERT_EQ(0, fault(1, "cut 1 1"));
+	ASSERT_EQ(0, fi_tsend(a->ep, &v, 8, NULL, a->peer[1], 1, &v));
+	rc = next_cqe(self->e, self->n, a, &c, NULL, &err);
+	ASSERT_EQ(0, rc);
+	EXPECT_TRUE(err.err == FI_ENETDOWN || err.err == FI_EHOSTUNREACH)
+		TH_LOG("%s", fi_strerror(err.err));
+	EXPECT_EQ(&v, err.op_context);
+	fi_cq_strerror(a->cq, err.prov_errno, err.err_data, text,
+		       sizeof(text));
+	EXPECT_NE(NULL, strstr(text, "node 2")) TH_LOG("%s", text);
+	/* The same endpoint still reaches node 3, the other way round. */
+	ASSERT_EQ(0, fi_trecv(z->ep, &got, 8, NULL, FI_ADDR_UNSPEC, 2, 0,
+			      &got));
+	ASSERT_EQ(0, fi_tsend(a->ep, &v, 8, NULL, a->peer[2], 2, &v));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err))
+		TH_LOG("%s", fi_strerror(err.err));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, z, &c, NULL, &err));
+	EXPECT_EQ(42, got);
+	ASSERT_EQ(0, fault(1, "cut 0 0"));
+	ASSERT_EQ(0, fault(1, "cut 1 0"));
+	/* Back: node 2 is reached again, on a queue made anew. */
+	got = 0;
+	ASSERT_EQ(0, fi_trecv(b->ep, &got, 8, NULL, FI_ADDR_UNSPEC, 3, 0,
+			      &got));
+	for (i = 0; i < 30; i++) {
+		ASSERT_EQ(0, fi_tsend(a->ep, &v, 8, NULL, a->peer[1], 3, &v));
+		if (next_cqe(self->e, self->n, a, &c, NULL, &err) == 1)
+			break;
+		sleep(1);
+	}
+	ASSERT_LT(i, 30) TH_LOG("node 2 never came back");
+	ASSERT_EQ(1, next_cqe(self->e, self->n, b, &c, NULL, &err));
+	EXPECT_EQ(42, got);
+}
+
+/* A pipe to pass an endpoint name between two processes. */
+static int run_child(int (*fn)(int rd, int wr, int dev), int dev, int *rd,
+		     int *wr)
+{
+	int up[2], down[2];
+	pid_t pid;
+
+	if (pipe(up) || pipe(down))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		close(up[0]);
+		close(down[1]);
+		_exit(fn(down[0], up[1], dev));
+	}
+	close(up[1]);
+	close(down[0]);
+	*rd = up[0];
+	*wr = down[1];
+	return pid;
+}
+
+#define PINGS	200
+
+/* The other process: echoes PINGS small and 4 large messages back. */
+static int echo_child(int rd, int wr, int dev)
+{
+	struct fi_end e = { 0 };
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	uint8_t name[NAME_LEN], *buf = map(4 << 20);
+	fi_addr_t peer;
+	int i;
+
+	if (!buf || end_open(&e, dev) ||
+	    write(wr, e.name, NAME_LEN) != NAME_LEN ||
+	    read(rd, name, NAME_LEN) != NAME_LEN ||
+	    fi_av_insert(e.av, name, 1, &peer, 0, NULL) != 1)
+		return 10;
+	for (i = 0; i < PINGS + 4; i++) {
+		size_t len = i < PINGS ? 64 : 4 << 20;
+
+		if (fi_trecv(e.ep, buf, len, NULL, peer, i, 0, buf))
+			return 11;
+		if (next_cqe(&e, 1, &e, &c, NULL, &err) != 1 || c.len != len)
+			return 12;
+		if (fi_tsend(e.ep, buf, len, NULL, peer, i, NULL))
+			return 13;
+		if (next_cqe(&e, 1, &e, &c, NULL, &err) != 1)
+			return 14;
+	}
+	end_close(&e);
+	return 0;
+}
+
+TEST_F_TIMEOUT(fi, two_processes_ping_pong, 240)
+{
+	struct fi_end *a = &self->e[0];
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	uint8_t name[NAME_LEN], *out = map(4 << 20), *in = map(4 << 20);
+	int rd, wr, status, i;
+	fi_addr_t peer;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, in);
+	/* The child takes npo1 anew: close this process' end there. */
+	end_close(&self->e[1]);
+	pid = run_child(echo_child, 1, &rd, &wr);
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(NAME_LEN, read(rd, name, NAME_LEN));
+	ASSERT_EQ(NAME_LEN, write(wr, a->name, NAME_LEN));
+	ASSERT_EQ(1, fi_av_insert(a->av, name, 1, &peer, 0, NULL));
+	for (i = 0; i < PINGS + 4; i++) {
+		size_t len = i < PINGS ? 64 : 4 << 20;
+
+		fill(out, len, i);
+		memset(in, 0, len);
+		ASSERT_EQ(0, fi_trecv(a->ep, in, len, NULL, peer, i, 0, in));
+		ASSERT_EQ(0, fi_tsend(a->ep, out, len, NULL, peer, i, out));
+		ASSERT_EQ(1, next_cqe(self->e, 1, a, &c, NULL, &err))
+			TH_LOG("round %d: %s", i, fi_strerror(err.err));
+		ASSERT_EQ(1, next_cqe(self->e, 1, a, &c, NULL, &err))
+			TH_LOG("round %d: %s", i, fi_strerror(err.err));
+		ASSERT_EQ(0, memcmp(out, in, len)) TH_LOG("round %d", i);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	munmap(out, 4 << 20);
+	munmap(in, 4 << 20);
+}
+
+/* Another job's endpoint: its name is refused, no request could reach. */
+static int other_job_child(int rd, int wr, int dev)
+{
+	struct fi_end e = { 0 };
+	char done;
+
+	setenv("FI_NPO_JOB", "0x5152", 1);
+	if (end_open(&e, dev) || write(wr, e.name, NAME_LEN) != NAME_LEN)
+		return 10;
+	/* Stay until the parent tried. */
+	if (read(rd, &done, 1) != 1)
+		return 11;
+	end_close(&e);
+	return 0;
+}
+
+TEST_F(fi, another_jobs_endpoint_is_refused)
+{
+	uint8_t name[NAME_LEN];
+	fi_addr_t addr = 0;
+	int rd, wr, status;
+	pid_t pid;
+
+	NPO_TEST_SETUP_DONE();
+	pid = run_child(other_job_child, 2, &rd, &wr);
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(NAME_LEN, read(rd, name, NAME_LEN));
+	EXPECT_EQ(0, fi_av_insert(self->e[0].av, name, 1, &addr, 0, NULL));
+	EXPECT_EQ(FI_ADDR_NOTAVAIL, addr);
+	/* A name that is no name at all. */
+	memset(name, 0x5a, NAME_LEN);
+	EXPECT_EQ(0, fi_av_insert(self->e[0].av, name, 1, &addr, 0, NULL));
+	ASSERT_EQ(1, write(wr, "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
