@@ -425,6 +425,24 @@ TEST_F(fi, directed_receives_take_only_their_senders_messages)
 			      &got));
 	ASSERT_EQ(1, next_cqe(self->e, self->n, r, &c, &src, &err));
 	EXPECT_EQ(again, got);
+	/* The other way round: node 1's message crosses node 2 to node 3. */
+	ASSERT_EQ(0, fi_tinject(self->e[1].ep, &from2, 8, self->e[1].peer[2],
+				6));
+	ASSERT_EQ(0, fi_tinject(r->ep, &from1, 8, r->peer[2], 6));
+	for (i = 0; i < 200; i++) {
+		progress(self->e, self->n);
+		usleep(1000);
+	}
+	ASSERT_EQ(0, fi_trecv(self->e[2].ep, &got, 8, NULL,
+			      self->e[2].peer[0], 6, 0, &got));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, &self->e[2], &c, &src, &err));
+	EXPECT_EQ(from1, got);
+	EXPECT_EQ(self->e[2].peer[0], src);
+	ASSERT_EQ(0, fi_trecv(self->e[2].ep, &got, 8, NULL,
+			      self->e[2].peer[1], 6, 0, &got));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, &self->e[2], &c, &src, &err));
+	EXPECT_EQ(from2, got);
+	EXPECT_EQ(self->e[2].peer[1], src);
 	/* Ignore bits: any tag matches; data rides along as CQ data. */
 	ASSERT_EQ(0, fi_tinjectdata(self->e[1].ep, &from1, 8, 0xbeef,
 				    self->e[1].peer[0], 0x7700));

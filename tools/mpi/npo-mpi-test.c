@@ -23,6 +23,8 @@
 #include <string.h>
 
 static int rank, nranks;
+/* The first wrong element found: what it held and what it should. */
+static int64_t bad_got, bad_want;
 
 static int64_t value(int r, size_t i)
 {
@@ -56,8 +58,9 @@ static bool agree(const char *what, size_t bytes, bool ok, size_t bad_at)
 	int mine = ok, all = 0;
 
 	if (!ok)
-		fprintf(stderr, "rank %d: %s of %zu bytes: wrong at element %zu\n",
-			rank, what, bytes, bad_at);
+		fprintf(stderr, "rank %d: %s of %zu bytes: element %zu is "
+			"%" PRId64 ", not %" PRId64 "\n", rank, what, bytes,
+			bad_at, bad_got, bad_want);
 	MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
 	if (!rank)
 		printf("%s %s %zu bytes on %d ranks\n", all ? "ok" : "not ok",
@@ -85,7 +88,7 @@ static bool check_size(size_t bytes)
 	MPI_Allreduce(in, out, count, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 	for (ok = true, i = 0; ok && i < count; i++)
 		if (out[i] != sum_of(i))
-			ok = false, bad = i;
+			ok = false, bad = i, bad_got = out[i], bad_want = sum_of(i);
 	all &= agree("MPI_Allreduce", bytes, ok, bad);
 
 	/* Bcast from the last rank: everyone ends with its data. */
@@ -94,7 +97,8 @@ static bool check_size(size_t bytes)
 	MPI_Bcast(out, count, MPI_INT64_T, nranks - 1, MPI_COMM_WORLD);
 	for (ok = true, i = 0; ok && i < count; i++)
 		if (out[i] != value(nranks - 1, i))
-			ok = false, bad = i;
+			ok = false, bad = i, bad_got = out[i],
+			bad_want = value(nranks - 1, i);
 	all &= agree("MPI_Bcast", bytes, ok, bad);
 
 	if (!chunk)
@@ -108,7 +112,8 @@ static bool check_size(size_t bytes)
 	for (ok = true, r = 0; r < nranks; r++)
 		for (i = 0; ok && i < chunk; i++)
 			if (out[r * chunk + i] != value(r, i))
-				ok = false, bad = r * chunk + i;
+				ok = false, bad = r * chunk + i,
+				bad_got = out[bad], bad_want = value(r, i);
 	all &= agree("MPI_Allgather", chunk * nranks * sizeof(int64_t), ok,
 		     bad);
 
@@ -120,7 +125,8 @@ static bool check_size(size_t bytes)
 				 MPI_COMM_WORLD);
 	for (ok = true, i = 0; ok && i < chunk; i++)
 		if (out[i] != sum_of(rank * chunk + i))
-			ok = false, bad = i;
+			ok = false, bad = i, bad_got = out[i],
+			bad_want = sum_of(rank * chunk + i);
 	all &= agree("MPI_Reduce_scatter", chunk * nranks * sizeof(int64_t),
 		     ok, bad);
 
@@ -133,7 +139,9 @@ static bool check_size(size_t bytes)
 	for (ok = true, r = 0; r < nranks; r++)
 		for (i = 0; ok && i < chunk; i++)
 			if (out[r * chunk + i] != value(r, rank * chunk + i))
-				ok = false, bad = r * chunk + i;
+				ok = false, bad = r * chunk + i,
+				bad_got = out[bad],
+				bad_want = value(r, rank * chunk + i);
 	all &= agree("MPI_Alltoall", chunk * nranks * sizeof(int64_t), ok,
 		     bad);
 out:

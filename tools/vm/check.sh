@@ -178,6 +178,12 @@ for k in "$@"; do
 		"$wire" npo_remote_test npo_route_test
 	[ $rc = 0 ] || [ $rc = 1 ] ||
 		record "kernel $k, over the wire: VM failed (status $rc)" 1
+	echo "== Open MPI over the npo libfabric provider, 8 ranks on 8 devices, kernel $k"
+	BUILD=$build "$here/mpi-test.sh" "$k" >"$logs/mpi-$k.log" 2>&1
+	rc2=$?
+	sed 's/^/  /' "$logs/mpi-$k.log"
+	record_script "kernel $k: MPI" "$logs/mpi-$k.log" $rc2
+
 	echo "== a device that cannot count symbol errors, kernel $k"
 	"$here/npo-vm" --kernel "$k" --devices 2 --topology ring \
 		--device-props symbol_errors=off -- sh -c '/sbin/modprobe npo &&

@@ -39,7 +39,9 @@ for _ in 1 2 3; do
 		xargs -0 ldd 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |
 		sort -u |
 		while read -r lib; do
-			[ -e "$base$lib" ] || [ -e "$root$lib" ] || copy "$lib"
+			[ -e "$base$lib" ] || [ -e "$root$lib" ] && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
 		done
 done
 (cd "$root" && find . | cpio -o -H newc --quiet --owner=0:0) | gzip -6 >"$out"
