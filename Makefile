@@ -329,7 +329,7 @@ demo: deps
 		sh -c '/sbin/modprobe npo && npoctl dev && sleep 1 && npoctl link && npoctl topo'
 
 bench: deps
-	@$(MAKE) --no-print-directory all initramfs $(FASTPATH)
+	@$(MAKE) --no-print-directory all initramfs mpi $(FASTPATH)
 	@BUILD=$(BUILD) bash tools/bench/run.sh
 
 clean:

@@ -259,8 +259,8 @@ static void bench(size_t max)
 	for (bytes = 8; bytes <= max; bytes = bytes * 4 > max && bytes < max ?
 					     max : bytes * 4) {
 		a.count = bytes / sizeof(int64_t);
-		timed(allreduce_once, &a, bytes < (1 << 20) ? 20 : 2, &med,
-		      &lo, &hi);
+		timed(allreduce_once, &a, bytes < (1 << 20) ? 20 :
+		      bytes < (8 << 20) ? 2 : 1, &med, &lo, &hi);
 		algbw = bytes / med / 1e9;
 		if (!rank)
 			printf("{\"op\": \"allreduce\", \"bytes\": %zu, "
