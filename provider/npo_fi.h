@@ -49,6 +49,8 @@
 #define NPO_FI_READ_CHUNK	(4u << 20)
 /* Sends and RMA leave this many transmit buffers for the FINs owed. */
 #define NPO_FI_TX_RESERVE	32
+/* Unexpected eager bytes an endpoint keeps before it stops taking more. */
+#define NPO_FI_UNEXP_MAX	(256u << 20)
 
 extern struct fi_provider npo_fi_prov;
 
@@ -228,6 +230,7 @@ struct npo_fi_peer {
 	unsigned int nposted;
 	bool broken;			/* the queue failed: make a new one */
 	struct npo_fi_peer *hnext;
+	unsigned int repair_tries;	/* progress calls without a new queue */
 };
 
 /* A posted receive, or a message that came before its receive. */
@@ -266,6 +269,8 @@ struct npo_fi_ep {
 	int tx_free[NPO_FI_TX_BUFS];
 	int ntx_free;
 	struct npo_fi_peer *peers[64];	/* hash of (node, queue) */
+	unsigned int npeers;
+	size_t unexp_bytes;		/* eager bytes kept unexpected */
 	struct npo_fi_list recvs[2];	/* posted: [0] messages, [1] tagged */
 	struct npo_fi_list unexp[2];	/* unexpected: same */
 	struct npo_fi_list rdv;		/* sends waiting for their FIN */

@@ -14,9 +14,11 @@ static int av_close(struct fid *fid)
 {
 	struct npo_fi_av *av = npo_fi_container_of(fid, struct npo_fi_av, av.fid);
 
-	if (av->refs)
-		return -FI_EBUSY;
 	pthread_mutex_lock(&av->dom->lock);
+	if (av->refs) {
+		pthread_mutex_unlock(&av->dom->lock);
+		return -FI_EBUSY;
+	}
 	av->dom->refs--;
 	pthread_mutex_unlock(&av->dom->lock);
 	free(av->tab);

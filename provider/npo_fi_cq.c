@@ -17,9 +17,11 @@ static int cq_close(struct fid *fid)
 {
 	struct npo_fi_cq *cq = npo_fi_container_of(fid, struct npo_fi_cq, cq.fid);
 
-	if (cq->nep)
-		return -FI_EBUSY;
 	pthread_mutex_lock(&cq->dom->lock);
+	if (cq->nep) {
+		pthread_mutex_unlock(&cq->dom->lock);
+		return -FI_EBUSY;
+	}
 	cq->dom->refs--;
 	pthread_mutex_unlock(&cq->dom->lock);
 	free(cq->ring);

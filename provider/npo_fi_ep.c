@@ -18,6 +18,28 @@
 
 /* A peer refusing for want of receive buffers, a second each time. */
 #define NPO_FI_RNR_RETRIES	30
+/*
+ * Peers one endpoint keeps a queue to, at most: senders name themselves,
+ * and a hostile one must not make the endpoint take every queue.
+ */
+#define NPO_FI_MAX_PEERS	4096
+/* Progress calls a peer's failed queue may go without a new one. */
+#define NPO_FI_REPAIR_TRIES	10000
+
+/* A queue the device would not give: out of queues is no retry matter. */
+static int queue_errno(int rc)
+{
+	switch (rc) {
+	case -ENOMEM:
+		return -FI_ENOMEM;
+	case -EBUSY:
+	case -ENOSPC:
+	case -EDQUOT:
+		return -FI_ENOSPC;
+	default:
+		return -FI_EIO;
+	}
+}
 
 static unsigned int peer_hash(uint32_t node, uint16_t queue)
 {
@@ -39,6 +61,12 @@ static struct npo_fi_peer *peer_find(struct npo_fi_ep *ep,
 		if (p->addr.node_id == a->node_id &&
 		    p->addr.queue_id == a->queue_id)
 			return p;
+	if (ep->npeers >= NPO_FI_MAX_PEERS) {
+		NPO_FI_WARN(FI_LOG_EP_DATA, "npo: %u peers already, none more "
+			    "for node %u\n", ep->npeers, a->node_id);
+		*err = -FI_ENOSPC;
+		return NULL;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		*err = -FI_ENOMEM;
@@ -49,9 +77,10 @@ static struct npo_fi_peer *peer_find(struct npo_fi_ep *ep,
 		NPO_FI_WARN(FI_LOG_EP_DATA, "npo: no queue for node %u: %s\n",
 			    a->node_id, npo_strerror(rc));
 		free(p);
-		*err = rc == -ENOMEM ? -FI_ENOMEM : -FI_EAGAIN;
+		*err = queue_errno(rc);
 		return NULL;
 	}
+	ep->npeers++;
 	p->addr = *a;
 	npo_fi_list_init(&p->waiting);
 	npo_fi_list_init(&p->posted);
@@ -194,6 +223,24 @@ static void op_done(struct npo_fi_ep *ep, struct npo_fi_op *op,
 	}
 }
 
+/* Every operation of a peer that will never run, failed with status. */
+static void peer_fail_all(struct npo_fi_ep *ep, struct npo_fi_peer *p,
+			  uint32_t status)
+{
+	struct npo_fi_list *lists[] = { &p->retry, &p->waiting };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		while (!npo_fi_list_empty(lists[i])) {
+			struct npo_fi_op *op = npo_fi_container_of(
+				lists[i]->next, struct npo_fi_op, link);
+
+			npo_fi_list_del(&op->link);
+			op_done(ep, op, status);
+		}
+	}
+}
+
 /* A new queue for a peer whose queue failed, once nothing is on it. */
 static void peer_repair(struct npo_fi_ep *ep, struct npo_fi_peer *p)
 {
@@ -205,8 +252,17 @@ static void peer_repair(struct npo_fi_ep *ep, struct npo_fi_peer *p)
 
 	if (p->nposted)
 		return;
-	if (npo_create_queue(ep->dom->dev, &qa, &q))
-		return;		/* tried again on the next progress */
+	if (npo_create_queue(ep->dom->dev, &qa, &q)) {
+		/* Tried again on the next progress, for a while. */
+		if (++p->repair_tries < NPO_FI_REPAIR_TRIES)
+			return;
+		NPO_FI_WARN(FI_LOG_EP_DATA, "npo: no new queue for node %u: "
+			    "its operations fail\n", p->addr.node_id);
+		peer_fail_all(ep, p, NPO_STATUS_RESET);
+		p->repair_tries = 0;
+		return;
+	}
+	p->repair_tries = 0;
 	npo_destroy_queue(p->txq);
 	p->txq = q;
 	p->broken = false;
@@ -276,7 +332,13 @@ void npo_fi_ep_progress(struct npo_fi_ep *ep)
 
 	if (!ep->enabled)
 		return;
-	while ((c = npo_peek_cqe(ep->rxq))) {
+	/*
+	 * Past NPO_FI_UNEXP_MAX bytes of unexpected messages kept, messages
+	 * wait in the receive buffers, and senders in turn, until receives
+	 * are posted: a peer cannot make this process keep without bound.
+	 */
+	while (ep->unexp_bytes < NPO_FI_UNEXP_MAX &&
+	       (c = npo_peek_cqe(ep->rxq))) {
 		struct npo_cqe cqe = *c;
 
 		npo_cq_advance(ep->rxq, 1);
@@ -608,11 +670,14 @@ static int ep_getname(fid_t fid, void *addr, size_t *addrlen)
 	int rc;
 
 	*addrlen = NPO_ENDPOINT_BLOB_SIZE;
-	if (!ep->enabled)
-		return -FI_EOPBADSTATE;
 	if (room < NPO_ENDPOINT_BLOB_SIZE)
 		return -FI_ETOOSMALL;
-	rc = npo_endpoint_pack(ep->rxq, addr, room);
+	pthread_mutex_lock(&ep->dom->lock);
+	rc = ep->enabled ? npo_endpoint_pack(ep->rxq, addr, room) :
+	     -FI_EOPBADSTATE;
+	pthread_mutex_unlock(&ep->dom->lock);
+	if (rc == -FI_EOPBADSTATE)
+		return rc;
 	return rc < 0 ? -FI_EINVAL : 0;
 }
 

@@ -218,8 +218,11 @@ static bool send_fin(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 	return true;
 }
 
-static void recv_free(struct npo_fi_recv *r)
+static void recv_free(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 {
+	/* Only an unexpected eager message has a payload of its own. */
+	if (r->payload)
+		ep->unexp_bytes -= r->hdr.len;
 	if (r->mr)
 		npo_dereg_mr(r->mr);
 	free(r->payload);
@@ -238,7 +241,7 @@ static void rdv_finish(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 	}
 	if (!r->discarded)
 		recv_complete(ep, r, r->done, r->status);
-	recv_free(r);
+	recv_free(ep, r);
 }
 
 /* Start READing the message of RTS r->hdr into r's buffer. */
@@ -385,6 +388,8 @@ void npo_fi_msg_rx(struct npo_fi_ep *ep, const struct npo_cqe *c,
 	u->hdr = *h;
 	u->src_node = c->peer_node;
 	u->src_queue = h->src_queue;
+	if (u->payload)
+		ep->unexp_bytes += h->len;
 	npo_fi_list_add_tail(&ep->unexp[tagged], &u->link);
 }
 
@@ -443,7 +448,7 @@ void npo_fi_msg_progress(struct npo_fi_ep *ep)
 		npo_fi_list_del(&r->link);
 		if (!r->discarded)
 			recv_complete(ep, r, r->done, r->status);
-		recv_free(r);
+		recv_free(ep, r);
 	}
 }
 
@@ -462,7 +467,7 @@ void npo_fi_msg_fail_recvs(struct npo_fi_ep *ep)
 			r->src_queue = ep->rxq->id;
 			recv_complete(ep, r, 0, ep->recv_failed ?
 				      ep->recv_failed : NPO_STATUS_RESET);
-			recv_free(r);
+			recv_free(ep, r);
 		}
 	}
 }
@@ -471,7 +476,7 @@ void npo_fi_msg_fail_recvs(struct npo_fi_ep *ep)
 void npo_fi_msg_op_drop(struct npo_fi_ep *ep, struct npo_fi_op *op)
 {
 	if (op->kind == NPO_FI_OP_READ && op->recv && !--op->recv->reads)
-		recv_free(op->recv);
+		recv_free(ep, op->recv);
 	npo_fi_op_free(ep, op);
 }
 
@@ -493,7 +498,7 @@ static void unexp_take(struct npo_fi_ep *ep, struct npo_fi_recv *u,
 		recv_complete(ep, r, n, 0);
 		free(r);
 	}
-	recv_free(u);
+	recv_free(ep, u);
 }
 
 /* Drop an unexpected message unread; a rendezvous sender is let go. */
@@ -505,7 +510,7 @@ static void unexp_discard(struct npo_fi_ep *ep, struct npo_fi_recv *u)
 		rdv_finish(ep, u);
 		return;
 	}
-	recv_free(u);
+	recv_free(ep, u);
 }
 
 static struct npo_fi_recv *unexp_find(struct npo_fi_ep *ep, bool tagged,
@@ -659,7 +664,7 @@ void npo_fi_msg_close(struct npo_fi_ep *ep)
 				lists[i]->next, struct npo_fi_recv, link);
 
 			npo_fi_list_del(&r->link);
-			recv_free(r);
+			recv_free(ep, r);
 		}
 	}
 	/* Sends waiting for a FIN; those still on a queue go with it. */
