@@ -286,9 +286,14 @@ static int npo_health_restart_locked(struct npo_dev *ndev)
 	trace_npo_recovery_step(ndev, "quiesce", 0);
 	/*
 	 * The device must not reach memory from here on: a queue destroyed
-	 * now is freed without telling it (npo_mbox_release()).
+	 * now is freed without telling it (npo_mbox_release()).  Turning
+	 * bus mastering off is not enough for that: a device may keep the
+	 * translations it cached (hardware.rst), so it is reset before any
+	 * command is ended, and thus before anything it held is freed.
 	 */
 	pci_clear_master(pdev);
+	trace_npo_recovery_step(ndev, "reset", 0);
+	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 	/*
 	 * A command already sent to a hung device gets no answer: end it
 	 * now, so that the link and refusal work waited for below do not
@@ -299,8 +304,6 @@ static int npo_health_restart_locked(struct npo_dev *ndev)
 	/* Refusals read now could name queues the restart frees and reuses. */
 	cancel_work_sync(&ndev->refusal_work);
 	npo_queue_error_cancel(ndev);
-	trace_npo_recovery_step(ndev, "reset", 0);
-	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
 	trace_npo_recovery_step(ndev, "revoke", 0);
 	npo_files_release_dma(ndev, false);
 	pci_set_master(pdev);

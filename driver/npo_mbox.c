@@ -95,7 +95,7 @@ static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
 			unsigned int nargs, u32 *ret, unsigned int nret,
 			bool reading)
 {
-	unsigned long timeout = msecs_to_jiffies(NPO_MBOX_TIMEOUT_MS);
+	unsigned long timeout = msecs_to_jiffies(NPO_MBOX_TIMEOUT_MS), left;
 	const struct npo_mbox_result_desc *desc;
 	unsigned int i, result;
 	u32 status;
@@ -137,17 +137,29 @@ static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
 	npo_dbg(ndev, MBOX, "command 0x%02x\n", opcode);
 	npo_wr32(ndev, NPO_REG_MBOX_CMD, opcode);
 
-	if (!wait_for_completion_timeout(&ndev->mbox_done, timeout) &&
-	    atomic_read(&ndev->stops) == stops) {
+	left = timeout;
+	for (;;) {
+		left = wait_for_completion_timeout(&ndev->mbox_done, left);
+		if (atomic_read(&ndev->stops) != stops)
+			break;
 		status = npo_rd32(ndev, NPO_REG_MBOX_STATUS);
-		if (status & NPO_MBOX_STATUS_BUSY) {
+		if (!(status & NPO_MBOX_STATUS_BUSY)) {
+			if (!left)
+				npo_warn(ndev, "mailbox command 0x%02x completed without interrupt\n",
+					 opcode);
+			break;
+		}
+		if (!left) {
 			npo_err(ndev, "mailbox command 0x%02x timed out after %u ms\n",
 				opcode, NPO_MBOX_TIMEOUT_MS);
 			err = -ETIMEDOUT;
 			goto out;
 		}
-		npo_warn(ndev, "mailbox command 0x%02x completed without interrupt\n",
-			 opcode);
+		/*
+		 * Woken while the device still works on it: the late
+		 * interrupt of an earlier command.  Taking its status now
+		 * would take "busy" for done, and free what the device uses.
+		 */
 	}
 
 	/* Stopped meanwhile (reset, bus mastering off): no answer comes. */
