@@ -38,10 +38,14 @@
 #define NPO_FI_VERSION		FI_VERSION(1, 0)
 #define NPO_FI_API		FI_VERSION(1, 17)
 
-/* A receive buffer: a header and up to NPO_FI_EAGER_MAX bytes. */
-#define NPO_FI_BUF_SIZE		16384
-#define NPO_FI_RX_BUFS		256	/* per endpoint, power of two */
-#define NPO_FI_TX_BUFS		256	/* per endpoint */
+/*
+ * A receive buffer: a header and up to NPO_FI_EAGER_MAX bytes.  64 KiB, as
+ * Open MPI's TCP transport sends eagerly: below that a rendezvous' three
+ * legs and two registrations cost more than the copy they save.
+ */
+#define NPO_FI_BUF_SIZE		65536
+#define NPO_FI_RX_BUFS		128	/* per endpoint, power of two */
+#define NPO_FI_TX_BUFS		128	/* per endpoint */
 #define NPO_FI_RX_CQ		4096	/* room for RECV and WRITE_IMM */
 #define NPO_FI_TX_DEPTH		128	/* per peer queue, power of two */
 #define NPO_FI_MAX_MSG		(1ULL << 30)

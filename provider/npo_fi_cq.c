@@ -50,6 +50,21 @@ static struct npo_fi_cqe *ring_slot(struct npo_fi_cqe **ring, size_t *head,
 	return &(*ring)[(*head + (*count)++) % *cap];
 }
 
+/* A completion's common part into e, cleared first. */
+static void cqe_fill(struct npo_fi_cqe *e, void *context, uint64_t flags,
+		     size_t len, void *buf, uint64_t data, uint64_t tag,
+		     fi_addr_t src)
+{
+	memset(e, 0, sizeof(*e));
+	e->e.op_context = context;
+	e->e.flags = flags;
+	e->e.len = len;
+	e->e.buf = buf;
+	e->e.data = data;
+	e->e.tag = tag;
+	e->src = src;
+}
+
 int npo_fi_cq_push(struct npo_fi_cq *cq, void *context, uint64_t flags,
 		   size_t len, void *buf, uint64_t data, uint64_t tag,
 		   fi_addr_t src)
@@ -59,14 +74,7 @@ int npo_fi_cq_push(struct npo_fi_cq *cq, void *context, uint64_t flags,
 
 	if (!e)
 		return -FI_ENOMEM;
-	memset(e, 0, sizeof(*e));
-	e->e.op_context = context;
-	e->e.flags = flags;
-	e->e.len = len;
-	e->e.buf = buf;
-	e->e.data = data;
-	e->e.tag = tag;
-	e->src = src;
+	cqe_fill(e, context, flags, len, buf, data, tag, src);
 	return 0;
 }
 
@@ -79,13 +87,7 @@ int npo_fi_cq_push_err(struct npo_fi_cq *cq, void *context, uint64_t flags,
 
 	if (!e)
 		return -FI_ENOMEM;
-	memset(e, 0, sizeof(*e));
-	e->e.op_context = context;
-	e->e.flags = flags;
-	e->e.len = len;
-	e->e.data = data;
-	e->e.tag = tag;
-	e->src = FI_ADDR_NOTAVAIL;
+	cqe_fill(e, context, flags, len, NULL, data, tag, FI_ADDR_NOTAVAIL);
 	e->err = err;
 	e->prov_errno = status;
 	e->olen = olen;

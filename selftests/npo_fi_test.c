@@ -33,7 +33,6 @@
 
 #define MAX_ENDS	4
 #define FI_JOB		"0x5151"
-#define EAGER_MAX	(16384 - 64)	/* npo_fi.h: NPO_FI_EAGER_MAX */
 #define GUARD		4096
 #define NAME_LEN	16
 
@@ -199,32 +198,6 @@ static int next_cqe(struct fi_end *ends, int n, struct fi_end *e,
 	return -1;
 }
 
-static uint8_t *map(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void fill(uint8_t *p, size_t len, unsigned int seed)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)(i * 7 + seed);
-}
-
-static bool all_are(const uint8_t *p, size_t len, uint8_t v)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != v)
-			return false;
-	return true;
-}
-
 TEST(fi_info_lists_the_provider_on_every_device)
 {
 	static char out[1 << 16];
@@ -319,10 +292,10 @@ TEST(getinfo_answers_open_mpis_hints)
 
 TEST_F_TIMEOUT(fi, tagged_messages_arrive_whole_at_every_size, 240)
 {
-	static size_t sizes[] = {
-		0, 1, 4096, EAGER_MAX, EAGER_MAX + 1, 1 << 20, 8 << 20,
-	};
 	struct fi_end *a = &self->e[0], *b = &self->e[1];
+	/* The largest eager message is the inject size; one more is not. */
+	size_t eager = a->info->tx_attr->inject_size;
+	size_t sizes[] = { 0, 1, 4096, eager, eager + 1, 1 << 20, 8 << 20 };
 	struct fi_cq_tagged_entry c;
 	struct fi_cq_err_entry err;
 	uint8_t *src, *dst;
@@ -331,13 +304,13 @@ TEST_F_TIMEOUT(fi, tagged_messages_arrive_whole_at_every_size, 240)
 	int got_send, got_recv, rc;
 
 	NPO_TEST_SETUP_DONE();
-	src = map(8 << 20);
-	dst = map((8 << 20) + GUARD);
+	src = npo_test_map(8 << 20);
+	dst = npo_test_map((8 << 20) + GUARD);
 	ASSERT_NE(NULL, src);
 	ASSERT_NE(NULL, dst);
 	for (i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
 		len = sizes[i];
-		fill(src, len, i);
+		npo_test_fill(src, len, i);
 		memset(dst, 0xee, len + GUARD);
 		/* Half the sizes posted first, half arriving unexpected. */
 		if (i % 2)
@@ -369,11 +342,11 @@ TEST_F_TIMEOUT(fi, tagged_messages_arrive_whole_at_every_size, 240)
 		}
 		EXPECT_EQ(1, got_send);
 		EXPECT_EQ(0, memcmp(src, dst, len)) TH_LOG("size %zu", len);
-		EXPECT_TRUE(all_are(dst + len, GUARD, 0xee))
+		EXPECT_TRUE(npo_test_all_are(dst + len, GUARD, 0xee))
 			TH_LOG("size %zu: written past the buffer", len);
 	}
 	/* Too long for the buffer: truncated, the rest untouched. */
-	fill(src, 1 << 20, 3);
+	npo_test_fill(src, 1 << 20, 3);
 	memset(dst, 0xee, (1 << 20) + GUARD);
 	ASSERT_EQ(0, fi_trecv(b->ep, dst, 1000, NULL, FI_ADDR_UNSPEC, 7, 0,
 			      dst));
@@ -383,11 +356,58 @@ TEST_F_TIMEOUT(fi, tagged_messages_arrive_whole_at_every_size, 240)
 	EXPECT_EQ(1000, err.len);
 	EXPECT_EQ((1 << 20) - 1000, err.olen);
 	EXPECT_EQ(0, memcmp(src, dst, 1000));
-	EXPECT_TRUE(all_are(dst + 1000, GUARD, 0xee));
+	EXPECT_TRUE(npo_test_all_are(dst + 1000, GUARD, 0xee));
 	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
 	EXPECT_EQ(FI_SEND | FI_TAGGED, c.flags);
 	munmap(src, 8 << 20);
 	munmap(dst, (8 << 20) + GUARD);
+}
+
+/* FI_MSG: untagged messages, apart from tagged ones, with CQ data. */
+TEST_F(fi, untagged_messages_keep_apart_from_tagged_ones)
+{
+	struct fi_end *a = &self->e[0], *b = &self->e[1];
+	uint64_t plain = 0x5555, tagged = 0x7777, got = 0, got_t = 0;
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	uint8_t *big = npo_test_map(1 << 20), *in = npo_test_map(1 << 20);
+	fi_addr_t src;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_NE(NULL, big);
+	ASSERT_NE(NULL, in);
+	/* A tagged receive that would take anything never takes a send. */
+	ASSERT_EQ(0, fi_trecv(b->ep, &got_t, 8, NULL, FI_ADDR_UNSPEC, 0, ~0ULL,
+			      &got_t));
+	ASSERT_EQ(0, fi_senddata(a->ep, &plain, 8, NULL, 0x1234, a->peer[1],
+				 &plain));
+	ASSERT_EQ(0, fi_recv(b->ep, &got, 8, NULL, FI_ADDR_UNSPEC, &got));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, b, &c, &src, &err));
+	EXPECT_EQ(&got, c.op_context);
+	EXPECT_EQ(FI_RECV | FI_MSG | FI_REMOTE_CQ_DATA, c.flags);
+	EXPECT_EQ(0x1234, c.data);
+	EXPECT_EQ(plain, got);
+	EXPECT_EQ(b->peer[0], src);
+	EXPECT_EQ(0, got_t);
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	EXPECT_EQ(FI_SEND | FI_MSG, c.flags);
+	/* The tagged receive is still there for a tagged message. */
+	ASSERT_EQ(0, fi_tsend(a->ep, &tagged, 8, NULL, a->peer[1], 99, NULL));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, b, &c, NULL, &err));
+	EXPECT_EQ(&got_t, c.op_context);
+	EXPECT_EQ(tagged, got_t);
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	/* A large untagged one goes by rendezvous, whole. */
+	npo_test_fill(big, 1 << 20, 11);
+	ASSERT_EQ(0, fi_send(a->ep, big, 1 << 20, NULL, a->peer[1], big));
+	ASSERT_EQ(0, fi_recv(b->ep, in, 1 << 20, NULL, FI_ADDR_UNSPEC, in));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, b, &c, NULL, &err));
+	EXPECT_EQ(1 << 20, c.len);
+	EXPECT_EQ(0, memcmp(big, in, 1 << 20));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
+	EXPECT_EQ(big, c.op_context);
+	munmap(big, 1 << 20);
+	munmap(in, 1 << 20);
 }
 
 TEST_F(fi, directed_receives_take_only_their_senders_messages)
@@ -476,7 +496,7 @@ TEST_F(fi, peek_claim_discard_and_cancel)
 	struct fi_context ctx_peek, ctx_claim, ctx_other;
 	struct fi_cq_tagged_entry c;
 	struct fi_cq_err_entry err;
-	uint8_t *big = map(1 << 20);
+	uint8_t *big = npo_test_map(1 << 20);
 	int i;
 
 	NPO_TEST_SETUP_DONE();
@@ -543,7 +563,8 @@ TEST_F(fi, rma_and_atomics_land_in_the_region_and_nowhere_else)
 	size_t region = 64 << 10;
 	struct fi_cq_tagged_entry c;
 	struct fi_cq_err_entry err;
-	uint8_t *mem = map(region + 2 * GUARD), *win, *local = map(region);
+	uint8_t *mem = npo_test_map(region + 2 * GUARD), *win;
+	uint8_t *local = npo_test_map(region);
 	uint64_t key, base, v, result, cmp;
 	struct fid_mr *mr;
 	char text[256];
@@ -560,14 +581,14 @@ TEST_F(fi, rma_and_atomics_land_in_the_region_and_nowhere_else)
 	key = fi_mr_key(mr);
 	base = (uintptr_t)win;
 
-	fill(local, 4096, 5);
+	npo_test_fill(local, 4096, 5);
 	ASSERT_EQ(0, fi_write(a->ep, local, 4096, NULL, a->peer[1], base + 100,
 			      key, local));
 	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
 	EXPECT_EQ(FI_RMA | FI_WRITE, c.flags);
 	EXPECT_EQ(0, memcmp(win + 100, local, 4096));
-	EXPECT_TRUE(all_are(win, 100, 0));
-	EXPECT_TRUE(all_are(win + 4196, region - 4196, 0));
+	EXPECT_TRUE(npo_test_all_are(win, 100, 0));
+	EXPECT_TRUE(npo_test_all_are(win + 4196, region - 4196, 0));
 	memset(local, 0, 4096);
 	ASSERT_EQ(0, fi_read(a->ep, local, 4096, NULL, a->peer[1], base + 100,
 			     key, local));
@@ -621,9 +642,9 @@ TEST_F(fi, rma_and_atomics_land_in_the_region_and_nowhere_else)
 			      base + region - 100, key, NULL));
 	ASSERT_EQ(0, next_cqe(self->e, self->n, a, &c, NULL, &err));
 	EXPECT_EQ(FI_EACCES, err.err);
-	EXPECT_TRUE(all_are(mem, GUARD, 0xee));
-	EXPECT_TRUE(all_are(win + region, GUARD, 0xee));
-	fill(local, 64, 9);
+	EXPECT_TRUE(npo_test_all_are(mem, GUARD, 0xee));
+	EXPECT_TRUE(npo_test_all_are(win + region, GUARD, 0xee));
+	npo_test_fill(local, 64, 9);
 	ASSERT_EQ(0, fi_write(a->ep, local, 64, NULL, a->peer[1], base + 512,
 			      key, NULL));
 	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err));
@@ -720,7 +741,7 @@ static int echo_child(int rd, int wr, int dev)
 	struct fi_end e = { 0 };
 	struct fi_cq_tagged_entry c;
 	struct fi_cq_err_entry err;
-	uint8_t name[NAME_LEN], *buf = map(4 << 20);
+	uint8_t name[NAME_LEN], *buf = npo_test_map(4 << 20);
 	fi_addr_t peer;
 	int i;
 
@@ -750,7 +771,8 @@ TEST_F_TIMEOUT(fi, two_processes_ping_pong, 240)
 	struct fi_end *a = &self->e[0];
 	struct fi_cq_tagged_entry c;
 	struct fi_cq_err_entry err;
-	uint8_t name[NAME_LEN], *out = map(4 << 20), *in = map(4 << 20);
+	uint8_t name[NAME_LEN], *out = npo_test_map(4 << 20);
+	uint8_t *in = npo_test_map(4 << 20);
 	int rd, wr, status, i;
 	fi_addr_t peer;
 	pid_t pid;
@@ -768,7 +790,7 @@ TEST_F_TIMEOUT(fi, two_processes_ping_pong, 240)
 	for (i = 0; i < PINGS + 4; i++) {
 		size_t len = i < PINGS ? 64 : 4 << 20;
 
-		fill(out, len, i);
+		npo_test_fill(out, len, i);
 		memset(in, 0, len);
 		ASSERT_EQ(0, fi_trecv(a->ep, in, len, NULL, peer, i, 0, in));
 		ASSERT_EQ(0, fi_tsend(a->ep, out, len, NULL, peer, i, out));

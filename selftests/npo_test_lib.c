@@ -407,3 +407,31 @@ int npo_test_trace_stop(char *buf, size_t len)
 	npo_test_write_file(TRACING "/events/npo/enable", "0");
 	return npo_test_read_file(TRACING "/trace", buf, len);
 }
+
+void *npo_test_map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void npo_test_fill(void *p, size_t len, unsigned int seed)
+{
+	unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = (unsigned char)(i * 7 + seed);
+}
+
+bool npo_test_all_are(const void *p, size_t len, unsigned char v)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != v)
+			return false;
+	return true;
+}

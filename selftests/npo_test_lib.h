@@ -103,4 +103,11 @@ int npo_test_reuse_free_memory(void);
  */
 int npo_test_freed_memory_written(size_t mark);
 
+/* Anonymous private memory of len bytes, or NULL. */
+void *npo_test_map(size_t len);
+/* A pattern of seed over len bytes: a different seed, different bytes. */
+void npo_test_fill(void *p, size_t len, unsigned int seed);
+/* Whether every one of len bytes at p is v (memory that must stay put). */
+bool npo_test_all_are(const void *p, size_t len, unsigned char v);
+
 #endif
