@@ -80,6 +80,7 @@ void npo_history_add(struct npo_dev *ndev, u64 seq, const void *attrs,
 {
 	struct npo_history *h = &ndev->history;
 	struct npo_history_entry *e, *old = NULL;
+	unsigned int i;
 
 	/* Lost for want of memory: the gap in the numbers says so. */
 	e = kmalloc(struct_size(e, attrs, len), GFP_KERNEL);
@@ -94,7 +95,19 @@ void npo_history_add(struct npo_dev *ndev, u64 seq, const void *attrs,
 		h->head = (h->head + 1) % NPO_EVENT_HISTORY;
 		h->count--;
 	}
-	h->ring[(h->head + h->count) % NPO_EVENT_HISTORY] = e;
+	/*
+	 * Kept in number order: two events stamped at once on different
+	 * CPUs may come here the other way round, and a listener resuming
+	 * a dump after a number must not miss the lower one.
+	 */
+	for (i = h->count; i > 0; i--) {
+		unsigned int prev = (h->head + i - 1) % NPO_EVENT_HISTORY;
+
+		if (h->ring[prev]->seq < seq)
+			break;
+		h->ring[(h->head + i) % NPO_EVENT_HISTORY] = h->ring[prev];
+	}
+	h->ring[(h->head + i) % NPO_EVENT_HISTORY] = e;
 	h->count++;
 	spin_unlock(&h->lock);
 	kfree(old);
