@@ -42,7 +42,8 @@ int npo_fi_status_to_errno(uint32_t status)
 	case NPO_STATUS_FLUSHED:
 		return FI_ECANCELED;
 	case NPO_STATUS_RNR:
-		return FI_EAGAIN;
+		/* After 30 tries of a second: not a "try again". */
+		return FI_ETIMEDOUT;
 	case NPO_STATUS_REMOTE_LENGTH:
 		return FI_EMSGSIZE;
 	case NPO_STATUS_RESET:
@@ -227,5 +228,9 @@ FI_EXT_INI
 	fi_param_define(&npo_fi_prov, "job", FI_PARAM_STRING,
 			"put the devices in this job (needs CAP_NET_ADMIN; "
 			"default: the job the device file already has)");
+	fi_param_define(&npo_fi_prov, "unexp_max", FI_PARAM_SIZE_T,
+			"bytes an endpoint spends on unexpected messages before "
+			"it leaves them in their receive buffers (default "
+			"256 MiB)");
 	return &npo_fi_prov;
 }

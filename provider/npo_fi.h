@@ -17,6 +17,7 @@
 #define NPO_FI_H
 
 #include <pthread.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -53,7 +54,15 @@
 #define NPO_FI_READ_CHUNK	(4u << 20)
 /* Sends and RMA leave this many transmit buffers for the FINs owed. */
 #define NPO_FI_TX_RESERVE	32
-/* Unexpected eager bytes an endpoint keeps before it stops taking more. */
+/*
+ * Transmit buffers one peer's operations may hold: a stuck peer leaves
+ * the rest to the others.
+ */
+#define NPO_FI_PEER_BUFS	(NPO_FI_TX_BUFS / 4)
+/*
+ * Memory an endpoint spends on unexpected messages before it stops
+ * copying them out: past it they stay in their receive buffers.
+ */
 #define NPO_FI_UNEXP_MAX	(256u << 20)
 
 extern struct fi_provider npo_fi_prov;
@@ -214,6 +223,7 @@ struct npo_fi_op {
 	void *context;
 	uint64_t cq_flags;		/* FI_SEND|FI_TAGGED ... */
 	bool complete;			/* a completion is wanted */
+	bool inject;			/* an fi_*inject* call: none ever */
 	bool rts_sent;			/* RTS: its SEND completed */
 	bool fin_seen;			/* RTS: the FIN came first */
 	unsigned int rnr_tries;		/* posted again after RNR */
@@ -234,7 +244,8 @@ struct npo_fi_peer {
 	unsigned int nposted;
 	bool broken;			/* the queue failed: make a new one */
 	struct npo_fi_peer *hnext;
-	unsigned int repair_tries;	/* progress calls without a new queue */
+	struct timespec repair_since;	/* failing to get a new queue since */
+	unsigned int nbufs;		/* transmit buffers its ops hold */
 };
 
 /* A posted receive, or a message that came before its receive. */
@@ -250,7 +261,9 @@ struct npo_fi_recv {
 	uint32_t src_node;
 	uint16_t src_queue;
 	struct npo_fi_hdr hdr;
-	void *payload;		/* unexpected eager: a copy */
+	void *payload;		/* unexpected eager: a copy, or in rx_buf */
+	int rx_buf;		/* parked in this receive buffer, or -1 */
+	size_t charged;		/* what it counts in ep->unexp_bytes */
 	void *claim;		/* FI_CLAIM: the context that claimed it */
 	struct npo_mr *mr;	/* rendezvous: the posted buffer */
 	uint64_t done, read_len;
@@ -274,7 +287,8 @@ struct npo_fi_ep {
 	int ntx_free;
 	struct npo_fi_peer *peers[64];	/* hash of (node, queue) */
 	unsigned int npeers;
-	size_t unexp_bytes;		/* eager bytes kept unexpected */
+	size_t unexp_bytes;		/* memory unexpected messages hold */
+	size_t unexp_max;		/* FI_NPO_UNEXP_MAX */
 	struct npo_fi_list recvs[2];	/* posted: [0] messages, [1] tagged */
 	struct npo_fi_list unexp[2];	/* unexpected: same */
 	struct npo_fi_list rdv;		/* sends waiting for their FIN */
@@ -336,7 +350,7 @@ struct npo_fi_op *npo_fi_op_new(struct npo_fi_ep *ep, enum npo_fi_op_kind k,
 				struct npo_fi_peer *peer, void *context);
 void npo_fi_op_post(struct npo_fi_ep *ep, struct npo_fi_op *op);
 void npo_fi_op_free(struct npo_fi_ep *ep, struct npo_fi_op *op);
-int npo_fi_tx_buf(struct npo_fi_ep *ep);
+int npo_fi_op_take_buf(struct npo_fi_ep *ep, struct npo_fi_op *op);
 void *npo_fi_tx_addr(struct npo_fi_ep *ep, int slot);
 int npo_fi_local_key(struct npo_fi_ep *ep, void *desc, void *buf, size_t len,
 		     uint32_t access, struct npo_fi_op *op, uint32_t *lkey);
@@ -344,8 +358,11 @@ int npo_fi_local_key(struct npo_fi_ep *ep, void *desc, void *buf, size_t len,
 /* npo_fi_msg.c */
 extern struct fi_ops_msg npo_fi_msg_ops;
 extern struct fi_ops_tagged npo_fi_tagged_ops;
-void npo_fi_msg_rx(struct npo_fi_ep *ep, const struct npo_cqe *c,
-		   const void *buf);
+bool npo_fi_msg_rx(struct npo_fi_ep *ep, const struct npo_cqe *c,
+		   void *buf);
+void npo_fi_rx_repost(struct npo_fi_ep *ep, uint64_t idx);
+void npo_fi_msg_peer_lost(struct npo_fi_ep *ep, struct npo_fi_peer *p,
+			  uint32_t status);
 void npo_fi_msg_tx_done(struct npo_fi_ep *ep, struct npo_fi_op *op,
 			uint32_t status);
 int npo_fi_msg_cancel(struct npo_fi_ep *ep, void *context);

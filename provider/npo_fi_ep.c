@@ -23,8 +23,8 @@
  * and a hostile one must not make the endpoint take every queue.
  */
 #define NPO_FI_MAX_PEERS	4096
-/* Progress calls a peer's failed queue may go without a new one. */
-#define NPO_FI_REPAIR_TRIES	10000
+/* How long a peer's failed queue may go without a new one, in seconds. */
+#define NPO_FI_REPAIR_S		5
 
 /* A queue the device would not give: out of queues is no retry matter. */
 static int queue_errno(int rc)
@@ -113,9 +113,14 @@ struct npo_fi_peer *npo_fi_peer_at(struct npo_fi_ep *ep, uint32_t node,
 	return peer_find(ep, &a, err);
 }
 
-int npo_fi_tx_buf(struct npo_fi_ep *ep)
+/* A transmit buffer for op, counted against its peer: the slot, or -1. */
+int npo_fi_op_take_buf(struct npo_fi_ep *ep, struct npo_fi_op *op)
 {
-	return ep->ntx_free ? ep->tx_free[--ep->ntx_free] : -1;
+	if (!ep->ntx_free)
+		return -1;
+	op->buf = ep->tx_free[--ep->ntx_free];
+	op->peer->nbufs++;
+	return op->buf;
 }
 
 void *npo_fi_tx_addr(struct npo_fi_ep *ep, int slot)
@@ -143,8 +148,10 @@ struct npo_fi_op *npo_fi_op_new(struct npo_fi_ep *ep, enum npo_fi_op_kind k,
 void npo_fi_op_free(struct npo_fi_ep *ep, struct npo_fi_op *op)
 {
 	npo_fi_list_del(&op->rdv_link);
-	if (op->buf >= 0)
+	if (op->buf >= 0) {
 		ep->tx_free[ep->ntx_free++] = op->buf;
+		op->peer->nbufs--;
+	}
 	if (op->tmp_mr)
 		npo_dereg_mr(op->tmp_mr);
 	free(op);
@@ -253,16 +260,23 @@ static void peer_repair(struct npo_fi_ep *ep, struct npo_fi_peer *p)
 	if (p->nposted)
 		return;
 	if (npo_create_queue(ep->dom->dev, &qa, &q)) {
-		/* Tried again on the next progress, for a while. */
-		if (++p->repair_tries < NPO_FI_REPAIR_TRIES)
+		struct timespec now;
+
+		/* Tried again on each progress, for a while. */
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!p->repair_since.tv_sec)
+			p->repair_since = now;
+		if (now.tv_sec - p->repair_since.tv_sec < NPO_FI_REPAIR_S)
 			return;
-		NPO_FI_WARN(FI_LOG_EP_DATA, "npo: no new queue for node %u: "
-			    "its operations fail\n", p->addr.node_id);
+		NPO_FI_WARN(FI_LOG_EP_DATA, "npo: no new queue for node %u in "
+			    "%d s: its operations fail\n", p->addr.node_id,
+			    NPO_FI_REPAIR_S);
 		peer_fail_all(ep, p, NPO_STATUS_RESET);
-		p->repair_tries = 0;
+		npo_fi_msg_peer_lost(ep, p, NPO_STATUS_RESET);
+		p->repair_since.tv_sec = 0;
 		return;
 	}
-	p->repair_tries = 0;
+	p->repair_since.tv_sec = 0;
 	npo_destroy_queue(p->txq);
 	p->txq = q;
 	p->broken = false;
@@ -304,9 +318,17 @@ static void peer_progress(struct npo_fi_ep *ep, struct npo_fi_peer *p)
 		p->nposted--;
 		if (status)
 			p->broken = true;
+		/* The peer is gone: sends it was to read from fail too. */
+		if (status == NPO_STATUS_LINK_DOWN ||
+		    status == NPO_STATUS_UNREACHABLE ||
+		    status == NPO_STATUS_REMOTE_QUEUE ||
+		    status == NPO_STATUS_RESET)
+			npo_fi_msg_peer_lost(ep, p, status);
+		/* A FIN (64 bytes, owed) is sent until it goes. */
 		if (status == NPO_STATUS_FLUSHED ||
 		    (status == NPO_STATUS_RNR &&
-		     ++op->rnr_tries < NPO_FI_RNR_RETRIES)) {
+		     (op->kind == NPO_FI_OP_FIN ||
+		      ++op->rnr_tries < NPO_FI_RNR_RETRIES))) {
 			npo_fi_list_add_tail(&p->retry, &op->link);
 			continue;
 		}
@@ -317,10 +339,13 @@ static void peer_progress(struct npo_fi_ep *ep, struct npo_fi_peer *p)
 	peer_post(p);
 }
 
-static void rx_repost(struct npo_fi_ep *ep, uint64_t idx)
+/* Give receive buffer idx back to the device, unless the queue died. */
+void npo_fi_rx_repost(struct npo_fi_ep *ep, uint64_t idx)
 {
 	void *buf = (char *)ep->rx_bufs + idx * NPO_FI_BUF_SIZE;
 
+	if (npo_queue_in_error(ep->rxq) || npo_queue_revoked(ep->rxq))
+		return;
 	npo_post_recv(ep->rxq, idx, npo_mr_lkey(ep->rx_mr), buf,
 		      NPO_FI_BUF_SIZE);
 }
@@ -332,14 +357,9 @@ void npo_fi_ep_progress(struct npo_fi_ep *ep)
 
 	if (!ep->enabled)
 		return;
-	/*
-	 * Past NPO_FI_UNEXP_MAX bytes of unexpected messages kept, messages
-	 * wait in the receive buffers, and senders in turn, until receives
-	 * are posted: a peer cannot make this process keep without bound.
-	 */
-	while (ep->unexp_bytes < NPO_FI_UNEXP_MAX &&
-	       (c = npo_peek_cqe(ep->rxq))) {
+	while ((c = npo_peek_cqe(ep->rxq))) {
 		struct npo_cqe cqe = *c;
+		bool kept = false;
 
 		npo_cq_advance(ep->rxq, 1);
 		if (cqe.opcode == NPO_OP_RECV_IMM) {
@@ -353,12 +373,12 @@ void npo_fi_ep_progress(struct npo_fi_ep *ep)
 		 * down) costs nothing but itself: the buffer goes back.
 		 */
 		if (!cqe.status)
-			npo_fi_msg_rx(ep, &cqe, (char *)ep->rx_bufs +
-				      cqe.wr_id * NPO_FI_BUF_SIZE);
+			kept = npo_fi_msg_rx(ep, &cqe, (char *)ep->rx_bufs +
+					     cqe.wr_id * NPO_FI_BUF_SIZE);
 		else
 			ep->recv_failed = cqe.status;
-		if (!npo_queue_in_error(ep->rxq) && !npo_queue_revoked(ep->rxq))
-			rx_repost(ep, cqe.wr_id);
+		if (!kept)
+			npo_fi_rx_repost(ep, cqe.wr_id);
 	}
 	if (!ep->rx_dead && (npo_queue_in_error(ep->rxq) ||
 			     npo_queue_revoked(ep->rxq))) {
@@ -418,8 +438,11 @@ static int ep_enable(struct npo_fi_ep *ep)
 		rc = rc == -ENOMEM ? -FI_ENOMEM : -FI_EINVAL;
 		goto fail;
 	}
+	if (fi_param_get_size_t(&npo_fi_prov, "unexp_max",
+				&ep->unexp_max) != FI_SUCCESS)
+		ep->unexp_max = NPO_FI_UNEXP_MAX;
 	for (i = 0; i < NPO_FI_RX_BUFS; i++)
-		rx_repost(ep, i);
+		npo_fi_rx_repost(ep, i);
 	for (i = 0; i < NPO_FI_TX_BUFS; i++)
 		ep->tx_free[i] = NPO_FI_TX_BUFS - 1 - i;
 	ep->ntx_free = NPO_FI_TX_BUFS;

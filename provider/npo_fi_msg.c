@@ -58,20 +58,25 @@ static ssize_t send_common(struct npo_fi_ep *ep, const void *buf, size_t len,
 		rc = err;
 		goto out;
 	}
+	/* A peer that does not take what it was sent waits alone. */
+	if (peer->nbufs >= NPO_FI_PEER_BUFS) {
+		rc = -FI_EAGAIN;
+		goto out;
+	}
 	op = npo_fi_op_new(ep, len > NPO_FI_EAGER_MAX ? NPO_FI_OP_RTS :
 			   NPO_FI_OP_SEND, peer, context);
 	if (!op) {
 		rc = -FI_ENOMEM;
 		goto out;
 	}
+	op->inject = inject;
 	op->complete = !inject &&
 		       (!ep->tx_selective || (flags & FI_COMPLETION));
 	op->cq_flags = FI_SEND | (tagged ? FI_TAGGED : FI_MSG);
 	op->tag = tag;
 	op->data = data;
 	op->len = len;
-	slot = npo_fi_tx_buf(ep);
-	op->buf = slot;
+	slot = npo_fi_op_take_buf(ep, op);
 	h = npo_fi_tx_addr(ep, slot);
 	memset(h, 0, sizeof(*h));
 	h->magic = NPO_FI_HDR_MAGIC;
@@ -125,7 +130,13 @@ static void send_complete(struct npo_fi_ep *ep, struct npo_fi_op *op,
 	if (status) {
 		describe(what, sizeof(what), "send to", op->peer->addr.node_id,
 			 op->peer->addr.queue_id, status);
-		if (ep->tx_cq)
+		/*
+		 * An injected send has no context to report against (Open
+		 * MPI asserts one on every error completion): logged only.
+		 */
+		if (op->inject)
+			NPO_FI_WARN(FI_LOG_EP_DATA, "npo: injected %s\n", what);
+		else if (ep->tx_cq)
 			npo_fi_cq_push_err(ep->tx_cq, op->context, op->cq_flags,
 					   npo_fi_status_to_errno(status),
 					   status, 0, 0, op->data, op->tag,
@@ -189,8 +200,11 @@ static void recv_complete(struct npo_fi_ep *ep, struct npo_fi_recv *r,
 	}
 }
 
-/* Tell the sender of rendezvous r that its buffer is free again. */
-static bool send_fin(struct npo_fi_ep *ep, struct npo_fi_recv *r)
+/*
+ * Tell the sender of rendezvous r that its buffer is free again: 0, or
+ * -FI_EAGAIN to try again later, or why no FIN can ever go.
+ */
+static int send_fin(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 {
 	struct npo_fi_peer *peer;
 	struct npo_fi_hdr *h;
@@ -198,14 +212,14 @@ static bool send_fin(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 	int err = 0;
 
 	if (!ep->ntx_free)
-		return false;
+		return -FI_EAGAIN;
 	peer = npo_fi_peer_at(ep, r->src_node, r->src_queue, &err);
 	if (!peer)
-		return false;
+		return err == -FI_ENOMEM ? -FI_EAGAIN : err;
 	op = npo_fi_op_new(ep, NPO_FI_OP_FIN, peer, NULL);
 	if (!op)
-		return false;
-	op->buf = npo_fi_tx_buf(ep);
+		return -FI_EAGAIN;
+	npo_fi_op_take_buf(ep, op);
 	h = npo_fi_tx_addr(ep, op->buf);
 	memset(h, 0, sizeof(*h));
 	h->magic = NPO_FI_HDR_MAGIC;
@@ -215,17 +229,30 @@ static bool send_fin(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 	npo_prep_send(&op->sqe, 0, npo_mr_lkey(ep->tx_mr), h, sizeof(*h),
 		      peer->addr.node_id, peer->addr.queue_id);
 	npo_fi_op_post(ep, op);
-	return true;
+	return 0;
+}
+
+static struct npo_fi_recv *recv_new(void)
+{
+	struct npo_fi_recv *r = calloc(1, sizeof(*r));
+
+	if (r) {
+		npo_fi_list_init(&r->link);
+		r->rx_buf = -1;
+	}
+	return r;
 }
 
 static void recv_free(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 {
-	/* Only an unexpected eager message has a payload of its own. */
-	if (r->payload)
-		ep->unexp_bytes -= r->hdr.len;
+	ep->unexp_bytes -= r->charged;
 	if (r->mr)
 		npo_dereg_mr(r->mr);
-	free(r->payload);
+	/* A message left in its receive buffer gives the buffer back. */
+	if (r->rx_buf >= 0)
+		npo_fi_rx_repost(ep, r->rx_buf);
+	else
+		free(r->payload);
 	free(r);
 }
 
@@ -235,10 +262,16 @@ static void recv_free(struct npo_fi_ep *ep, struct npo_fi_recv *r)
  */
 static void rdv_finish(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 {
-	if (!send_fin(ep, r)) {
+	int rc = send_fin(ep, r);
+
+	if (rc == -FI_EAGAIN) {
 		npo_fi_list_add_tail(&ep->fin_wait, &r->link);
 		return;
 	}
+	/* No way back to the sender: the data came, but it is not told. */
+	if (rc)
+		NPO_FI_WARN(FI_LOG_EP_DATA, "npo: no FIN to node %u: %s\n",
+			    r->src_node, fi_strerror(-rc));
 	if (!r->discarded)
 		recv_complete(ep, r, r->done, r->status);
 	recv_free(ep, r);
@@ -257,8 +290,13 @@ static void rdv_start(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 		return;
 	}
 	peer = npo_fi_peer_at(ep, r->src_node, r->src_queue, &err);
-	rc = peer ? npo_reg_mr(ep->dom->dev, r->buf, len,
-			       NPO_ACCESS_LOCAL_WRITE, &r->mr) : err;
+	if (!peer) {
+		r->status = NPO_STATUS_UNREACHABLE;
+		rdv_finish(ep, r);
+		return;
+	}
+	rc = npo_reg_mr(ep->dom->dev, r->buf, len, NPO_ACCESS_LOCAL_WRITE,
+			&r->mr);
 	if (rc) {
 		r->status = NPO_STATUS_LOCAL_KEY;
 		rdv_finish(ep, r);
@@ -335,8 +373,11 @@ static void fin_rx(struct npo_fi_ep *ep, const struct npo_fi_hdr *h,
 		    (unsigned long long)h->id, node);
 }
 
-void npo_fi_msg_rx(struct npo_fi_ep *ep, const struct npo_cqe *c,
-		   const void *buf)
+/*
+ * A message arrived in receive buffer buf.  Returns whether the buffer is
+ * kept (a message parked there); else it goes back to the device.
+ */
+bool npo_fi_msg_rx(struct npo_fi_ep *ep, const struct npo_cqe *c, void *buf)
 {
 	const struct npo_fi_hdr *h = buf;
 	bool tagged;
@@ -351,11 +392,11 @@ void npo_fi_msg_rx(struct npo_fi_ep *ep, const struct npo_cqe *c,
 		NPO_FI_WARN(FI_LOG_EP_DATA, "npo: a malformed message of %u "
 			    "bytes from node %u, dropped\n", c->length,
 			    c->peer_node);
-		return;
+		return false;
 	}
 	if (h->type == NPO_FI_FIN) {
 		fin_rx(ep, h, c->peer_node);
-		return;
+		return false;
 	}
 	tagged = h->flags & NPO_FI_HDR_TAGGED;
 	recvs = &ep->recvs[tagged];
@@ -366,31 +407,54 @@ void npo_fi_msg_rx(struct npo_fi_ep *ep, const struct npo_cqe *c,
 		if (matches(ep, r, c->peer_node, h->src_queue, h)) {
 			npo_fi_list_del(&r->link);
 			deliver(ep, r, h, c->peer_node, h->src_queue, h + 1);
-			return;
+			return false;
 		}
 	}
-	/* Unexpected: kept, its bytes copied out of the receive buffer. */
-	u = calloc(1, sizeof(*u));
-	if (u && h->type == NPO_FI_EAGER && h->len) {
-		u->payload = malloc(h->len);
-		if (!u->payload) {
-			free(u);
-			u = NULL;
-		} else {
-			memcpy(u->payload, h + 1, h->len);
-		}
-	}
+	/*
+	 * Unexpected: its bytes copied out of the receive buffer, or, past
+	 * unexp_max, left there (the buffer is not given back), so
+	 * that a peer's flood ends as its sends waiting for buffers.
+	 */
+	u = recv_new();
 	if (!u) {
 		NPO_FI_WARN(FI_LOG_EP_DATA, "npo: no memory for a message from "
 			    "node %u, dropped\n", c->peer_node);
-		return;
+		return false;
 	}
 	u->hdr = *h;
 	u->src_node = c->peer_node;
 	u->src_queue = h->src_queue;
-	if (u->payload)
-		ep->unexp_bytes += h->len;
+	u->charged = sizeof(*u);
+	if (ep->unexp_bytes + sizeof(*u) + h->len > ep->unexp_max ||
+	    (h->type == NPO_FI_EAGER && h->len &&
+	     !(u->payload = malloc(h->len)))) {
+		u->rx_buf = c->wr_id;
+		u->payload = (struct npo_fi_hdr *)buf + 1;
+	} else if (u->payload) {
+		memcpy(u->payload, h + 1, h->len);
+		u->charged += h->len;
+	}
+	ep->unexp_bytes += u->charged;
 	npo_fi_list_add_tail(&ep->unexp[tagged], &u->link);
+	return u->rx_buf >= 0;
+}
+
+/* Peer p is gone: rendezvous sends it was to read from fail with status. */
+void npo_fi_msg_peer_lost(struct npo_fi_ep *ep, struct npo_fi_peer *p,
+			  uint32_t status)
+{
+	struct npo_fi_list *l = ep->rdv.next;
+
+	while (l != &ep->rdv) {
+		struct npo_fi_op *op = npo_fi_container_of(l, struct npo_fi_op,
+							   rdv_link);
+
+		l = l->next;
+		if (op->peer != p || !op->rts_sent)
+			continue;
+		send_complete(ep, op, status);
+		npo_fi_op_free(ep, op);
+	}
 }
 
 void npo_fi_msg_tx_done(struct npo_fi_ep *ep, struct npo_fi_op *op,
@@ -406,11 +470,13 @@ void npo_fi_msg_tx_done(struct npo_fi_ep *ep, struct npo_fi_op *op,
 		if (!status && !op->fin_seen) {
 			/* Waits on ep->rdv for the receiver's FIN. */
 			ep->tx_free[ep->ntx_free++] = op->buf;
+			op->peer->nbufs--;
 			op->buf = -1;
 			op->rts_sent = true;
 			return;
 		}
-		send_complete(ep, op, status);
+		/* A FIN came: the data was read, whatever the RTS says. */
+		send_complete(ep, op, op->fin_seen ? 0 : status);
 		break;
 	case NPO_FI_OP_FIN:
 		if (status)
@@ -441,11 +507,16 @@ void npo_fi_msg_progress(struct npo_fi_ep *ep)
 	while (l != &ep->fin_wait) {
 		struct npo_fi_recv *r = npo_fi_container_of(
 			l, struct npo_fi_recv, link);
+		int rc;
 
 		l = l->next;
-		if (!send_fin(ep, r))
-			return;
+		rc = send_fin(ep, r);
+		if (rc == -FI_EAGAIN)
+			continue;
 		npo_fi_list_del(&r->link);
+		if (rc)
+			NPO_FI_WARN(FI_LOG_EP_DATA, "npo: no FIN to node %u: "
+				    "%s\n", r->src_node, fi_strerror(-rc));
 		if (!r->discarded)
 			recv_complete(ep, r, r->done, r->status);
 		recv_free(ep, r);
@@ -561,16 +632,11 @@ static ssize_t recv_common(struct npo_fi_ep *ep, void *buf, size_t len,
 		goto out;
 	}
 	npo_fi_ep_progress(ep);
-	if (ep->rx_dead) {
-		rc = -FI_EIO;
-		goto out;
-	}
-	r = calloc(1, sizeof(*r));
+	r = recv_new();
 	if (!r) {
 		rc = -FI_ENOMEM;
 		goto out;
 	}
-	npo_fi_list_init(&r->link);
 	r->context = context;
 	r->flags = flags | (tagged ? FI_TAGGED : 0);
 	r->buf = buf;
@@ -614,10 +680,15 @@ static ssize_t recv_common(struct npo_fi_ep *ep, void *buf, size_t len,
 		goto out;
 	}
 	u = unexp_find(ep, tagged, r, NULL);
-	if (u)
+	if (u) {
 		unexp_take(ep, u, r);
-	else
+	} else if (ep->rx_dead) {
+		/* Nothing more can come: a receive would wait forever. */
+		free(r);
+		rc = -FI_EIO;
+	} else {
 		npo_fi_list_add_tail(&ep->recvs[tagged], &r->link);
+	}
 out:
 	pthread_mutex_unlock(&ep->dom->lock);
 	return rc;

@@ -51,6 +51,7 @@ static struct npo_fi_op *op_start(struct npo_fi_ep *ep,
 		*rc = -FI_ENOMEM;
 		return NULL;
 	}
+	op->inject = inject;
 	op->complete = wants_completion(ep, flags, inject);
 	return op;
 }
@@ -60,6 +61,8 @@ static ssize_t rma_common(struct npo_fi_ep *ep, bool write, void *buf,
 			  uint64_t addr, uint64_t key, uint64_t data,
 			  void *context, uint64_t flags, bool inject)
 {
+	/* FI_INJECT: the buffer is free on return, a completion still due. */
+	bool copy = inject || (flags & FI_INJECT);
 	struct npo_fi_op *op;
 	uint32_t lkey;
 	ssize_t rc = 0;
@@ -67,8 +70,7 @@ static ssize_t rma_common(struct npo_fi_ep *ep, bool write, void *buf,
 
 	if (len > UINT32_MAX)
 		return -FI_EMSGSIZE;
-	inject |= !!(flags & FI_INJECT);
-	if (inject && (!write || len > NPO_FI_EAGER_MAX))
+	if (copy && (!write || len > NPO_FI_EAGER_MAX))
 		return -FI_EMSGSIZE;
 	pthread_mutex_lock(&ep->dom->lock);
 	op = op_start(ep, write ? NPO_FI_OP_WRITE : NPO_FI_OP_RMA_READ,
@@ -78,15 +80,15 @@ static ssize_t rma_common(struct npo_fi_ep *ep, bool write, void *buf,
 	op->cq_flags = FI_RMA | (write ? FI_WRITE : FI_READ);
 	op->len = len;
 	if (write && len <= NPO_FI_EAGER_MAX &&
-	    (inject || !npo_fi_mr_desc(desc)) &&
+	    (copy || !npo_fi_mr_desc(desc)) &&
 	    ep->ntx_free > NPO_FI_TX_RESERVE) {
 		/* Small writes go from a copy: the buffer is free at once. */
-		op->buf = npo_fi_tx_buf(ep);
+		npo_fi_op_take_buf(ep, op);
 		local = npo_fi_tx_addr(ep, op->buf);
 		memcpy(local, buf, len);
 		lkey = npo_mr_lkey(ep->tx_mr);
 	} else {
-		if (inject) {
+		if (copy) {
 			npo_fi_op_free(ep, op);
 			rc = -FI_EAGAIN;
 			goto out;
@@ -128,7 +130,10 @@ void npo_fi_rma_tx_done(struct npo_fi_ep *ep, struct npo_fi_op *op,
 			 op->kind == NPO_FI_OP_WRITE ? "write to" :
 			 "read from", op->peer->addr.node_id,
 			 npo_status_str(status));
-		if (ep->tx_cq)
+		/* An injected one has no context to report against. */
+		if (op->inject)
+			NPO_FI_WARN(FI_LOG_EP_DATA, "npo: injected %s\n", what);
+		else if (ep->tx_cq)
 			npo_fi_cq_push_err(ep->tx_cq, op->context, op->cq_flags,
 					   npo_fi_status_to_errno(status),
 					   status, 0, 0, 0, 0, what);
@@ -326,7 +331,7 @@ static ssize_t atomic_common(struct npo_fi_ep *ep, enum atomic_kind kind,
 	}
 	op->cq_flags = FI_ATOMIC | (kind == ATOMIC_WRITE ? FI_WRITE : FI_READ);
 	op->result = result;
-	op->buf = npo_fi_tx_buf(ep);
+	npo_fi_op_take_buf(ep, op);
 	scratch = npo_fi_tx_addr(ep, op->buf);
 	if (kind == ATOMIC_COMPARE)
 		npo_prep_cmp_swap(&op->sqe, 0, npo_mr_lkey(ep->tx_mr), scratch,

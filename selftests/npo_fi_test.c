@@ -709,6 +709,75 @@ TEST_F_TIMEOUT(fi, a_lost_peer_fails_its_operations_only, 120)
 	EXPECT_EQ(42, got);
 }
 
+/*
+ * Unexpected messages past FI_NPO_UNEXP_MAX stay in their receive
+ * buffers: three rounds of 100 (more than the free buffers, were they
+ * not given back when taken) arrive whole, taken in reverse order.
+ */
+TEST(unexpected_messages_past_the_cap_wait_in_their_buffers)
+{
+	struct fi_end e[2] = { 0 };
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	size_t len = 60 << 10;
+	uint8_t *out, *in;
+	fi_addr_t to_b, to_a;
+	int round, i, sent;
+
+	if (npo_test_count_devices() < 2)
+		SKIP(return, "needs two NPO devices");
+	if (!npo_test_is_root())
+		SKIP(return, "needs root to put the devices in a job");
+	setenv("FI_NPO_JOB", FI_JOB, 1);
+	setenv("FI_NPO_UNEXP_MAX", "200000", 1);
+	ASSERT_EQ(0, end_open(&e[0], 0));
+	ASSERT_EQ(0, end_open(&e[1], 1));
+	unsetenv("FI_NPO_UNEXP_MAX");
+	ASSERT_EQ(1, fi_av_insert(e[0].av, e[1].name, 1, &to_b, 0, NULL));
+	ASSERT_EQ(1, fi_av_insert(e[1].av, e[0].name, 1, &to_a, 0, NULL));
+	out = npo_test_map(100 * len);
+	in = npo_test_map(len + GUARD);
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, in);
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < 100; i++)
+			npo_test_fill(out + i * len, len, round * 100 + i);
+		/* All sent before any receive, retrying while buffers run out. */
+		for (sent = 0; sent < 100;) {
+			ssize_t rc = fi_tsend(e[0].ep, out + sent * len, len,
+					      NULL, to_b, sent, NULL);
+
+			if (rc == -FI_EAGAIN) {
+				progress(e, 2);
+				continue;
+			}
+			ASSERT_EQ(0, rc);
+			sent++;
+		}
+		for (i = 0; i < 200; i++)
+			progress(e, 2);
+		for (i = 99; i >= 0; i--) {
+			memset(in, 0xee, len + GUARD);
+			ASSERT_EQ(0, fi_trecv(e[1].ep, in, len, NULL, to_a, i, 0,
+					      in));
+			ASSERT_EQ(1, next_cqe(e, 2, &e[1], &c, NULL, &err))
+				TH_LOG("round %d, message %d", round, i);
+			EXPECT_EQ(i, c.tag);
+			ASSERT_EQ(0, memcmp(out + i * len, in, len))
+				TH_LOG("round %d, message %d", round, i);
+			EXPECT_TRUE(npo_test_all_are(in + len, GUARD, 0xee));
+		}
+		for (i = 0; i < 100; i++)
+			ASSERT_EQ(1, next_cqe(e, 2, &e[0], &c, NULL, &err))
+				TH_LOG("round %d: send %d: %s", round, i,
+				       fi_strerror(err.err));
+	}
+	munmap(out, 100 * len);
+	munmap(in, len + GUARD);
+	end_close(&e[0]);
+	end_close(&e[1]);
+}
+
 /* A pipe to pass an endpoint name between two processes. */
 static int run_child(int (*fn)(int rd, int wr, int dev), int dev, int *rd,
 		     int *wr)
