@@ -143,7 +143,6 @@ struct npo_fi_domain {
 	struct npo_device *dev;
 	uint32_t node_id;
 	uint32_t job;
-	uint64_t mr_mode;
 	uint64_t caps;
 	/* One lock for everything under the domain: FI_THREAD_SAFE. */
 	pthread_mutex_t lock;
@@ -197,7 +196,6 @@ struct npo_fi_cq {
 
 struct npo_fi_eq {
 	struct fid_eq eq;
-	struct npo_fi_fabric *fab;
 };
 
 /* A send or a posted receive, tracked until its completion. */
@@ -266,7 +264,7 @@ struct npo_fi_recv {
 	size_t charged;		/* what it counts in ep->unexp_bytes */
 	void *claim;		/* FI_CLAIM: the context that claimed it */
 	struct npo_mr *mr;	/* rendezvous: the posted buffer */
-	uint64_t done, read_len;
+	uint64_t done;
 	unsigned int reads;	/* READs in flight */
 	int status;		/* first NPO status that failed it */
 	bool discarded;		/* FI_DISCARD: no completion, FIN only */

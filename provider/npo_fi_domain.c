@@ -261,7 +261,6 @@ int npo_fi_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		return -FI_ENODEV;
 	}
 	d->node_id = attr.node_id;
-	d->mr_mode = info->domain_attr->mr_mode;
 	d->caps = info->caps;
 	pthread_mutex_init(&d->lock, NULL);
 	d->domain.fid.fclass = FI_CLASS_DOMAIN;

@@ -284,7 +284,6 @@ static void rdv_start(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 	struct npo_fi_peer *peer;
 	int err = 0, rc;
 
-	r->read_len = len;
 	if (!len) {
 		rdv_finish(ep, r);
 		return;
