@@ -307,8 +307,9 @@ MPI_CPIO := $(BUILD)/vm/openmpi.cpio.gz
 $(MPI_TEST): tools/mpi/npo-mpi-test.c $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	mpicc.openmpi $(filter-out -D%,$(CFLAGS_COMMON)) -o $@ $<
-$(MPI_CPIO): tools/vm/mkmpi-cpio.sh $(MPI_TEST) $(call initramfs_img,$(firstword $(KERNELS)))
-	bash tools/vm/mkmpi-cpio.sh $(INSTALL_ROOT)-$(firstword $(KERNELS)) $@ $(MPI_TEST)
+MPI_LAUNCH := tools/vm/mpi-rsh-agent tools/vm/mpi-rexec
+$(MPI_CPIO): tools/vm/mkmpi-cpio.sh $(MPI_TEST) $(MPI_LAUNCH) $(call initramfs_img,$(firstword $(KERNELS)))
+	bash tools/vm/mkmpi-cpio.sh $(INSTALL_ROOT)-$(firstword $(KERNELS)) $@ $(MPI_TEST) $(MPI_LAUNCH)
 mpi: $(MPI_CPIO)
 
 # --- the three commands of the README ----------------------------------------------

@@ -254,6 +254,12 @@ for k in "$@"; do
 	rc2=$?
 	grep -E '^  ' "$logs/two-vm-$k.log"
 	record_script "kernel $k: two VMs" "$logs/two-vm-$k.log" $rc2
+
+	echo "== Open MPI across two VMs, 2x4 ranks on one ring of 8, kernel $k"
+	BUILD=$build "$here/mpi-test.sh" "$k" --two-vms >"$logs/mpi-2vm-$k.log" 2>&1
+	rc2=$?
+	sed 's/^/  /' "$logs/mpi-2vm-$k.log"
+	record_script "kernel $k: MPI across two VMs" "$logs/mpi-2vm-$k.log" $rc2
 done
 
 echo

@@ -19,6 +19,8 @@ extra_modules+=(rdma_rxe veth crc32_generic)
 extra_modules+=(vgem)
 # The PTP clock core, which npo.ko registers its clocks with.
 extra_modules+=(ptp)
+# An Ethernet link between two VMs, for a job launcher that spans them.
+extra_modules+=(virtio_pci virtio_net)
 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,root,etc,npo}
 install -m 0755 /bin/busybox "$root/bin/busybox"

@@ -36,7 +36,7 @@ install -m 0755 "$@" "$root/usr/lib/npo/mpi/"
 # Shared libraries, until nothing new is needed: components pull in more.
 for _ in 1 2 3; do
 	find "$root" -type f \( -perm -u+x -o -name '*.so*' \) -print0 |
-		xargs -0 ldd 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |
+		{ xargs -0 ldd 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' |
 		sort -u |
 		while read -r lib; do
 			[ -e "$base$lib" ] || [ -e "$root$lib" ] && continue
