@@ -297,78 +297,39 @@ for k, v in out.items():
 PY
 )
 
-# --- Open MPI over NPO against Open MPI over TCP, one VM, one run -----------
+# --- Open MPI over NPO against Open MPI over TCP, one run each ---------------
 # The nccl-tests table (size, time, algbw, busbw = algbw * 2(n-1)/n) for
 # MPI_Allreduce on 8 ranks, 8 B latency and 4 MiB bandwidth between 2; the
-# same program, ranks and VM over the guest's loopback TCP.  Each figure is
-# npo-mpi-test's median of 5 timed runs, with the slowest and fastest.
+# same program, ranks and VMs over TCP.  Each figure is npo-mpi-test's
+# median of 5 timed runs, with the slowest and fastest.  First 8 ranks in
+# one VM (TCP over the guest's loopback), then 2x4 across two VMs whose
+# devices form one ring (TCP over the Ethernet link between the guests).
 "$vm" --kernel 6.12 --devices 8 --topology ring --mem 4096 --timeout 1500 \
 	--initrd-extra "$BUILD/vm/openmpi.cpio.gz" \
 	--add "$here/vm-mpi.sh" -- sh "$here/vm-mpi.sh" 67108864 \
 	>"$out/mpi-vm.log" 2>&1 ||
 	{ cat "$out/mpi-vm.log"; echo "bench: the MPI benchmark VM failed" >&2; exit 1; }
 # shellcheck disable=SC2046
-merge $(python3 - "$out" <<'PY'
-import json, sys
-d = sys.argv[1]
-rows = {"npo": {}, "tcp": {}}
-for line in open(f"{d}/mpi-vm.log"):
-    if not line.startswith("TRANSPORT "):
-        continue
-    _, transport, doc = line.split(" ", 2)
-    doc = json.loads(doc)
-    key = doc["op"] if doc["op"] != "allreduce" else doc["bytes"]
-    rows[transport][key] = doc
-for t in rows:
-    if 67108864 not in rows[t] or "latency" not in rows[t] or "bandwidth" not in rows[t]:
-        sys.exit(f"bench: the MPI run over {t} gave no full table")
-# The table and the plot's data: size, then time and busbw for each.
-with open(f"{d}/mpi_allreduce.txt", "w") as f:
-    f.write("# MPI_Allreduce, int64 sum, 8 ranks, one VM (nccl-tests columns)\n")
-    f.write(f"# {'size':>10} {'npo_us':>12} {'npo_algbw':>10} {'npo_busbw':>10}"
-            f" {'tcp_us':>12} {'tcp_algbw':>10} {'tcp_busbw':>10}\n")
-    for size in sorted(k for k in rows["npo"] if isinstance(k, int)):
-        n, t = rows["npo"][size], rows["tcp"].get(size)
-        f.write(f"  {size:>10} {n['time_us']:>12.1f} {n['algbw_GBps']:>10.4f}"
-                f" {n['busbw_GBps']:>10.4f} {t['time_us']:>12.1f}"
-                f" {t['algbw_GBps']:>10.4f} {t['busbw_GBps']:>10.4f}\n")
-out = {}
-for t, prefix in (("npo", "mpi"), ("tcp", "mpi_tcp")):
-    r = rows[t][67108864]
-    scale = 2 * 7 / 8 * 67108864 / 1e9 * 1e6
-    out[f"{prefix}_allreduce_busbw_64MiB_GBps"] = round(r["busbw_GBps"], 4)
-    out[f"{prefix}_allreduce_busbw_64MiB_GBps_spread"] = [
-        round(scale / r["time_us_max"] / 1, 4), round(scale / r["time_us_min"], 4)]
-    lat = rows[t]["latency"]
-    out[f"{prefix}_latency_8B_us"] = round(lat["time_us"], 2)
-    out[f"{prefix}_latency_8B_us_spread"] = [round(lat["time_us_min"], 2),
-                                             round(lat["time_us_max"], 2)]
-    bw = rows[t]["bandwidth"]
-    out[f"{prefix}_bw_4MiB_GBps"] = round(bw["GBps"], 4)
-    out[f"{prefix}_bw_4MiB_GBps_spread"] = [round(bw["GBps_min"], 4),
-                                            round(bw["GBps_max"], 4)]
-# Same VM, ranks, program and sizes: only the transport differs.
-out["mpi_allreduce_busbw_64MiB_vs_tcp"] = round(
-    out["mpi_allreduce_busbw_64MiB_GBps"] / out["mpi_tcp_allreduce_busbw_64MiB_GBps"], 2)
-out["mpi_latency_8B_vs_tcp"] = round(
-    out["mpi_latency_8B_us"] / out["mpi_tcp_latency_8B_us"], 2)
-out["mpi_bw_4MiB_vs_tcp"] = round(
-    out["mpi_bw_4MiB_GBps"] / out["mpi_tcp_bw_4MiB_GBps"], 2)
-for k, v in out.items():
-    print(k, json.dumps(v, separators=(",", ":")))
-PY
-)
+merge $("$here/mpi-table.py" "$out/mpi-vm.log" "$out" "" "one VM")
+"$here/../vm/two-vm-mpi.sh" 6.12 "$out/mpi-2vm" --add "$here/vm-mpi.sh" -- \
+	"sh $here/vm-mpi.sh 67108864 --two-vms" ||
+	{ tail -n 60 "$out/mpi-2vm/a.log" "$out/mpi-2vm/b.log"
+	  echo "bench: the two-VM MPI benchmark failed" >&2; exit 1; }
+# shellcheck disable=SC2046
+merge $("$here/mpi-table.py" "$out/mpi-2vm/a.log" "$out" _2vm "2x4 across two VMs")
 gnuplot <<GP || { echo "bench: gnuplot failed" >&2; exit 1; }
 set terminal svg size 800,500
 set output "$out/mpi_allreduce_busbw.svg"
-set title "MPI_Allreduce, 8 ranks in one VM: bus bandwidth"
+set title "MPI_Allreduce, 8 ranks: bus bandwidth"
 set xlabel "message size (bytes)"
 set ylabel "busbw (GB/s)"
 set logscale x 2
 set key top left
 set grid
-plot "$out/mpi_allreduce.txt" using 1:4 with linespoints title "Open MPI over NPO", \
-     "$out/mpi_allreduce.txt" using 1:7 with linespoints title "Open MPI over TCP (loopback)"
+plot "$out/mpi_allreduce.txt" using 1:4 with linespoints title "NPO, one VM", \
+     "$out/mpi_allreduce.txt" using 1:7 with linespoints title "TCP, one VM (loopback)", \
+     "$out/mpi_allreduce_2vm.txt" using 1:4 with linespoints title "NPO, 2x4 across two VMs", \
+     "$out/mpi_allreduce_2vm.txt" using 1:7 with linespoints title "TCP, 2x4 across two VMs (Ethernet)"
 GP
 
 # --- the cost curves: ring size, queues, message size, QEMU processes ------
