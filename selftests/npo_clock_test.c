@@ -126,14 +126,6 @@ static int ring_distance(int a, int b, int n)
 	return d < n - d ? d : n - d;
 }
 
-static int fault(int dev, const char *cmd)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
-	return npo_test_write_file(path, cmd);
-}
-
 FIXTURE_SETUP(clock)
 {
 	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
@@ -461,13 +453,13 @@ TEST_F_TIMEOUT(clock, a_lost_grandmaster_is_replaced_and_comes_back, 300)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl monitor > /tmp/clock-events 2>&1 & echo $! > /tmp/clock-monitor"));
 	usleep(300000);
-	ASSERT_EQ(0, fault(0, "cut 0 1"));
-	ASSERT_EQ(0, fault(0, "cut 1 1"));
+	ASSERT_EQ(0, npo_test_fault(0, "cut 0 1"));
+	ASSERT_EQ(0, npo_test_fault(0, "cut 1 1"));
 	EXPECT_TRUE(wait_locked(self, 1, self->ndev, 2));
 	EXPECT_STREQ("grandmaster", self->c[1].role);
 	for (i = 1; i < self->ndev; i++)
 		steps[i] = self->c[i].steps_taken;
-	ASSERT_EQ(0, fault(0, "clear"));
+	ASSERT_EQ(0, npo_test_fault(0, "clear"));
 	EXPECT_TRUE(wait_locked(self, 0, self->ndev, 1));
 	for (i = 1; i < self->ndev; i++)
 		EXPECT_EQ(steps[i], self->c[i].steps_taken)

@@ -59,21 +59,13 @@ FIXTURE_SETUP(event)
 	ASSERT_NE(NULL, self->ev) TH_LOG("cannot join the events group");
 }
 
-static int fault(int dev, const char *cmd)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
-	return npo_test_write_file(path, cmd);
-}
-
 FIXTURE_TEARDOWN(event)
 {
 	int i;
 
 	if (self->ev)
 		for (i = 0; i < self->ndev; i++)
-			fault(i, "clear");
+			npo_test_fault(i, "clear");
 	npo_nl_events_close(self->ev);
 	if (self->sk)
 		nl_socket_free(self->sk);
@@ -172,7 +164,7 @@ TEST_F_TIMEOUT(event, dead_lane_degrades_naming_the_lane, 120)
 	ASSERT_TRUE(wait_active(self, 0, 0, self->lanes, &before));
 	ASSERT_TRUE(before.has_lanes) TH_LOG("device reports no fault lanes");
 	traffic_begin(_metadata, self, &t, 0);
-	ASSERT_EQ(0, fault(0, "dead 0 7 1"));
+	ASSERT_EQ(0, npo_test_fault(0, "dead 0 7 1"));
 
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_RETRAIN, 0, 0, 5000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
@@ -194,7 +186,7 @@ TEST_F_TIMEOUT(event, dead_lane_degrades_naming_the_lane, 120)
 	EXPECT_EQ(before.flaps, p.flaps);
 
 	/* The lane is back: a retrain restores the full width. */
-	ASSERT_EQ(0, fault(0, "dead 0 7 0"));
+	ASSERT_EQ(0, npo_test_fault(0, "dead 0 7 0"));
 	ASSERT_EQ(0, retrain(self, 0, 0));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_RECOVERED, 0, 0, 10000, &e));
 	ASSERT_TRUE(wait_active(self, 0, 0, self->lanes, &p));
@@ -247,7 +239,7 @@ TEST_F_TIMEOUT(event, high_ber_crosses_threshold_naming_the_lane, 120)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 2, 0, 0, &before));
 	/* 2.8e-6: trains, but above the 1e-6 warning threshold. */
-	ASSERT_EQ(0, fault(2, "ber 0 3 550"));
+	ASSERT_EQ(0, npo_test_fault(2, "ber 0 3 550"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_ERR_THRESHOLD, 2, 0,
 				      5000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
@@ -271,7 +263,7 @@ TEST_F_TIMEOUT(event, high_ber_crosses_threshold_naming_the_lane, 120)
 	 * mask go, but a lane hovering at the threshold stays at risk until
 	 * it is clear by a margin, rather than flapping.
 	 */
-	ASSERT_EQ(0, fault(2, "ber 0 3 610"));
+	ASSERT_EQ(0, npo_test_fault(2, "ber 0 3 610"));
 	for (tries = 0; tries < 100; tries++) {
 		ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 2, 0, &p));
 		if (!(p.flags & NPO_PORT_FLAG_HIGH_BER))
@@ -289,7 +281,7 @@ TEST_F_TIMEOUT(event, high_ber_crosses_threshold_naming_the_lane, 120)
 	 * Cleared: the device says nothing when the BER falls back; the watch
 	 * sees it and says the risk is over.  The link never dropped.
 	 */
-	ASSERT_EQ(0, fault(2, "ber 0 3 0"));
+	ASSERT_EQ(0, npo_test_fault(2, "ber 0 3 0"));
 	EXPECT_TRUE(wait_risk_over(self, 2, 0, 5000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
 	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 2, 0, &p));
@@ -321,7 +313,7 @@ TEST_F_TIMEOUT(event, rx_power_drop_fails_the_lane, 120)
 	ASSERT_TRUE(wait_active(self, 3, 0, self->lanes, &before));
 	traffic_begin(_metadata, self, &t, 3);
 	/* 10 dB more loss on lane 5: well below sensitivity at any rate. */
-	ASSERT_EQ(0, fault(3, "rxdrop 0 5 1000"));
+	ASSERT_EQ(0, npo_test_fault(3, "rxdrop 0 5 1000"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_DEGRADED, 3, 0, 10000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
 	EXPECT_EQ(1u << 5, e.fault_lanes);
@@ -341,7 +333,7 @@ TEST_F_TIMEOUT(event, rx_power_drop_fails_the_lane, 120)
 				       lane_rx_dbm(lanes, 5), i, lane_rx_dbm(lanes, i));
 	json_object_put(lanes);
 
-	ASSERT_EQ(0, fault(3, "rxdrop 0 5 0"));
+	ASSERT_EQ(0, npo_test_fault(3, "rxdrop 0 5 0"));
 	ASSERT_EQ(0, retrain(self, 3, 0));
 	ASSERT_TRUE(wait_active(self, 3, 0, self->lanes, &p));
 	EXPECT_EQ(before.rate_mbps, p.rate_mbps);
@@ -356,7 +348,7 @@ static void restore_link(struct __test_metadata *_metadata,
 	struct npo_nl_port p;
 	int tries;
 
-	ASSERT_EQ(0, fault(dev, "clear"));
+	ASSERT_EQ(0, npo_test_fault(dev, "clear"));
 	ASSERT_EQ(0, retrain(self, dev, port));
 	ASSERT_TRUE(wait_active(self, dev, port, self->lanes, &p));
 	EXPECT_FALSE(p.flags & NPO_PORT_FLAG_DEGRADED);
@@ -385,7 +377,7 @@ TEST_F_TIMEOUT(event, ber_ramp_warns_before_the_lane_fails, 150)
 	 * 1e-6 warning in about 10 s and the 1e-4 training threshold in about
 	 * 20 s, minutes compressed into seconds.
 	 */
-	ASSERT_EQ(0, fault(1, "berramp 0 6 20"));
+	ASSERT_EQ(0, npo_test_fault(1, "berramp 0 6 20"));
 	ASSERT_TRUE(wait_risk(self, 1, 0, NPO_RISK_NONE, 30000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
 	warned = npo_test_now_s();
@@ -427,7 +419,7 @@ TEST_F_TIMEOUT(event, rx_power_drift_warns_naming_the_lane, 150)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 4, 0, self->lanes, &before));
 	/* Lane 2 loses 0.1 dB a second: a connector working loose. */
-	ASSERT_EQ(0, fault(4, "rxdrift 0 2 100"));
+	ASSERT_EQ(0, npo_test_fault(4, "rxdrift 0 2 100"));
 	ASSERT_TRUE(wait_risk(self, 4, 0, NPO_RISK_RX_POWER, 60000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
 	EXPECT_FALSE(npo_nl_wait_event(self->ev, NPO_EVENT_RETRAIN, 4, 0, 0, NULL));
@@ -544,16 +536,16 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 5, 0, self->lanes, &(struct npo_nl_port){ 0 }));
 	/* Lane 4 receives 3 dB less: weak, not failing; the watch reads it. */
-	ASSERT_EQ(0, fault(5, "rxdrop 0 4 300"));
+	ASSERT_EQ(0, npo_test_fault(5, "rxdrop 0 4 300"));
 	usleep(2500000);
 	a0 = kept_events(5, "");
 	b0 = kept_events(6, "");
 	ASSERT_NE(NULL, a0);
 	ASSERT_NE(NULL, b0);
 	ASSERT_TRUE(npo_test_trace_start()) TH_LOG("no tracefs");
-	ASSERT_EQ(0, fault(5, "cut 0 1"));
+	ASSERT_EQ(0, npo_test_fault(5, "cut 0 1"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 6, 1, 5000, NULL));
-	ASSERT_EQ(0, fault(5, "cut 0 0"));
+	ASSERT_EQ(0, npo_test_fault(5, "cut 0 0"));
 	ASSERT_TRUE(wait_active(self, 5, 0, 0, &(struct npo_nl_port){ 0 }));
 	/* The tracepoint saw it too: npo5 (node 6) port 0, LINK_DOWN (2). */
 	ASSERT_EQ(0, npo_test_trace_stop(trace, sizeof(trace)));
@@ -693,7 +685,7 @@ TEST_F_TIMEOUT(event, health_names_a_cut_link, 120)
 	EXPECT_STREQ("ok", jstring(health_item(h, 5, "port 0"), "health"));
 	json_object_put(h);
 
-	ASSERT_EQ(0, fault(5, "cut 0 1"));
+	ASSERT_EQ(0, npo_test_fault(5, "cut 0 1"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 6, 1, 5000, NULL));
 	h = health(&status);
 	ASSERT_NE(NULL, h);
@@ -711,7 +703,7 @@ TEST_F_TIMEOUT(event, health_names_a_cut_link, 120)
 	EXPECT_STREQ("ok", jstring(health_item(h, 5, "port 1"), "health"));
 	json_object_put(h);
 
-	ASSERT_EQ(0, fault(5, "cut 0 0"));
+	ASSERT_EQ(0, npo_test_fault(5, "cut 0 0"));
 	ASSERT_TRUE(wait_active(self, 5, 0, self->lanes, &(struct npo_nl_port){ 0 }));
 	for (tries = 0; tries < 50; tries++) {
 		h = health(&status);
@@ -747,7 +739,7 @@ TEST_F_TIMEOUT(event, cut_takes_both_ends_down_and_back, 120)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 5, 0, 0, &before));
 	traffic_begin(_metadata, self, &t, 5);
-	ASSERT_EQ(0, fault(5, "cut 0 1"));
+	ASSERT_EQ(0, npo_test_fault(5, "cut 0 1"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 5, 0, 5000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
 	EXPECT_EQ(NPO_REASON_LOSS_OF_SIGNAL, e.reason);
@@ -766,7 +758,7 @@ TEST_F_TIMEOUT(event, cut_takes_both_ends_down_and_back, 120)
 	EXPECT_LE(ok + 20, npo_test_traffic_ok(&t))
 		TH_LOG("no traffic the other way round while the link was down");
 
-	ASSERT_EQ(0, fault(5, "cut 0 0"));
+	ASSERT_EQ(0, npo_test_fault(5, "cut 0 0"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_UP, 5, 0, 15000, &e));
 	EXPECT_EQ(self->lanes, e.width);
 	EXPECT_PEER(e, 7, 1);
@@ -784,7 +776,7 @@ TEST_F_TIMEOUT(event, burst_forces_a_recovery_without_loss, 60)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 6, 0, 0, &before));
 	traffic_begin(_metadata, self, &t, 6);
-	ASSERT_EQ(0, fault(6, "burst 0 50"));
+	ASSERT_EQ(0, npo_test_fault(6, "burst 0 50"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_RETRAIN, 6, 0, 5000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
 	EXPECT_PEER(e, 8, 1);
@@ -857,8 +849,8 @@ TEST_F_TIMEOUT(event, slow_training_answers_settle, 120)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 1, 0, self->lanes, &before[0]));
 	ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 2, 1, &before[1]));
-	ASSERT_EQ(0, fault(1, "slow 0 3000"));
-	ASSERT_EQ(0, fault(2, "slow 1 3000"));
+	ASSERT_EQ(0, npo_test_fault(1, "slow 0 3000"));
+	ASSERT_EQ(0, npo_test_fault(2, "slow 1 3000"));
 	for (i = 0; i < 3; i++) {
 		/* From alternate ends; each retrain recovers both. */
 		ASSERT_EQ(0, retrain(self, dev[i % 2], port[i % 2]));

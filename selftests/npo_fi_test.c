@@ -654,14 +654,6 @@ TEST_F(fi, rma_and_atomics_land_in_the_region_and_nowhere_else)
 	munmap(local, region);
 }
 
-static int fault(int dev, const char *cmd)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
-	return npo_test_write_file(path, cmd);
-}
-
 TEST_F_TIMEOUT(fi, a_lost_peer_fails_its_operations_only, 120)
 {
 	struct fi_end *a = &self->e[0], *b = &self->e[1], *z = &self->e[2];
@@ -673,8 +665,8 @@ TEST_F_TIMEOUT(fi, a_lost_peer_fails_its_operations_only, 120)
 
 	NPO_TEST_SETUP_DONE();
 	/* Node 2 (npo1) cut off from both its neighbours. */
-	ASSERT_EQ(0, fault(1, "cut 0 1"));
-	ASSERT_EQ(0, fault(1, "cut 1 1"));
+	ASSERT_EQ(0, npo_test_fault(1, "cut 0 1"));
+	ASSERT_EQ(0, npo_test_fault(1, "cut 1 1"));
 	ASSERT_EQ(0, fi_tsend(a->ep, &v, 8, NULL, a->peer[1], 1, &v));
 	rc = next_cqe(self->e, self->n, a, &c, NULL, &err);
 	ASSERT_EQ(0, rc);
@@ -692,8 +684,8 @@ TEST_F_TIMEOUT(fi, a_lost_peer_fails_its_operations_only, 120)
 		TH_LOG("%s", fi_strerror(err.err));
 	ASSERT_EQ(1, next_cqe(self->e, self->n, z, &c, NULL, &err));
 	EXPECT_EQ(42, got);
-	ASSERT_EQ(0, fault(1, "cut 0 0"));
-	ASSERT_EQ(0, fault(1, "cut 1 0"));
+	ASSERT_EQ(0, npo_test_fault(1, "cut 0 0"));
+	ASSERT_EQ(0, npo_test_fault(1, "cut 1 0"));
 	/* Back: node 2 is reached again, on a queue made anew. */
 	got = 0;
 	ASSERT_EQ(0, fi_trecv(b->ep, &got, 8, NULL, FI_ADDR_UNSPEC, 3, 0,

@@ -86,14 +86,6 @@ static bool wait_state(int dev, int port, const char *want, int want_width,
 	return false;
 }
 
-static int fault(int dev, const char *cmd)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
-	return npo_test_write_file(path, cmd);
-}
-
 FIXTURE(link) {
 	int ndev;
 	int lanes;
@@ -123,7 +115,7 @@ FIXTURE_TEARDOWN(link)
 		int i;
 
 		for (i = 0; i < self->ndev; i++)
-			fault(i, "clear");
+			npo_test_fault(i, "clear");
 	}
 }
 
@@ -189,7 +181,7 @@ TEST_F_TIMEOUT(link, dead_lane_trains_narrower_and_degraded, 120)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_state(0, 0, "active", self->lanes, 20, &v));
 	mark = npo_test_dmesg_mark();
-	ASSERT_EQ(0, fault(0, "dead 0 7 1"));
+	ASSERT_EQ(0, npo_test_fault(0, "dead 0 7 1"));
 	/* Lanes 0..3 still work both ways: x4, flagged degraded. */
 	ASSERT_TRUE(wait_state(0, 0, "active", self->lanes / 2, 10, &v))
 		TH_LOG("state %s x%d", v.state, v.width);
@@ -218,7 +210,7 @@ TEST_F_TIMEOUT(link, cut_goes_down_and_restore_retrains, 120)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_state(1, 1, "active", 0, 20, &peer));
 	flaps = peer.flaps;
-	ASSERT_EQ(0, fault(0, "cut 0 1"));
+	ASSERT_EQ(0, npo_test_fault(0, "cut 0 1"));
 	ASSERT_TRUE(wait_state(0, 0, "detect", 0, 5, &v)) TH_LOG("%s", v.state);
 	/* The peer notices the silence on its own. */
 	ASSERT_TRUE(wait_state(1, 1, "detect", 0, 5, &peer))
@@ -231,7 +223,7 @@ TEST_F_TIMEOUT(link, cut_goes_down_and_restore_retrains, 120)
 	}
 	EXPECT_EQ(flaps + 1, peer.flaps);
 
-	ASSERT_EQ(0, fault(0, "cut 0 0"));
+	ASSERT_EQ(0, npo_test_fault(0, "cut 0 0"));
 	ASSERT_TRUE(wait_state(0, 0, "active", self->lanes, 15, &v))
 		TH_LOG("after restore: %s x%d", v.state, v.width);
 	ASSERT_TRUE(wait_state(1, 1, "active", self->lanes, 15, &peer));
@@ -247,7 +239,7 @@ TEST_F_TIMEOUT(link, high_ber_is_flagged, 60)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_state(2, 0, "active", 0, 20, &v));
 	/* 2.8e-6: still trains, but above the 1e-6 warning threshold. */
-	ASSERT_EQ(0, fault(2, "ber 0 3 550"));
+	ASSERT_EQ(0, npo_test_fault(2, "ber 0 3 550"));
 	end = now_s() + 5;
 	do {
 		ASSERT_EQ(0, read_port(2, 0, &v));
@@ -267,7 +259,7 @@ TEST_F_TIMEOUT(link, error_burst_forces_recovery, 60)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_state(3, 0, "active", 0, 20, &v));
 	before = v.recoveries;
-	ASSERT_EQ(0, fault(3, "burst 0 50"));
+	ASSERT_EQ(0, npo_test_fault(3, "burst 0 50"));
 	usleep(500000);
 	ASSERT_TRUE(wait_state(3, 0, "active", 0, 10, &v));
 	EXPECT_GT(v.recoveries, before);
@@ -282,8 +274,8 @@ TEST_F(link, bad_fault_commands_rejected)
 	NPO_TEST_SETUP_DONE();
 	/* The driver refuses what does not parse, without asking the device. */
 	mark = npo_test_dmesg_mark();
-	EXPECT_EQ(-EINVAL, fault(0, "frobnicate 1 2 3"));
-	EXPECT_EQ(-EINVAL, fault(0, "ber 0"));
+	EXPECT_EQ(-EINVAL, npo_test_fault(0, "frobnicate 1 2 3"));
+	EXPECT_EQ(-EINVAL, npo_test_fault(0, "ber 0"));
 	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
 	EXPECT_EQ(NULL, strstr(log, "mailbox command 0x20 failed")) TH_LOG("%s", log);
 	/*
@@ -291,8 +283,8 @@ TEST_F(link, bad_fault_commands_rejected)
 	 * returns as -EINVAL and logs with the command.
 	 */
 	mark = npo_test_dmesg_mark();
-	EXPECT_EQ(-EINVAL, fault(0, "ber 99 0 100"));
-	EXPECT_EQ(-EINVAL, fault(0, "dead 0 99 1"));
+	EXPECT_EQ(-EINVAL, npo_test_fault(0, "ber 99 0 100"));
+	EXPECT_EQ(-EINVAL, npo_test_fault(0, "dead 0 99 1"));
 	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
 	EXPECT_NE(NULL, strstr(log, "mailbox command 0x20 failed: argument out of range"))
 		TH_LOG("%s", log);

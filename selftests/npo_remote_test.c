@@ -68,14 +68,6 @@ static void end_close(struct end *e)
 	npo_close_device(e->dev);
 }
 
-static int fault(int dev, const char *cmd)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
-	return npo_test_write_file(path, cmd);
-}
-
 /* Wait until npo<dev> port <port> is active again, from debugfs. */
 static bool port_active(int dev, int port)
 {
@@ -123,7 +115,7 @@ FIXTURE_SETUP(remote)
 FIXTURE_TEARDOWN(remote)
 {
 	if (!access("/sys/kernel/debug/npo/npo0/fault", W_OK))
-		fault(0, "clear");
+		npo_test_fault(0, "clear");
 	end_close(&self->a);
 	end_close(&self->b);
 }
@@ -406,7 +398,7 @@ TEST_F_TIMEOUT(remote, replays_and_retrains_lose_nothing, 120)
 	fill(a->buf, BUF_SIZE, 11);
 	memset(b->buf, 0, BUF_SIZE);
 	/* A high but trainable BER: FEC corrects it. */
-	ASSERT_EQ(0, fault(0, "ber 0 2 450"));
+	ASSERT_EQ(0, npo_test_fault(0, "ber 0 2 450"));
 	for (i = 0; i < n; i++) {
 		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_lkey(a->mr),
 			       a->buf + i * chunk, chunk, b->q->node_id,
@@ -414,10 +406,10 @@ TEST_F_TIMEOUT(remote, replays_and_retrains_lose_nothing, 120)
 		npo_submit(a->q);
 		/* Uncorrectable codewords below replay_limit (4): replayed. */
 		if (i == n / 4)
-			ASSERT_EQ(0, fault(0, "burst 0 2"));
+			ASSERT_EQ(0, npo_test_fault(0, "burst 0 2"));
 		/* Past it: the link retrains while writes are in flight. */
 		if (i == n / 2)
-			ASSERT_EQ(0, fault(0, "burst 0 100"));
+			ASSERT_EQ(0, npo_test_fault(0, "burst 0 100"));
 	}
 	while (done < n) {
 		ASSERT_EQ(0, reap(a->q, &c));
@@ -427,7 +419,7 @@ TEST_F_TIMEOUT(remote, replays_and_retrains_lose_nothing, 120)
 		done++;
 	}
 	EXPECT_EQ(0, memcmp(a->buf, b->buf, BUF_SIZE));
-	ASSERT_EQ(0, fault(0, "clear"));
+	ASSERT_EQ(0, npo_test_fault(0, "clear"));
 	ASSERT_TRUE(port_active(0, 0));
 }
 
@@ -444,8 +436,8 @@ TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
 	unsigned int i, down = 0;
 
 	NPO_TEST_SETUP_DONE();
-	ASSERT_EQ(0, fault(0, "cut 0 1"));
-	ASSERT_EQ(0, fault(0, "cut 1 1"));
+	ASSERT_EQ(0, npo_test_fault(0, "cut 0 1"));
+	ASSERT_EQ(0, npo_test_fault(0, "cut 1 1"));
 	for (i = 0; i < 4; i++)
 		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_lkey(a->mr), a->buf,
 			       4096, b->q->node_id, npo_mr_rkey(b->mr),
@@ -462,8 +454,8 @@ TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
 		}
 	}
 	EXPECT_EQ(1, down) TH_LOG("the first fails, the rest are flushed");
-	ASSERT_EQ(0, fault(0, "cut 0 0"));
-	ASSERT_EQ(0, fault(0, "cut 1 0"));
+	ASSERT_EQ(0, npo_test_fault(0, "cut 0 0"));
+	ASSERT_EQ(0, npo_test_fault(0, "cut 1 0"));
 	ASSERT_TRUE(port_active(0, 0));
 	ASSERT_TRUE(port_active(0, 1));
 
@@ -655,7 +647,7 @@ TEST_F_TIMEOUT(remote, topo_impact_predicts_what_a_cut_takes_down, 240)
 	 */
 	memset(b->buf, 0, 64);
 	fill(a->buf, 64, 3);
-	ASSERT_EQ(0, fault(0, "cut 0 1"));
+	ASSERT_EQ(0, npo_test_fault(0, "cut 0 1"));
 	npo_prep_write(npo_get_sqe(aq), 3, npo_mr_lkey(a->mr), a->buf, 64,
 		       b->q->node_id, npo_mr_rkey(b->mr), (uintptr_t)b->buf);
 	npo_submit(aq);
@@ -695,7 +687,7 @@ TEST_F_TIMEOUT(remote, topo_impact_predicts_what_a_cut_takes_down, 240)
 		EXPECT_EQ(predicted[node], moved[node]) TH_LOG("node %d", node);
 	}
 
-	ASSERT_EQ(0, fault(0, "cut 0 0"));
+	ASSERT_EQ(0, npo_test_fault(0, "cut 0 0"));
 	ASSERT_TRUE(port_active(0, 0));
 	npo_destroy_queue(aq);
 	npo_destroy_queue(zq);

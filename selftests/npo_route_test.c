@@ -71,14 +71,6 @@ static void end_close(struct end *e)
 	npo_close_device(e->dev);
 }
 
-static int fault(int dev, const char *cmd)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
-	return npo_test_write_file(path, cmd);
-}
-
 static int reap(struct npo_queue *q, struct npo_cqe *out)
 {
 	struct npo_cqe *c;
@@ -197,7 +189,7 @@ FIXTURE_TEARDOWN(route)
 
 	for (i = 0; i < self->n; i++) {
 		if (!access("/sys/kernel/debug/npo/npo0/fault", W_OK))
-			fault(i, "clear");
+			npo_test_fault(i, "clear");
 		end_close(&self->e[i]);
 	}
 }
@@ -444,7 +436,7 @@ TEST_F_TIMEOUT(route, a_cut_is_routed_around_mid_stream, 240)
 		done++;
 		if (done == CUT_AT) {
 			/* npo1's port 0: the link from node 2 to node 3. */
-			ASSERT_EQ(0, fault(1, "cut 0 1"));
+			ASSERT_EQ(0, npo_test_fault(1, "cut 0 1"));
 			cut_at = npo_test_now_s();
 		}
 		while ((m = npo_peek_cqe(t->q))) {
@@ -482,7 +474,7 @@ TEST_F_TIMEOUT(route, a_cut_is_routed_around_mid_stream, 240)
 
 	/* With the link back, the short way is the route again. */
 	seq = last_event_seq(0);
-	ASSERT_EQ(0, fault(1, "cut 0 0"));
+	ASSERT_EQ(0, npo_test_fault(1, "cut 0 0"));
 	start = npo_test_now_s();
 	do {
 		doc = routes_settled(n, 10);

@@ -89,6 +89,14 @@ int npo_test_write_file(const char *path, const char *text)
 	return 0;
 }
 
+int npo_test_fault(int dev, const char *cmd)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/npo%d/fault", dev);
+	return npo_test_write_file(path, cmd);
+}
+
 int npo_test_read_attr(const char *dev, const char *attr, char *buf,
 		       size_t len)
 {

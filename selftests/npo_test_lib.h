@@ -31,6 +31,8 @@ int npo_test_read_attr(const char *dev, const char *attr, char *buf,
 /* Read a whole file; -errno on failure. */
 int npo_test_read_file(const char *path, char *buf, size_t len);
 int npo_test_write_file(const char *path, const char *text);
+/* Write a fault injection command to npo<dev>'s debugfs "fault" file. */
+int npo_test_fault(int dev, const char *cmd);
 
 /*
  * The driver's tracepoints: on, with an empty buffer (false without
