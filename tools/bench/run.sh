@@ -13,19 +13,22 @@ mkdir -p "$out"
 results=$out/results.json
 [ -f "$results" ] || echo '{}' >"$results"
 
-# merge KEY VALUE...: numbers into results.json, with Python's json module.
+# merge: "KEY JSON" lines from standard input into results.json, with
+# Python's json module.  Fed by a pipe, so under pipefail a producer that
+# fails stops the run rather than leaving old or missing figures.
 merge() {
-	python3 - "$results" "$@" <<'PY'
+	python3 -c '
 import json, sys
-path, args = sys.argv[1], sys.argv[2:]
+path = sys.argv[1]
 with open(path) as f:
     data = json.load(f)
-for key, value in zip(args[::2], args[1::2]):
+for line in sys.stdin:
+    key, value = line.rstrip("\n").split(" ", 1)
     data[key] = json.loads(value)
 with open(path, "w") as f:
     json.dump(data, f, indent=2, sort_keys=True)
     f.write("\n")
-PY
+' "$results"
 }
 
 # Figures earlier versions recorded that compared unlike things.
@@ -47,7 +50,7 @@ for k in 6.1 6.12; do
 	t1=$(date +%s.%N)
 	boot=$(python3 -c "print(round($t1 - $t0, 2))")
 	key=${k/./_}
-	merge "vm_boot_s_$key" "$boot"
+	echo "vm_boot_s_$key $boot" | merge
 
 	# A ring of 8 has 16 links, i.e. 16 ports with a peer to bring up.
 	json=$("$vm" --kernel "$k" --devices 8 --topology ring -- \
@@ -64,8 +67,7 @@ for k, v in json.loads(sys.argv[1]).items():
     if sys.argv[3] == "6.12":
         print(k, v)
 PY
-	# shellcheck disable=SC2046
-	merge $(cat "$out/vm-$key.args")
+	merge <"$out/vm-$key.args"
 done
 
 # --- DMA: host memcpy as the ceiling, then npo-perf in one VM -------------
@@ -86,8 +88,7 @@ done
 "$vm" --kernel 6.12 --devices 2 --topology ring --mem 1024 --timeout 1800 \
 	--add "$here/vm-dma.sh" -- sh "$here/vm-dma.sh" $runs >"$out/dma-vm.log" 2>&1 ||
 	{ cat "$out/dma-vm.log"; echo "bench: the DMA benchmark VM failed" >&2; exit 1; }
-# shellcheck disable=SC2046
-merge $(python3 - "$out" <<'PY'
+python3 - "$out" <<'PY' | merge
 import json, statistics, sys
 out_dir = sys.argv[1]
 runs = {}
@@ -142,7 +143,6 @@ out["pp_write_bw_1MiB_vs_rxe"] = round(
 for k, v in out.items():
     print(k, json.dumps(v, separators=(",", ":")))
 PY
-)
 
 # --- the fabric transport: the same two devices, every byte over the link
 # (property wire_data), on the shared-memory rings and on the sockets alone
@@ -164,8 +164,7 @@ done >"$out/host-pipe.log" 2>&1 ||
 	{ cat "$out/host-pipe.log"; echo "bench: perf bench sched pipe failed" >&2; exit 1; }
 "$here/../vm/two-vm-test.sh" 6.12 --bench >"$out/xproc.log" 2>&1 ||
 	{ cat "$out/xproc.log"; echo "bench: the two-process transport benchmark failed" >&2; exit 1; }
-# shellcheck disable=SC2046
-merge $(python3 - "$out" "$results" <<'PY'
+python3 - "$out" "$results" <<'PY' | merge
 import json, sys
 d, results = sys.argv[1], json.load(open(sys.argv[2]))
 out = {}
@@ -210,15 +209,13 @@ out["xproc_write_lat_8B_vs_in_process"] = round(
 for k, v in out.items():
     print(k, json.dumps(v, separators=(",", ":")))
 PY
-)
 
 # --- fabric time: lock time and true offsets, read from the host ----------
 "$here/../vm/clock-sync-test.sh" 6.12 --json "$out/clock.json" >"$out/clock.log" 2>&1 ||
 	{ cat "$out/clock.log"; echo "bench: the clock benchmark failed" >&2; exit 1; }
-# shellcheck disable=SC2046
-merge $(python3 -c 'import json, sys
+python3 -c 'import json, sys
 for k, v in json.load(open(sys.argv[1])).items():
-    print(k, json.dumps(v))' "$out/clock.json")
+    print(k, json.dumps(v))' "$out/clock.json" | merge
 
 # --- fast path cost: instructions per message under callgrind ------------
 fastpath=$build/bench-bin/fastpath
@@ -245,7 +242,7 @@ if found != {"post", "reap"}:
 print(round(total / msgs, 1))' "$side" $msgs)
 	[ -n "$instr" ] || exit 1
 	[ "$side" = npo ] && key=libnpo_fastpath_instr || key=liburing_fastpath_instr
-	merge "$key" "$instr"
+	echo "$key $instr" | merge
 done
 
 # --- routing: one link against four, in one process and over the wire -----
@@ -261,8 +258,7 @@ for how in local wire; do
 		>"$out/route-$how-vm.log" 2>&1 ||
 		{ cat "$out/route-$how-vm.log"; echo "bench: the routing benchmark VM failed" >&2; exit 1; }
 done
-# shellcheck disable=SC2046
-merge $(python3 - "$out" <<'PY'
+python3 - "$out" <<'PY' | merge
 import json, statistics, sys
 d = sys.argv[1]
 out = {}
@@ -295,7 +291,6 @@ for how, prefix in (("local", "route"), ("wire", "wire_route")):
 for k, v in out.items():
     print(k, json.dumps(v, separators=(",", ":")))
 PY
-)
 
 # --- Open MPI over NPO against Open MPI over TCP, one run each ---------------
 # The nccl-tests table (size, time, algbw, busbw = algbw * 2(n-1)/n) for
@@ -309,14 +304,12 @@ PY
 	--add "$here/vm-mpi.sh" -- sh "$here/vm-mpi.sh" 67108864 \
 	>"$out/mpi-vm.log" 2>&1 ||
 	{ cat "$out/mpi-vm.log"; echo "bench: the MPI benchmark VM failed" >&2; exit 1; }
-# shellcheck disable=SC2046
-merge $("$here/mpi-table.py" "$out/mpi-vm.log" "$out" "" "one VM")
+"$here/mpi-table.py" "$out/mpi-vm.log" "$out" "" "one VM" | merge
 "$here/../vm/two-vm-mpi.sh" 6.12 "$out/mpi-2vm" --add "$here/vm-mpi.sh" -- \
 	"sh $here/vm-mpi.sh 67108864 --two-vms" ||
 	{ tail -n 60 "$out/mpi-2vm/a.log" "$out/mpi-2vm/b.log"
 	  echo "bench: the two-VM MPI benchmark failed" >&2; exit 1; }
-# shellcheck disable=SC2046
-merge $("$here/mpi-table.py" "$out/mpi-2vm/a.log" "$out" _2vm "2x4 across two VMs")
+"$here/mpi-table.py" "$out/mpi-2vm/a.log" "$out" _2vm "2x4 across two VMs" | merge
 gnuplot <<GP || { echo "bench: gnuplot failed" >&2; exit 1; }
 set terminal svg size 800,500
 set output "$out/mpi_allreduce_busbw.svg"
@@ -335,10 +328,9 @@ GP
 # --- the cost curves: ring size, queues, message size, QEMU processes ------
 "$here/scaling.sh" "$out" >"$out/scaling.log" 2>&1 ||
 	{ cat "$out/scaling.log"; echo "bench: the scaling curves failed" >&2; exit 1; }
-# shellcheck disable=SC2046
-merge $(python3 -c 'import json, sys
+python3 -c 'import json, sys
 for k, v in json.load(open(sys.argv[1])).items():
-    print("scaling_" + k, json.dumps(v, separators=(",", ":")))' "$out/scaling.json")
+    print("scaling_" + k, json.dumps(v, separators=(",", ":")))' "$out/scaling.json" | merge
 
 python3 - "$results" <<'PY'
 import json, sys

@@ -15,6 +15,8 @@
 #
 # Usage: vm-mpi.sh MAX_BYTES [--two-vms]
 set -e
+# An mpirun that fails fails the run, not only the sed after it.
+set -o pipefail
 max=${1:-67108864}
 common="--allow-run-as-root --oversubscribe --bind-to none"
 prog=/usr/lib/npo/mpi/npo-mpi-test

@@ -14,7 +14,8 @@
 # answers, with MPI_HOSTS holding the mpirun options that place ranks on
 # both hosts (4 slots each).  The guests' output goes to LOGDIR/a.log and
 # LOGDIR/b.log.  Exit status: COMMAND's, or npo-vm's for A (99 on a guest
-# splat), or 98 if B failed (its log says why).
+# splat), or 98 if B failed (its log says why).  B ending before A is done
+# stops A at once.
 #
 # Usage: two-vm-mpi.sh KERNEL LOGDIR [--add PATH]... [--] COMMAND
 set -u
@@ -34,15 +35,20 @@ done
 command=${1:?no command for host A}
 mkdir -p "$logs"
 work=$(mktemp -d)
-# B's QEMU by its monitor socket, should A end without releasing it.
-kill_b() { pkill -9 -f "qemu-system.*unix:$work/b.qmp" 2>/dev/null; }
-trap 'kill_b; kill $a $b 2>/dev/null; rm -rf "$work"' EXIT
+# Each VM's QEMU by its monitor socket: npo-vm is only its parent.
+kill_vm() { pkill -9 -f "qemu-system.*unix:$work/$1.qmp" 2>/dev/null; }
+trap 'kill_vm a; kill_vm b; rm -rf "$work"' EXIT
+# A killed make check must not leave the QEMUs running.
+trap 'exit 1' INT TERM HUP
 
-# Each host's own routes: 4 devices, each to the 7 other nodes.
-routes_up='/sbin/modprobe npo || exit 1
+# The ring closed (both ports of each of the 4 devices up: a line of 8
+# would reach every node too, the long way) and each host's routes to
+# the 7 other nodes from each device.
+fabric_up='/sbin/modprobe npo || exit 1
 i=0
-until [ "$(npoctl -j route 2>/dev/null | grep -o "\"dest_node\"" | wc -l)" -ge 28 ]; do
-	i=$((i + 1)); [ $i -le 1200 ] || { echo "NPO-2VM: routes never reached all 8 nodes"; npoctl route; exit 1; }
+until [ "$(npoctl -j link 2>/dev/null | grep -o "\"state\":\"active\"" | wc -l)" -ge 8 ] &&
+	[ "$(npoctl -j route 2>/dev/null | grep -o "\"dest_node\"" | wc -l)" -ge 28 ]; do
+	i=$((i + 1)); [ $i -le 1200 ] || { echo "NPO-2VM: the ring of 8 never closed"; npoctl link; npoctl route; exit 1; }
 	sleep 0.1
 done'
 net_up() {	# net_up NAME ADDRESS
@@ -55,7 +61,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
 
 # B serves remote shells until A says it is done on port 2223.
 guest_b="$(net_up npo-b 10.88.0.2)
-$routes_up
+$fabric_up
 nc -ll -p 2222 -e /usr/lib/npo/mpi/mpi-rexec &
 echo NPO-2VM-B-SERVING
 nc -l -p 2223 >/dev/null
@@ -63,11 +69,11 @@ kill \$!
 echo NPO-2VM-B-DONE"
 
 guest_a="$(net_up npo-a 10.88.0.1)
-$routes_up
+$fabric_up
 i=0
-until echo true | nc npo-b 2222; do
-	i=\$((i + 1)); [ \$i -le 600 ] || { echo 'NPO-2VM: B never answered'; exit 1; }
-	sleep 0.5
+until echo true | nc -w 2 npo-b 2222; do
+	i=\$((i + 1)); [ \$i -le 60 ] || { echo 'NPO-2VM: B never answered'; exit 1; }
+	sleep 1
 done
 printf 'npo-a slots=4\nnpo-b slots=4\n' >/tmp/hosts
 export MPI_HOSTS='--hostfile /tmp/hosts --mca plm rsh --mca plm_rsh_agent /usr/lib/npo/mpi/mpi-rsh-agent --mca plm_rsh_no_tree_spawn 1 --mca oob_tcp_if_include eth0'
@@ -92,23 +98,42 @@ vm a 1 --link 3.0=listen:"$work/ab.sock" --link 0.1=connect:"$work/ba.sock" \
 a=$!
 for _ in $(seq 300); do
 	[ -S "$work/net.sock" ] && break
+	kill -0 $a 2>/dev/null || break
 	sleep 0.1
 done
+if [ ! -S "$work/net.sock" ]; then
+	echo "two-vm-mpi: A's QEMU never listened for the Ethernet link" >>"$logs/a.log"
+	kill_vm a
+	wait $a
+	exit 125
+fi
 vm b 5 --link 3.0=listen:"$work/ba.sock" --link 0.1=connect:"$work/ab.sock" \
 	--net connect:"$work/net.sock" -- sh -c "$guest_b" >"$logs/b.log" 2>&1 &
 b=$!
-wait $a
-ra=$?
-# A told B it is done, or ended without telling it: B gets a minute.
-for _ in $(seq 600); do
-	kill -0 $b 2>/dev/null || break
-	sleep 0.1
+# B serves until A is done: B ending before A told it so is a failure,
+# and A, which would wait on it, is stopped at once.
+while kill -0 $a 2>/dev/null && kill -0 $b 2>/dev/null; do
+	sleep 0.5
 done
-kill_b
-wait $b
-rb=$?
-[ $ra = 0 ] || exit $ra
-if [ $rb != 0 ] || ! grep -q '^NPO-2VM-B-DONE' "$logs/b.log"; then
+if ! kill -0 $a 2>/dev/null || grep -q '^NPO-2VM-B-DONE' "$logs/b.log"; then
+	wait $a
+	ra=$?
+	# A told B it is done (B powers off in seconds), or failed.
+	if [ $ra = 0 ]; then
+		for _ in $(seq 300); do
+			kill -0 $b 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
+	kill_vm b
+	wait $b
+	rb=$?
+	[ $ra = 0 ] || exit $ra
+	[ $rb = 0 ] && grep -q '^NPO-2VM-B-DONE' "$logs/b.log" && exit 0
 	exit 98
 fi
-exit 0
+wait $b
+echo "two-vm-mpi: B ended (status $?) before A was done" >>"$logs/b.log"
+kill_vm a
+wait $a
+exit 98
