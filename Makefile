@@ -21,7 +21,14 @@ RULE_KERNELS := $(KERNELS) $(if $(KVER_debug),debug)
 
 CC ?= cc
 CFLAGS_COMMON := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE \
-	-DNPO_VERSION='"$(VERSION)"' -I$(CURDIR)/uapi
+	-DNPO_VERSION='"$(VERSION)"' -I$(CURDIR)/uapi \
+	$(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
+# Programs find libnpo beside them in build/ (and under any PREFIX);
+# packages, whose library is on the system path, build with RPATH=.
+RPATH ?= $(RPATH)
+# The provider needs libfabric-dev from deps; a package build has its
+# Build-Depends instead and sets PACKAGING=1 so deps.sh never runs.
+DEPS_STAMP := $(if $(PACKAGING),,$(BUILD)/.deps-stamp)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0)
 NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
@@ -35,7 +42,7 @@ HARNESS_CFLAGS := -Wno-unused-parameter -Wno-sign-compare
 
 .PHONY: all deps qemu modules userspace firmware runtime provider npoctl npo-perf examples selftests \
 	host-tests host-tests-build lint checkpatch kernel-doc sparse rst initramfs check check-debug \
-	demo bench install mpi \
+	demo bench install install-dkms install-tests dist deb mpi \
 	clean distclean
 
 all: modules userspace qemu
@@ -99,17 +106,19 @@ $(LIBNPO): $(RUNTIME_SRCS) $(RUNTIME_HDRS) runtime/libnpo.map
 # lib*-fi.so from its provider directory, or from FI_PROVIDER_PATH.
 PROVIDER_SRCS := $(wildcard provider/*.c)
 NPO_FI := $(BUILD)/lib/libfabric/libnpo-fi.so
-FABRIC_PROVDIR := /usr/lib/$(shell $(CC) -print-multiarch)/libfabric
+# Where Debian's libfabric looks for providers without FI_PROVIDER_PATH.
+FABRIC_SYSTEM_PROVDIR := /usr/lib/$(shell $(CC) -print-multiarch)/libfabric
 provider: $(NPO_FI)
-$(NPO_FI): $(PROVIDER_SRCS) provider/npo_fi.h $(RUNTIME_HDRS) $(LIBNPO) $(BUILD)/.deps-stamp
+$(NPO_FI): $(PROVIDER_SRCS) provider/npo_fi.h $(RUNTIME_HDRS) $(LIBNPO) $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -fPIC -shared -fvisibility=hidden -Wl,-z,defs \
 		-Iruntime/include -o $@ $(PROVIDER_SRCS) -L$(BUILD)/lib -lnpo -lfabric -lpthread
 
-$(BUILD)/lib/libnpo.pc: runtime/libnpo.pc.in
+PC_SUBST = sed -e 's|@prefix@|$(PREFIX)|;s|@libdir@|$(LIBDIR)|' \
+	-e 's|@includedir@|$(INCLUDEDIR)|;s|@version@|$(VERSION)|'
+$(BUILD)/lib/libnpo.pc: runtime/libnpo.pc.in Makefile
 	@mkdir -p $(@D)
-	sed -e 's|@prefix@|/usr|;s|@libdir@|$${prefix}/lib|' \
-	    -e 's|@includedir@|$${prefix}/include|;s|@version@|$(VERSION)|' $< >$@
+	$(PC_SUBST) $< >$@
 
 NPOCTL_SRCS := $(wildcard tools/npoctl/*.c)
 npoctl: $(NPOCTL)
@@ -117,7 +126,7 @@ $(NPOCTL): $(NPOCTL_SRCS) $(wildcard tools/npoctl/*.h) $(LIBNPO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) -Iruntime/include \
 		-o $@ $(NPOCTL_SRCS) -L$(BUILD)/lib -lnpo $(JSON_LIBS) $(NL_LIBS) \
-		-lm -Wl,-rpath,'$$ORIGIN/../lib'
+		-lm $(RPATH)
 
 NPO_PERF := $(BUILD)/bin/npo-perf
 npo-perf: $(NPO_PERF)
@@ -126,14 +135,14 @@ $(NPO_PERF): tools/npo-perf/npo-perf.c tools/npo-perf/oob.c tools/npo-perf/oob.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) -Iruntime/include -o $@ \
 		tools/npo-perf/npo-perf.c tools/npo-perf/oob.c \
-		-L$(BUILD)/lib -lnpo $(JSON_LIBS) -Wl,-rpath,'$$ORIGIN/../lib'
+		-L$(BUILD)/lib -lnpo $(JSON_LIBS) $(RPATH)
 
 ALLREDUCE := $(BUILD)/examples/npo-allreduce
 examples: $(ALLREDUCE)
 $(ALLREDUCE): examples/allreduce/allreduce.c runtime/include/npo_datapath.h $(LIBNPO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) -Iruntime/include -o $@ $< -L$(BUILD)/lib -lnpo \
-		-lpthread -lm -Wl,-rpath,'$$ORIGIN/../lib'
+		-lpthread -lm $(RPATH)
 
 firmware: $(FWIMAGE)
 $(FWTOOL): firmware/npo-fwtool.c firmware/npo_fw_validate.c \
@@ -184,7 +193,9 @@ $(NPO_BENCH): tools/bench/npo-bench.c uapi/linux/npo.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) -o $@ $< $(JSON_LIBS)
 
-userspace: runtime provider npoctl npo-perf examples firmware selftests $(NPO_BENCH)
+# What a host runs: the packages' and make install's contents.
+dist: runtime provider npoctl npo-perf firmware
+userspace: dist examples selftests $(NPO_BENCH)
 
 # --- host tests under ASan/UBSan ------------------------------------------------
 HOST_TEST_SRCS := $(wildcard runtime/tests/*_test.c tools/npoctl/tests/*_test.c \
@@ -254,27 +265,62 @@ lint: checkpatch kernel-doc sparse rst
 INSTALL_ROOT = $(BUILD)/vm/root
 initramfs_img = $(BUILD)/vm/initramfs-$(KVER_$(1)).cpio.gz
 
-install: userspace
-	@test -n "$(DESTDIR)" || { echo "set DESTDIR"; exit 1; }
-	install -D -m 0755 $(NPOCTL) $(DESTDIR)/usr/bin/npoctl
-	install -D -m 0755 $(NPO_PERF) $(DESTDIR)/usr/bin/npo-perf
-	install -D -m 0755 $(FWTOOL) $(DESTDIR)/usr/bin/npo-fwtool
-	install -D -m 0755 $(LIBNPO) $(DESTDIR)/usr/lib/libnpo.so.2.0.0
-	ln -sf libnpo.so.2.0.0 $(DESTDIR)/usr/lib/libnpo.so.2
-	ln -sf libnpo.so.2 $(DESTDIR)/usr/lib/libnpo.so
-	install -D -m 0644 $(BUILD)/lib/libnpo.pc $(DESTDIR)/usr/lib/pkgconfig/libnpo.pc
-	install -D -m 0755 $(NPO_FI) $(DESTDIR)$(FABRIC_PROVDIR)/libnpo-fi.so
-	install -D -m 0644 runtime/include/npo.h $(DESTDIR)/usr/include/npo.h
-	install -D -m 0644 runtime/include/npo_datapath.h \
-		$(DESTDIR)/usr/include/npo_datapath.h
-	install -D -m 0644 uapi/linux/npo.h $(DESTDIR)/usr/include/linux/npo.h
-	install -D -m 0644 uapi/linux/npo_queue.h $(DESTDIR)/usr/include/linux/npo_queue.h
-	install -D -m 0644 uapi/linux/npo_fw.h $(DESTDIR)/usr/include/linux/npo_fw.h
-	install -D -m 0644 $(FWIMAGE) $(DESTDIR)/lib/firmware/npo/npo-fw.bin
-	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man1 man/*.1
-	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man8 man/*.8
-	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man3 man/*.3
-	install -D -m 0644 -t $(DESTDIR)/usr/share/man/man7 man/*.7
+# --- installing -------------------------------------------------------------------
+# make install [DESTDIR=...] [PREFIX=/usr/local]: what a host needs (the
+# library, headers, pkg-config file, tools, provider, firmware, man pages,
+# bash completion, udev rule and group); Debian's packages install the
+# same with PREFIX=/usr and the multiarch LIBDIR.  install-dkms puts the
+# module's source where DKMS builds it; install-tests the selftests,
+# benchmark and example the VMs run.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# libfabric reads its own directory only: below /usr that is
+# FABRIC_SYSTEM_PROVDIR, elsewhere FI_PROVIDER_PATH must name this one.
+FABRIC_PROVDIR ?= $(LIBDIR)/libfabric
+# Where the system looks whatever PREFIX is.
+FIRMWAREDIR ?= /lib/firmware
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+SYSUSERSDIR ?= /usr/lib/sysusers.d
+DKMSDIR ?= /usr/src/npo-$(VERSION)
+
+install: dist
+	install -D -m 0755 $(NPOCTL) $(DESTDIR)$(BINDIR)/npoctl
+	install -D -m 0755 $(NPO_PERF) $(DESTDIR)$(BINDIR)/npo-perf
+	install -D -m 0755 $(FWTOOL) $(DESTDIR)$(BINDIR)/npo-fwtool
+	install -D -m 0644 $(LIBNPO) $(DESTDIR)$(LIBDIR)/libnpo.so.2.0.0
+	ln -sf libnpo.so.2.0.0 $(DESTDIR)$(LIBDIR)/libnpo.so.2
+	ln -sf libnpo.so.2 $(DESTDIR)$(LIBDIR)/libnpo.so
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig
+	$(PC_SUBST) runtime/libnpo.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/libnpo.pc
+	install -D -m 0644 $(NPO_FI) $(DESTDIR)$(FABRIC_PROVDIR)/libnpo-fi.so
+	install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR) runtime/include/npo.h \
+		runtime/include/npo_datapath.h
+	install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR)/linux uapi/linux/npo.h \
+		uapi/linux/npo_queue.h uapi/linux/npo_fw.h
+	install -D -m 0644 $(FWIMAGE) $(DESTDIR)$(FIRMWAREDIR)/npo/npo-fw.bin
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 man/*.1
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man3 man/*.3
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man7 man/*.7
+	install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man8 man/*.8
+	install -D -m 0644 tools/npoctl/npoctl.bash-completion \
+		$(DESTDIR)$(BASHCOMPDIR)/npoctl
+	install -D -m 0644 tools/udev/60-npo.rules $(DESTDIR)$(UDEVRULESDIR)/60-npo.rules
+	install -D -m 0644 tools/udev/npo.sysusers $(DESTDIR)$(SYSUSERSDIR)/npo.conf
+
+# The module's source as DKMS builds it: Kbuild, driver/, uapi/ and
+# dkms.conf with this version.
+install-dkms:
+	install -D -m 0644 -t $(DESTDIR)$(DKMSDIR) Kbuild
+	install -D -m 0644 -t $(DESTDIR)$(DKMSDIR)/driver driver/Kbuild \
+		$(wildcard driver/*.[ch])
+	install -D -m 0644 -t $(DESTDIR)$(DKMSDIR)/uapi/linux $(wildcard uapi/linux/*.h)
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf >$(DESTDIR)$(DKMSDIR)/dkms.conf
+
+install-tests: userspace
 	install -D -m 0755 -t $(DESTDIR)/usr/lib/npo/selftests $(SELFTESTS) \
 		$(FABRIC_PEER) $(BUILD)/selftests/run_tests.sh
 	install -D -m 0755 $(NPO_BENCH) $(DESTDIR)/usr/lib/npo/bench/npo-bench
@@ -282,13 +328,18 @@ install: userspace
 	install -D -m 0755 $(TESTPTP) $(DESTDIR)/usr/lib/npo/selftests/testptp
 	install -D -m 0755 $(KSELFTEST)/ptp/phc.sh $(DESTDIR)/usr/lib/npo/selftests/phc.sh
 
+# Debian packages from a copy of the tree, checked by lintian.
+deb: deps
+	bash tools/pkg/make-deb.sh $(BUILD)/deb
+
 define initramfs_rules
 $(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) $(FABRIC_PEER) $(TESTPTP) \
 		$(BUILD)/selftests/run_tests.sh $(NPOCTL) $(NPO_PERF) $(LIBNPO) $(FWIMAGE) \
 		$(NPO_BENCH) $(ALLREDUCE) $(NPO_FI) \
 		$(wildcard tools/vm/*) $(wildcard man/*)
 	rm -rf $(INSTALL_ROOT)-$(1)
-	$(MAKE) -s install DESTDIR=$(INSTALL_ROOT)-$(1)
+	$(MAKE) -s install install-tests DESTDIR=$(INSTALL_ROOT)-$(1) PREFIX=/usr \
+		LIBDIR=/usr/lib FABRIC_PROVDIR=$(FABRIC_SYSTEM_PROVDIR)
 	install -D -m 0644 $(call kmod_dir,$(1))/driver/npo.ko \
 		$(INSTALL_ROOT)-$(1)/lib/modules/$(KVER_$(1))/extra/npo.ko
 	bash tools/vm/mkinitramfs.sh $(KVER_$(1)) $(KMODS_$(1)) \

@@ -29,6 +29,7 @@ host_packages=(
 	iproute2 rdma-core ibverbs-providers perftest
 	linuxptp gnuplot-nox linux-perf
 	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev
+	debhelper dh-dkms lintian
 )
 
 apt_install "${host_packages[@]}"
