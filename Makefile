@@ -25,7 +25,7 @@ CFLAGS_COMMON := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE \
 	$(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
 # Programs find libnpo beside them in build/ (and under any PREFIX);
 # packages, whose library is on the system path, build with RPATH=.
-RPATH ?= $(RPATH)
+RPATH ?= -Wl,-rpath,'$$ORIGIN/../lib'
 # The provider needs libfabric-dev from deps; a package build has its
 # Build-Depends instead and sets PACKAGING=1 so deps.sh never runs.
 DEPS_STAMP := $(if $(PACKAGING),,$(BUILD)/.deps-stamp)
