@@ -26,9 +26,10 @@ CFLAGS_COMMON := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE \
 # Programs find libnpo beside them in build/ (and under any PREFIX);
 # packages, whose library is on the system path, build with RPATH=.
 RPATH ?= -Wl,-rpath,'$$ORIGIN/../lib'
-# The provider needs libfabric-dev from deps; a package build has its
-# Build-Depends instead and sets PACKAGING=1 so deps.sh never runs.
-DEPS_STAMP := $(if $(PACKAGING),,$(BUILD)/.deps-stamp)
+# The provider needs libfabric-dev from deps.  A package build has its
+# Build-Depends instead (PACKAGING=1), and make install / dist expect the
+# host to have debian/control's Build-Depends: neither ever runs apt.
+DEPS_STAMP := $(if $(PACKAGING)$(filter install install-dkms dist,$(MAKECMDGOALS)),,$(BUILD)/.deps-stamp)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0)
 NL_LIBS = $(shell pkg-config --libs libnl-genl-3.0)
@@ -258,6 +259,7 @@ kernel-doc: $(BUILD)/.deps-stamp
 rst:
 	@echo "  RST     Documentation/"
 	@/usr/bin/python3 tools/lint/rst-check.py Documentation/*.rst
+	@/usr/bin/python3 tools/lint/abi-check.py
 
 lint: checkpatch kernel-doc sparse rst
 
@@ -281,10 +283,11 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # libfabric reads its own directory only: below /usr that is
 # FABRIC_SYSTEM_PROVDIR, elsewhere FI_PROVIDER_PATH must name this one.
 FABRIC_PROVDIR ?= $(LIBDIR)/libfabric
-# Where the system looks whatever PREFIX is.
+# udev and systemd-sysusers read /usr/local/lib as well as /usr/lib; the
+# kernel looks for firmware in /lib/firmware only.
 FIRMWAREDIR ?= /lib/firmware
-UDEVRULESDIR ?= /usr/lib/udev/rules.d
-SYSUSERSDIR ?= /usr/lib/sysusers.d
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 DKMSDIR ?= /usr/src/npo-$(VERSION)
 
 install: dist
@@ -310,6 +313,14 @@ install: dist
 		$(DESTDIR)$(BASHCOMPDIR)/npoctl
 	install -D -m 0644 tools/udev/60-npo.rules $(DESTDIR)$(UDEVRULESDIR)/60-npo.rules
 	install -D -m 0644 tools/udev/npo.sysusers $(DESTDIR)$(SYSUSERSDIR)/npo.conf
+	@# Installed on this host (no DESTDIR): the group, the rule and the
+	@# library take effect now, as the package's postinst does.
+	@if [ -z "$(DESTDIR)" ]; then \
+		ldconfig; \
+		getent group npo >/dev/null || groupadd --system npo; \
+		if [ -d /run/udev ]; then udevadm control --reload && \
+			udevadm trigger --subsystem-match=npo --action=change; fi; \
+	fi
 
 # The module's source as DKMS builds it: Kbuild, driver/, uapi/ and
 # dkms.conf with this version.

@@ -41,7 +41,8 @@ static void usage(FILE *to)
 {
 	fprintf(to,
 		"Usage: npoctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n"
-		"where  OBJECT := { dev | link | lane | monitor | topo | route | queue | clock | job | help }\n"
+		"where  OBJECT := { dev | link | lane | monitor | events | health | topo | route |\n"
+		"                  queue | clock | job | export | help }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"Run 'npoctl OBJECT help' for the commands of an object.\n");
@@ -57,6 +58,7 @@ static const struct {
 	{ "monitor", cmd_monitor },
 	{ "events", cmd_events },
 	{ "health", cmd_health },
+	{ "export", cmd_export },
 	{ "topo", cmd_topo },
 	{ "route", cmd_route },
 	{ "queue", cmd_queue },

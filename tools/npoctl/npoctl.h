@@ -25,6 +25,7 @@ int cmd_monitor(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_link_history(int argc, char **argv);
 int cmd_health(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_topo(int argc, char **argv);
 int cmd_topo_impact(int argc, char **argv);
 int cmd_queue(int argc, char **argv);

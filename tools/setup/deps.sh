@@ -29,7 +29,7 @@ host_packages=(
 	iproute2 rdma-core ibverbs-providers perftest
 	linuxptp gnuplot-nox linux-perf
 	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev
-	debhelper dh-dkms lintian
+	debhelper dh-dkms lintian python3-prometheus-client
 )
 
 apt_install "${host_packages[@]}"

@@ -184,6 +184,12 @@ for k in "$@"; do
 	sed 's/^/  /' "$logs/mpi-$k.log"
 	record_script "kernel $k: MPI" "$logs/mpi-$k.log" $rc2
 
+	echo "== npoctl export read by Prometheus' client library, kernel $k"
+	"$here/export-test.sh" "$k" >"$logs/export-$k.log" 2>&1
+	rc2=$?
+	sed 's/^/  /' "$logs/export-$k.log"
+	record_script "kernel $k: metrics" "$logs/export-$k.log" $rc2
+
 	echo "== a device that cannot count symbol errors, kernel $k"
 	"$here/npo-vm" --kernel "$k" --devices 2 --topology ring \
 		--device-props symbol_errors=off -- sh -c '/sbin/modprobe npo &&

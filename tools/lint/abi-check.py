@@ -1,0 +1,17 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Every sysfs attribute the driver defines (DEVICE_ATTR_* in
+driver/npo_sysfs.c) has its entry in Documentation/ABI/testing/
+sysfs-class-npo, and every entry there names an attribute that exists.
+Prints what is missing or stale; exits 1 if anything is."""
+import re
+import sys
+
+defined = set(re.findall(r"DEVICE_ATTR_R[OW]+\((\w+)\)", open("driver/npo_sysfs.c").read()))
+documented = set(re.findall(r"^What:\s+/sys/class/npo/npoN/(\w+)$",
+                            open("Documentation/ABI/testing/sysfs-class-npo").read(), re.M))
+for name in sorted(defined - documented):
+    print(f"abi-check: /sys/class/npo/npoN/{name} is not in Documentation/ABI")
+for name in sorted(documented - defined):
+    print(f"abi-check: Documentation/ABI names {name}, which the driver does not define")
+sys.exit(1 if defined != documented else 0)
