@@ -25,20 +25,7 @@ static void dev_usage(FILE *to)
 /* The firmware's failure reason from sysfs, or "" if there is none. */
 static void read_fw_error(const char *name, char *buf, size_t len)
 {
-	const char *root = getenv("NPO_SYSFS_ROOT");
-	char path[PATH_MAX];
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "%s/class/npo/%s/fw_error",
-		 root && *root ? root : "/sys", name);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(buf, len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	if (!strcmp(buf, "none"))
+	if (npo_sysfs_read(name, "fw_error", buf, len) || !strcmp(buf, "none"))
 		buf[0] = '\0';
 }
 

@@ -266,26 +266,10 @@ static void families_write(FILE *out)
 
 /* --- devices, from sysfs: no device file to open, so any user can scrape -- */
 
-static const char *sysfs_root(void)
-{
-	const char *root = getenv("NPO_SYSFS_ROOT");
-
-	return root && *root ? root : "/sys";
-}
-
 static void read_attr(const char *dev, const char *attr, char *buf, size_t len)
 {
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(buf, len, "unknown");
-	snprintf(path, sizeof(path), "%s/class/npo/%s/%s", sysfs_root(), dev, attr);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (fgets(buf, len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
+	if (npo_sysfs_read(dev, attr, buf, len))
+		snprintf(buf, len, "unknown");
 }
 
 /* The PCI address behind npoN: devlink names devices by it. */
@@ -296,7 +280,7 @@ static void dev_pci_addr(const char *dev, char *buf, size_t len)
 	const char *slash;
 
 	snprintf(buf, len, "unknown");
-	snprintf(path, sizeof(path), "%s/class/npo/%s/device", sysfs_root(), dev);
+	snprintf(path, sizeof(path), "%s/class/npo/%s/device", npo_sysfs_root(), dev);
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n <= 0)
 		return;
@@ -328,7 +312,7 @@ static int collect_devices(struct dev_names *devs)
 	unsigned int i;
 	DIR *d;
 
-	snprintf(path, sizeof(path), "%s/class/npo", sysfs_root());
+	snprintf(path, sizeof(path), "%s/class/npo", npo_sysfs_root());
 	d = opendir(path);
 	if (!d)
 		return -errno;

@@ -235,13 +235,12 @@ struct pcie_errors {
 static bool read_aer_total(const char *name, const char *kind,
 			   const char *total, unsigned long long *n)
 {
-	const char *root = getenv("NPO_SYSFS_ROOT");
 	char path[PATH_MAX], line[128], key[64];
 	bool found = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/class/npo/%s/device/aer_dev_%s",
-		 root && *root ? root : "/sys", name, kind);
+		 npo_sysfs_root(), name, kind);
 	f = fopen(path, "r");
 	if (!f)
 		return false;

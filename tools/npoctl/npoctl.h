@@ -3,6 +3,7 @@
 #define NPOCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Exit codes: see npoctl(8). */
 #define NPOCTL_EXIT_OK		0
@@ -17,6 +18,11 @@ extern const char *progname;
 
 void npoctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool matches(const char *arg, const char *word);
+
+/* sysfs: /sys, or $NPO_SYSFS_ROOT for tests. */
+const char *npo_sysfs_root(void);
+/* The first line of /sys/class/npo/DEV/ATTR, newline dropped: 0 or -errno. */
+int npo_sysfs_read(const char *dev, const char *attr, char *buf, size_t len);
 
 int cmd_dev(int argc, char **argv);
 int cmd_link(int argc, char **argv);
