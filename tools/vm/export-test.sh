@@ -19,10 +19,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 guest='/sbin/modprobe npo || exit 1
-for i in $(seq 200); do
+# The ring trains in a second; a loaded host may take longer.
+for i in $(seq 600); do
 	[ "$(npoctl -j link | grep -o "\"state\":\"active\"" | wc -l)" -ge 8 ] && break
 	sleep 0.1
 done
+echo "NPO-LINKS-ACTIVE $(npoctl -j link | grep -o "\"state\":\"active\"" | wc -l)"
 scrape() {
 	echo "NPO-SCRAPE-BEGIN $1"
 	npoctl export || echo "NPO-SCRAPE-FAILED $?"
@@ -59,6 +61,8 @@ check "the VM ran the scrapes cleanly, no splat (status $rc)" [ $rc = 0 ]
 check "npoctl export help exits 0" grep -q '^NPO-EXPORT-HELP-OK' "$work/vm.log"
 check "npoctl export with an argument is a usage error (exit 2)" \
 	grep -q '^NPO-EXPORT-BAD-ARG 2$' "$work/vm.log"
+check "the ring's 8 links were up before the first scrape" \
+	grep -q '^NPO-LINKS-ACTIVE 8$' "$work/vm.log"
 /usr/bin/python3 "$here/prom-check.py" "$work/vm.log" || fail=1
 [ $fail = 0 ] || grep -v '^\[' "$work/vm.log" | tail -n 30 | sed 's/^/  # /'
 exit $fail
