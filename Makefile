@@ -42,7 +42,7 @@ KSELFTEST := $(KSRC_PIECES)/tools/testing/selftests
 HARNESS_CFLAGS := -Wno-unused-parameter -Wno-sign-compare
 
 .PHONY: all deps qemu modules userspace firmware runtime provider npoctl npo-perf examples selftests \
-	host-tests host-tests-build lint checkpatch kernel-doc sparse rst initramfs check check-debug \
+	host-tests host-tests-build lint checkpatch kernel-doc sparse rst initramfs check check-debug check-host \
 	demo bench install install-dkms install-tests dist deb mpi \
 	clean distclean
 
@@ -385,6 +385,13 @@ check-debug: deps
 	@bash tools/setup/debug-kernel.sh $(BUILD)
 	@$(MAKE) --no-print-directory all debug-initramfs
 	@BUILD=$(BUILD) bash tools/vm/check.sh --vm-only debug
+
+# The packages on a full Debian 12 host, both kernels (tools/vm/host-test.sh,
+# Documentation/testing.rst): DKMS compiles in TCG, so it is a lane of
+# its own, run before an issue touching packaging is called done.
+check-host: deps
+	@$(MAKE) --no-print-directory qemu deb
+	@BUILD=$(BUILD) bash tools/vm/host-test.sh $(KERNELS)
 
 demo: deps
 	@$(MAKE) --no-print-directory all initramfs

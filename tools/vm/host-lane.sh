@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The package lane's checks, inside a full Debian 12 guest (host-test.sh
+# puts this on the lane disk as run.sh, with the built .debs).  Boot 1
+# installs the packages with apt, as an operator would, and DKMS builds
+# the module for every kernel whose headers are installed; later boots,
+# into the other kernel, install nothing.  Every boot then checks what a
+# host gets with no hand work: the module loaded by udev from the PCI
+# modalias (nobody runs modprobe), device files root:npo 0660, a member
+# of group npo running npoctl and npo-perf, a non-member refused.
+#
+# Prints "ok - ..." / "not ok - ..." lines; exits 1 if any failed.
+#
+# Usage: run.sh BOOT
+set -u
+boot=${1:?usage: run.sh BOOT}
+lane=/mnt/lane
+kver=$(uname -r)
+fail=0
+# check DESCRIPTION COMMAND..., from the host tests' own helpers.
+. "$lane/lib.sh"
+
+if [ "$boot" = 1 ]; then
+	# The guest has no network: everything the packages need is in the
+	# image, and apt takes the .debs from the lane disk.
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		"$lane"/debs/*.deb >"$lane/apt-install.log" 2>&1
+	rc=$?
+	[ $rc = 0 ] || tail -n 30 "$lane/apt-install.log"
+	check "apt installs the packages ($(ls "$lane"/debs | wc -l) .debs)" [ $rc = 0 ]
+	dkms status npo >"$lane/dkms-status" 2>&1
+	cat "$lane/dkms-status"
+	# The kernels host-test.sh will boot, each of which must have it.
+	for k in $(cat "$lane/kernels"); do
+		check "DKMS built and installed npo for $k" \
+			grep -q "^npo/[^,]*, $k, [^:]*: installed" "$lane/dkms-status"
+	done
+	adduser --quiet --disabled-password --gecos '' alice
+	adduser --quiet --disabled-password --gecos '' bob
+	adduser --quiet alice npo
+	# The devices were probed at this boot before the module existed: tell
+	# udev about them again, as a hot-plug would.
+	udevadm trigger --action=add --subsystem-match=pci
+	udevadm settle
+fi
+
+# udev loaded it: nothing in this lane runs modprobe.
+for _ in $(seq 100); do
+	[ -e /dev/npo1 ] && break
+	sleep 0.1
+done
+check "npo.ko loaded by udev from the PCI modalias on $kver" \
+	grep -q '^npo ' /proc/modules
+check "it is DKMS's build for $kver" \
+	sh -c "modinfo -n npo | grep -q '^/lib/modules/$kver/updates/dkms/npo.ko'"
+for dev in /dev/npo0 /dev/npo1; do
+	check "$dev is root:npo 0660 ($(stat -c '%U:%G %a' $dev 2>&1))" \
+		[ "$(stat -c '%U:%G %a' $dev 2>/dev/null)" = "root:npo 660" ]
+done
+# The links take a moment to train after the module loads.
+for _ in $(seq 100); do
+	npoctl link show npo0/0 2>/dev/null | grep -q active && break
+	sleep 0.1
+done
+# Each tool gets two minutes: a hang is a failure, not the lane's end.
+timeout 120 runuser -u alice -- npoctl link >"$lane/alice-link.log" 2>&1
+rc=$?
+cat "$lane/alice-link.log"
+check "alice (group npo) runs npoctl link (status $rc)" \
+	sh -c "[ $rc = 0 ] && grep -q 'npo0/0.*active' '$lane/alice-link.log'"
+timeout 120 runuser -u alice -- npo-perf -d npo0 -r npo1 -s 64K -n 100 write bw \
+	>"$lane/alice-perf.log" 2>&1
+rc=$?
+tail -n 5 "$lane/alice-perf.log"
+check "alice runs npo-perf between npo0 and npo1 (status $rc)" [ $rc = 0 ]
+timeout 120 runuser -u bob -- npo-perf -d npo0 -r npo1 -s 64K -n 100 write bw \
+	>"$lane/bob-perf.log" 2>&1
+rc=$?
+tail -n 3 "$lane/bob-perf.log"
+check "bob (not in group npo) is refused (status $rc, EACCES)" \
+	sh -c "[ $rc != 0 ] && grep -qi 'permission denied' '$lane/bob-perf.log'"
+exit $fail
