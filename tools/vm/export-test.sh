@@ -25,12 +25,18 @@ for i in $(seq 600); do
 	sleep 0.1
 done
 echo "NPO-LINKS-ACTIVE $(npoctl -j link | grep -o "\"state\":\"active\"" | wc -l)"
+# Each scrape goes to a file and all are printed at the end with the
+# console quiet: a kernel message (a link going down is a warning) on the
+# serial console can land in the middle of a line.  The guest init still
+# checks dmesg for splats.
 scrape() {
-	echo "NPO-SCRAPE-BEGIN $1"
-	npoctl export || echo "NPO-SCRAPE-FAILED $?"
-	echo "NPO-SCRAPE-END"
-	echo "NPO-LINK-JSON $1 $(npoctl -j link)"
-	echo "NPO-LANE-JSON $1 $(npoctl -j lane npo2/1)"
+	{
+		echo "NPO-SCRAPE-BEGIN $1"
+		npoctl export || echo "NPO-SCRAPE-FAILED $?"
+		echo "NPO-SCRAPE-END"
+		echo "NPO-LINK-JSON $1 $(npoctl -j link)"
+		echo "NPO-LANE-JSON $1 $(npoctl -j lane npo2/1)"
+	} >"/tmp/scrape-$1"
 }
 scrape before
 echo "cut 0 1" >/sys/kernel/debug/npo/npo0/fault
@@ -51,7 +57,9 @@ done
 echo "NPO-SICK-STATE $(cat /sys/class/npo/npo3/state)"
 scrape sick
 npoctl export help >/dev/null && echo NPO-EXPORT-HELP-OK
-npoctl export bogus 2>/dev/null; echo "NPO-EXPORT-BAD-ARG $?"'
+npoctl export bogus 2>/dev/null; echo "NPO-EXPORT-BAD-ARG $?"
+dmesg -n 1
+cat /tmp/scrape-before /tmp/scrape-after /tmp/scrape-sick'
 
 fail=0
 "$here/npo-vm" --kernel "$kernel" --devices 4 --topology ring -- sh -c "$guest" \

@@ -227,4 +227,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Exception as e:  # a scrape that breaks the checks is a failure
+        print(f"not ok - the scrapes could be checked: {type(e).__name__}: {e}")
+        sys.exit(1)
