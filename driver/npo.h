@@ -66,7 +66,9 @@ extern unsigned int npo_dbg_mask;
 } while (0)
 
 struct npo_dev;
+struct firmware;
 struct netlink_callback;
+struct netlink_ext_ack;
 struct sk_buff;
 
 /* Retrain backoff after a training failure (npo_link.c). */
@@ -680,6 +682,9 @@ struct npo_rt_route {
  * @fw_version: running firmware version, 0 if none; written under
  *	@state_lock, read with READ_ONCE by GET_INFO and sysfs.
  * @fw_error: why the firmware is not running, "" if it is.
+ * @flash: the device's firmware flash as it last said (npo_fw_flash.c):
+ *	FLASH_STATE and each slot's version, 0 without CAPS.FLASH; written
+ *	under @state_lock, read with READ_ONCE.
  * @mbox_lock: serialises mailbox commands: the mailbox holds one at a time.
  * @mbox_done: completed by the interrupt handler when a command finishes.
  * @stops: how often the device was stopped (npo_health.c); a command that
@@ -777,6 +782,10 @@ struct npo_dev {
 	wait_queue_head_t state_wq;
 	u32 fw_version;
 	char fw_error[96];
+	struct {
+		u32 state;
+		u32 slot_version[2];
+	} flash;
 
 	struct mutex mbox_lock; /* one mailbox command at a time */
 	struct completion mbox_done;
@@ -1128,7 +1137,19 @@ const char *npo_clock_state_name(unsigned int state);
 const char *npo_clock_role_name(unsigned int role);
 
 /* npo_fw.c */
+int npo_fw_precheck(const struct firmware *fw, const char **why);
 int npo_fw_load(struct npo_dev *ndev);
+
+/* npo_fw_flash.c */
+void npo_fw_flash_refresh(struct npo_dev *ndev);
+int npo_fw_flash_update(struct npo_dev *ndev, const struct firmware *fw,
+			struct netlink_ext_ack *extack);
+int npo_fw_flash_can_activate(struct npo_dev *ndev,
+			      struct netlink_ext_ack *extack);
+int npo_fw_flash_activate(struct npo_dev *ndev,
+			  struct netlink_ext_ack *extack);
+int npo_fw_flash_erase(struct npo_dev *ndev, unsigned int slot);
+const char *npo_fw_slot_name(unsigned int slot);
 
 /* npo_cdev.c */
 int npo_cdev_init(void);

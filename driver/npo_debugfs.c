@@ -27,6 +27,9 @@ static const struct debugfs_reg32 npo_debugfs_regs[] = {
 	NPO_REG32(FW_VERSION),
 	NPO_REG32(FW_ERROR),
 	NPO_REG32(RESET_COUNT),
+	NPO_REG32(FLASH_STATE),
+	NPO_REG32(SLOT_A_VERSION),
+	NPO_REG32(SLOT_B_VERSION),
 	NPO_REG32(MBOX_STATUS),
 	NPO_REG32(IRQ_STATUS),
 	NPO_REG32(IRQ_MASK),
@@ -99,6 +102,8 @@ DEFINE_SHOW_ATTRIBUTE(npo_debugfs_timesync);
  *   fwhang                the firmware stops answering
  *   fwassert CODE         the firmware asserts with reason CODE (hex)
  *   parity                the queue engine fails: device-fatal
+ *   fwbootfail            the next image tried from flash does not come up
+ *   flashcorrupt a|b      a bit of that flash slot's image flips
  *   clear                 remove every fault
  */
 static ssize_t npo_debugfs_fault_write(struct file *file,
@@ -119,10 +124,12 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_PARITY] = "parity",
 		[NPO_HW_FAULT_BER_RAMP] = "berramp",
 		[NPO_HW_FAULT_RX_DRIFT] = "rxdrift",
+		[NPO_HW_FAULT_FW_BOOT_FAIL] = "fwbootfail",
+		[NPO_HW_FAULT_FLASH_CORRUPT] = "flashcorrupt",
 	};
 	struct npo_dev *ndev = file->private_data;
 	unsigned int kind, port = 0, lane = 0, value = 0;
-	char buf[64], word[9];
+	char buf[64], word[13], slot;
 	u32 args[2];
 	int err;
 
@@ -131,7 +138,7 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	if (sscanf(buf, "%8s", word) != 1)
+	if (sscanf(buf, "%12s", word) != 1)
 		return -EINVAL;
 	for (kind = 0; kind < ARRAY_SIZE(kinds); kind++)
 		if (!strcmp(word, kinds[kind]))
@@ -163,6 +170,15 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	case NPO_HW_FAULT_FW_HANG:
 	case NPO_HW_FAULT_PARITY:
 		break;
+	case NPO_HW_FAULT_FW_BOOT_FAIL:
+		value = 1;
+		break;
+	case NPO_HW_FAULT_FLASH_CORRUPT:
+		if (sscanf(buf, "%*s %c", &slot) != 1 ||
+		    (slot != 'a' && slot != 'b'))
+			return -EINVAL;
+		value = slot == 'a' ? NPO_SLOT_A : NPO_SLOT_B;
+		break;
 	case NPO_HW_FAULT_FW_ASSERT:
 		if (sscanf(buf, "%*s %x", &value) != 1)
 			return -EINVAL;
@@ -178,12 +194,44 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	args[1] = value;
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FAULT, args, ARRAY_SIZE(args),
 			    NULL, 0);
+	if (!err && kind == NPO_HW_FAULT_FLASH_CORRUPT)
+		npo_fw_flash_refresh(ndev);
 	/* A device-fatal fault stops the device before the command returns. */
 	if (err == -ENODEV && (kind == NPO_HW_FAULT_FW_ASSERT ||
 			       kind == NPO_HW_FAULT_PARITY))
 		err = 0;
 	return err ? err : len;
 }
+
+/*
+ * flash_erase: write "a" or "b" to erase that flash slot, so that a test
+ * leaves the device booting as it found it.
+ */
+static ssize_t npo_debugfs_flash_erase_write(struct file *file,
+					     const char __user *ubuf,
+					     size_t len, loff_t *ppos)
+{
+	struct npo_dev *ndev = file->private_data;
+	char buf[4];
+	int err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	if (!sysfs_streq(buf, "a") && !sysfs_streq(buf, "b"))
+		return -EINVAL;
+	err = npo_fw_flash_erase(ndev, buf[0] == 'a' ? NPO_SLOT_A : NPO_SLOT_B);
+	return err ? err : len;
+}
+
+static const struct file_operations npo_debugfs_flash_erase_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = npo_debugfs_flash_erase_write,
+	.llseek = default_llseek,
+};
 
 static const struct file_operations npo_debugfs_fault_fops = {
 	.owner = THIS_MODULE,
@@ -221,6 +269,9 @@ void npo_debugfs_add(struct npo_dev *ndev)
 	if (ndev->caps & NPO_CAPS_FAULT_INJECT)
 		debugfs_create_file("fault", 0200, ndev->debugfs, ndev,
 				    &npo_debugfs_fault_fops);
+	if (ndev->caps & NPO_CAPS_FLASH)
+		debugfs_create_file("flash_erase", 0200, ndev->debugfs, ndev,
+				    &npo_debugfs_flash_erase_fops);
 	regset = devm_kzalloc(&ndev->pdev->dev, sizeof(*regset), GFP_KERNEL);
 	if (!regset)
 		return;

@@ -2,10 +2,12 @@
 /*
  * NPO devlink instance: one per device, named after its PCI function, as
  * iproute2's devlink shows it.  It describes the device (`devlink dev
- * info`), lists its link ports (`devlink port`) and carries the health
- * reporters: the device's "fw" (npo_fw_health.c) and each port's "link"
- * (npo_link_health.c).
+ * info`), lists its link ports (`devlink port`), updates its firmware
+ * (`devlink dev flash`, `devlink dev reload action fw_activate`;
+ * npo_fw_flash.c) and carries the health reporters: the device's "fw"
+ * (npo_fw_health.c) and each port's "link" (npo_link_health.c).
  */
+#include <linux/firmware.h>
 #include <linux/pci.h>
 #include <net/devlink.h>
 #include <uapi/linux/npo_fw.h>
@@ -19,6 +21,55 @@ struct npo_devlink {
 static struct npo_dev *npo_devlink_dev(struct devlink *devlink)
 {
 	return ((struct npo_devlink *)devlink_priv(devlink))->ndev;
+}
+
+static void npo_devlink_fw_str(char *buf, size_t size, u32 v)
+{
+	snprintf(buf, size, "%u.%u.%u", NPO_FW_VERSION_MAJOR(v),
+		 NPO_FW_VERSION_MINOR(v), NPO_FW_VERSION_PATCH(v));
+}
+
+/*
+ * Stored: "fw" is what the next reset boots, "fw.slot_a" and "fw.slot_b"
+ * what each slot holds; a slot that is erased or damaged is left out.
+ */
+static int npo_devlink_info_flash(struct npo_dev *ndev,
+				  struct devlink_info_req *req)
+{
+	static const char * const names[] = { "fw.slot_a", "fw.slot_b" };
+	unsigned int next, i;
+	char buf[32];
+	u32 state, v;
+	int err;
+
+	if (!(ndev->caps & NPO_CAPS_FLASH))
+		return 0;
+	down_read(&ndev->remove_lock);
+	if (ndev->pdev)
+		npo_fw_flash_refresh(ndev);
+	up_read(&ndev->remove_lock);
+	state = READ_ONCE(ndev->flash.state);
+	next = FIELD_GET(NPO_FLASH_STATE_PENDING, state) ?:
+	       FIELD_GET(NPO_FLASH_STATE_ACTIVE, state);
+	v = next ? READ_ONCE(ndev->flash.slot_version[next - 1]) : 0;
+	if (v) {
+		npo_devlink_fw_str(buf, sizeof(buf), v);
+		err = devlink_info_version_stored_put(req,
+						      DEVLINK_INFO_VERSION_GENERIC_FW,
+						      buf);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		v = READ_ONCE(ndev->flash.slot_version[i]);
+		if (!v)
+			continue;
+		npo_devlink_fw_str(buf, sizeof(buf), v);
+		err = devlink_info_version_stored_put(req, names[i], buf);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int npo_devlink_info_get(struct devlink *devlink,
@@ -62,18 +113,56 @@ static int npo_devlink_info_get(struct devlink *devlink,
 					     buf);
 	if (err)
 		return err;
+	err = npo_devlink_info_flash(ndev, req);
+	if (err)
+		return err;
 	/* No firmware runs after a failed load or a crash: say nothing. */
 	if (!fw)
 		return 0;
-	snprintf(buf, sizeof(buf), "%u.%u.%u", NPO_FW_VERSION_MAJOR(fw),
-		 NPO_FW_VERSION_MINOR(fw), NPO_FW_VERSION_PATCH(fw));
+	npo_devlink_fw_str(buf, sizeof(buf), fw);
 	return devlink_info_version_running_put(req,
 						DEVLINK_INFO_VERSION_GENERIC_FW,
 						buf);
 }
 
+static int npo_devlink_flash_update(struct devlink *devlink,
+				    struct devlink_flash_update_params *params,
+				    struct netlink_ext_ack *extack)
+{
+	return npo_fw_flash_update(npo_devlink_dev(devlink), params->fw, extack);
+}
+
+static int npo_devlink_reload_down(struct devlink *devlink, bool netns_change,
+				   enum devlink_reload_action action,
+				   enum devlink_reload_limit limit,
+				   struct netlink_ext_ack *extack)
+{
+	if (netns_change) {
+		NL_SET_ERR_MSG_MOD(extack, "NPO devices do not change network namespace");
+		return -EOPNOTSUPP;
+	}
+	return npo_fw_flash_can_activate(npo_devlink_dev(devlink), extack);
+}
+
+static int npo_devlink_reload_up(struct devlink *devlink,
+				 enum devlink_reload_action action,
+				 enum devlink_reload_limit limit,
+				 u32 *actions_performed,
+				 struct netlink_ext_ack *extack)
+{
+	int err = npo_fw_flash_activate(npo_devlink_dev(devlink), extack);
+
+	if (!err)
+		*actions_performed = BIT(DEVLINK_RELOAD_ACTION_FW_ACTIVATE);
+	return err;
+}
+
 static const struct devlink_ops npo_devlink_ops = {
 	.info_get = npo_devlink_info_get,
+	.flash_update = npo_devlink_flash_update,
+	.reload_actions = BIT(DEVLINK_RELOAD_ACTION_FW_ACTIVATE),
+	.reload_down = npo_devlink_reload_down,
+	.reload_up = npo_devlink_reload_up,
 };
 
 /**
@@ -165,6 +254,9 @@ int npo_devlink_register(struct npo_dev *ndev)
 	err = npo_clock_health_create(ndev);
 	if (err)
 		goto err_queue;
+#ifdef NPO_DEVLINK_SET_FEATURES
+	devlink_set_features(ndev->devlink, DEVLINK_F_RELOAD);
+#endif
 	devlink_register(ndev->devlink);
 	/* devlink hears of links from here on, not before it shows them. */
 	npo_link_health_start(ndev);

@@ -25,7 +25,17 @@ static void npo_fw_fail(struct npo_dev *ndev, int err, const char *why)
 			   NPO_DEV_STATE_FW_ERROR);
 }
 
-static int npo_fw_precheck(const struct firmware *fw, const char **why)
+/**
+ * npo_fw_precheck() - is this file an NPO firmware image at all?
+ * @fw: the file.
+ * @why: set to the reason when it is not.
+ *
+ * Only enough for a clear message about an obviously wrong file: the
+ * device validates the image.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int npo_fw_precheck(const struct firmware *fw, const char **why)
 {
 	const struct npo_fw_header *h = (const void *)fw->data;
 
@@ -44,9 +54,46 @@ static int npo_fw_precheck(const struct firmware *fw, const char **why)
 	return 0;
 }
 
+/*
+ * The device booted firmware from its flash: take it as it is.  Returns
+ * false if nothing from flash runs, so the caller loads the host's image.
+ */
+static bool npo_fw_from_flash(struct npo_dev *ndev)
+{
+	u32 state, seen, version, failed;
+
+	if (!(ndev->caps & NPO_CAPS_FLASH))
+		return false;
+	seen = READ_ONCE(ndev->flash.state);
+	npo_fw_flash_refresh(ndev);
+	state = READ_ONCE(ndev->flash.state);
+	failed = FIELD_GET(NPO_FLASH_STATE_FAILED, state);
+	/* The device keeps the record of a fallback: say it once. */
+	if ((state & NPO_FLASH_STATE_FELL_BACK) && state != seen)
+		npo_warn(ndev, "firmware in flash slot %s did not come up: %s\n",
+			 npo_fw_slot_name(failed),
+			 npo_mbox_result_str(FIELD_GET(NPO_FLASH_STATE_BOOT_ERROR,
+						       state)));
+	version = npo_rd32(ndev, NPO_REG_FW_VERSION);
+	if (!(npo_rd32(ndev, NPO_REG_STATUS) & NPO_STATUS_FW_RUNNING) ||
+	    !version)
+		return false;
+	WRITE_ONCE(ndev->fw_version, version);
+	ndev->fw_error[0] = '\0';
+	npo_info(ndev, "firmware %u.%u.%u running from flash slot %s%s\n",
+		 NPO_FW_VERSION_MAJOR(version), NPO_FW_VERSION_MINOR(version),
+		 NPO_FW_VERSION_PATCH(version),
+		 npo_fw_slot_name(FIELD_GET(NPO_FLASH_STATE_RUNNING, state)),
+		 state & NPO_FLASH_STATE_FELL_BACK ? " (fell back)" : "");
+	return true;
+}
+
 /**
  * npo_fw_load() - load and start the device firmware
  * @ndev: the device, freshly reset.
+ *
+ * A device that booted firmware from its flash keeps it; one whose flash
+ * holds nothing that came up gets the image in /lib/firmware.
  *
  * On failure the device is left in %NPO_DEV_STATE_FW_ERROR with the reason
  * in @ndev->fw_error; the device itself keeps links and DMA off while no
@@ -67,6 +114,8 @@ int npo_fw_load(struct npo_dev *ndev)
 
 	lockdep_assert_held(&ndev->state_lock);
 	WRITE_ONCE(ndev->fw_version, 0);
+	if (npo_fw_from_flash(ndev))
+		return 0;
 
 	err = request_firmware(&fw, fw_name, dev);
 	if (err) {
@@ -114,6 +163,7 @@ int npo_fw_load(struct npo_dev *ndev)
 	}
 	WRITE_ONCE(ndev->fw_version, version);
 	ndev->fw_error[0] = '\0';
+	npo_fw_flash_refresh(ndev);
 	npo_info(ndev, "firmware %s version %u.%u.%u running\n", fw_name,
 		 NPO_FW_VERSION_MAJOR(version), NPO_FW_VERSION_MINOR(version),
 		 NPO_FW_VERSION_PATCH(version));

@@ -33,6 +33,8 @@ static const struct npo_mbox_result_desc npo_mbox_results[] = {
 	[NPO_MBOX_ERR_EXISTS] = { "already in use", -EEXIST },
 	[NPO_MBOX_ERR_NOENT] = { "no such object", -ENOENT },
 	[NPO_MBOX_ERR_NOMEM] = { "out of device memory", -ENOSPC },
+	[NPO_MBOX_ERR_FW_TARGET] = { "image is for another device", -ENOEXEC },
+	[NPO_MBOX_ERR_FW_BOOT] = { "no sign of life after start", -EIO },
 };
 
 static const struct npo_mbox_result_desc *npo_mbox_result(unsigned int result)

@@ -36,6 +36,7 @@
 #define   NPO_IF_MINOR_QUEUE_PORTS	12	/* the ports a queue uses */
 #define   NPO_IF_MINOR_SELF_TEST	12	/* PRBS.HOLD */
 #define   NPO_IF_MINOR_ROUTING		13	/* route table, link messages */
+#define   NPO_IF_MINOR_FLASH		14	/* firmware flash, A/B slots */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -43,6 +44,7 @@
 #define   NPO_CAPS_FAULT_INJECT		BIT(3)
 #define   NPO_CAPS_QUEUES		BIT(4)
 #define   NPO_CAPS_CLOCK		BIT(5)	/* interface 1.4 */
+#define   NPO_CAPS_FLASH		BIT(6)	/* interface 1.14 */
 #define NPO_REG_GEOMETRY		0x00c
 #define   NPO_GEOMETRY_PORTS		GENMASK(7, 0)
 #define   NPO_GEOMETRY_LANES		GENMASK(15, 8)
@@ -71,6 +73,33 @@
 #define   NPO_FATAL_NONE		0
 #define   NPO_FATAL_FW_ASSERT		1	/* crash record filled */
 #define   NPO_FATAL_PARITY		2	/* queue engine */
+#define NPO_REG_FLASH_STATE		0x05c	/* interface 1.14 */
+#define   NPO_FLASH_STATE_RUNNING	GENMASK(1, 0)	/* NPO_FW_FROM_* */
+#define   NPO_FLASH_STATE_ACTIVE	GENMASK(3, 2)	/* NPO_SLOT_* */
+#define   NPO_FLASH_STATE_PENDING	GENMASK(5, 4)	/* NPO_SLOT_* */
+#define   NPO_FLASH_STATE_FAILED	GENMASK(7, 6)	/* did not boot */
+#define   NPO_FLASH_STATE_FELL_BACK	BIT(8)
+#define   NPO_FLASH_STATE_BOOT_ERROR	GENMASK(23, 16)	/* a result code */
+#define NPO_REG_SLOT_A_VERSION		0x060	/* interface 1.14 */
+#define NPO_REG_SLOT_B_VERSION		0x064	/* interface 1.14 */
+
+/* Flash slots: FLASH_STATE's ACTIVE and PENDING, FLASH_ERASE's argument. */
+enum npo_flash_slot {
+	NPO_SLOT_NONE = 0,
+	NPO_SLOT_A = 1,
+	NPO_SLOT_B = 2,
+};
+
+/* FLASH_STATE.RUNNING: where the running firmware came from. */
+enum npo_fw_from {
+	NPO_FW_FROM_NONE = 0,
+	NPO_FW_FROM_SLOT_A = 1,
+	NPO_FW_FROM_SLOT_B = 2,
+	NPO_FW_FROM_HOST = 3,		/* FW_LOAD */
+};
+
+/* FLASH_DATA moves at most this much at a time. */
+#define NPO_FLASH_CHUNK_MAX		(64 * 1024)
 /* Advances at least this often while the firmware runs. */
 #define NPO_HEARTBEAT_PERIOD_MS		100
 
@@ -115,6 +144,10 @@ enum npo_mbox_opcode {
 	NPO_MBOX_OP_TIME_RECV = 0x41,
 	NPO_MBOX_OP_LMSG_SEND = 0x42,		/* interface 1.13 */
 	NPO_MBOX_OP_LMSG_RECV = 0x43,		/* interface 1.13 */
+	NPO_MBOX_OP_FLASH_BEGIN = 0x50,		/* interface 1.14 */
+	NPO_MBOX_OP_FLASH_DATA = 0x51,		/* interface 1.14 */
+	NPO_MBOX_OP_FLASH_COMMIT = 0x52,	/* interface 1.14 */
+	NPO_MBOX_OP_FLASH_ERASE = 0x53,		/* interface 1.14 */
 };
 
 /* Mailbox results; FW_LOAD rejections are also latched in NPO_REG_FW_ERROR. */
@@ -135,6 +168,8 @@ enum npo_mbox_result {
 	NPO_MBOX_ERR_EXISTS = 13,
 	NPO_MBOX_ERR_NOENT = 14,
 	NPO_MBOX_ERR_NOMEM = 15,
+	NPO_MBOX_ERR_FW_TARGET = 16,		/* interface 1.14 */
+	NPO_MBOX_ERR_FW_BOOT = 17,		/* 1.14, FLASH_STATE only */
 };
 
 /* Interrupts: MSI-X vector 0 carries every source below. */
@@ -369,6 +404,8 @@ enum npo_hw_fault_kind {
 	NPO_HW_FAULT_PARITY = 10,	/* the queue engine fails */
 	NPO_HW_FAULT_BER_RAMP = 11,	/* 1/100 decades/s (interface 1.9) */
 	NPO_HW_FAULT_RX_DRIFT = 12,	/* 1/1000 dB/s of extra loss */
+	NPO_HW_FAULT_FW_BOOT_FAIL = 13,	/* next pending image (interface 1.14) */
+	NPO_HW_FAULT_FLASH_CORRUPT = 14, /* a bit of this slot flips */
 	NPO_HW_NUM_FAULTS
 };
 

@@ -110,7 +110,116 @@ static const struct attribute_group npo_dev_group = {
 	.attrs = npo_dev_attrs,
 };
 
+/*
+ * flash/: the firmware flash as the device last said (npo_fw_flash.c), on
+ * devices that have one.
+ */
+static u32 npo_flash_state(struct device *dev)
+{
+	return READ_ONCE(to_npo_dev(dev)->flash.state);
+}
+
+static ssize_t running_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	static const char * const from[] = {
+		[NPO_FW_FROM_NONE] = "none",
+		[NPO_FW_FROM_SLOT_A] = "a",
+		[NPO_FW_FROM_SLOT_B] = "b",
+		[NPO_FW_FROM_HOST] = "host",
+	};
+
+	if (!READ_ONCE(to_npo_dev(dev)->fw_version))
+		return sysfs_emit(buf, "none\n");
+	return sysfs_emit(buf, "%s\n",
+			  from[FIELD_GET(NPO_FLASH_STATE_RUNNING,
+					 npo_flash_state(dev))]);
+}
+static DEVICE_ATTR_RO(running);
+
+static ssize_t active_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	u32 slot = FIELD_GET(NPO_FLASH_STATE_ACTIVE, npo_flash_state(dev));
+
+	return sysfs_emit(buf, "%s\n", npo_fw_slot_name(slot));
+}
+static DEVICE_ATTR_RO(active);
+
+static ssize_t pending_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	u32 slot = FIELD_GET(NPO_FLASH_STATE_PENDING, npo_flash_state(dev));
+
+	return sysfs_emit(buf, "%s\n", npo_fw_slot_name(slot));
+}
+static DEVICE_ATTR_RO(pending);
+
+static ssize_t npo_slot_show(struct device *dev, char *buf, unsigned int i)
+{
+	u32 v = READ_ONCE(to_npo_dev(dev)->flash.slot_version[i]);
+
+	if (!v)
+		return sysfs_emit(buf, "none\n");
+	return sysfs_emit(buf, "%u.%u.%u\n", NPO_FW_VERSION_MAJOR(v),
+			  NPO_FW_VERSION_MINOR(v), NPO_FW_VERSION_PATCH(v));
+}
+
+static ssize_t slot_a_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return npo_slot_show(dev, buf, 0);
+}
+static DEVICE_ATTR_RO(slot_a);
+
+static ssize_t slot_b_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return npo_slot_show(dev, buf, 1);
+}
+static DEVICE_ATTR_RO(slot_b);
+
+static ssize_t last_boot_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	u32 state = npo_flash_state(dev);
+
+	if (!(state & NPO_FLASH_STATE_FELL_BACK))
+		return sysfs_emit(buf, "ok\n");
+	return sysfs_emit(buf, "slot %s did not boot: %s\n",
+			  npo_fw_slot_name(FIELD_GET(NPO_FLASH_STATE_FAILED,
+						     state)),
+			  npo_mbox_result_str(FIELD_GET(NPO_FLASH_STATE_BOOT_ERROR,
+							state)));
+}
+static DEVICE_ATTR_RO(last_boot);
+
+static struct attribute *npo_flash_attrs[] = {
+	&dev_attr_running.attr,
+	&dev_attr_active.attr,
+	&dev_attr_pending.attr,
+	&dev_attr_slot_a.attr,
+	&dev_attr_slot_b.attr,
+	&dev_attr_last_boot.attr,
+	NULL
+};
+
+static umode_t npo_flash_visible(struct kobject *kobj, struct attribute *attr,
+				 int n)
+{
+	struct npo_dev *ndev = to_npo_dev(kobj_to_dev(kobj));
+
+	return ndev->caps & NPO_CAPS_FLASH ? attr->mode : 0;
+}
+
+static const struct attribute_group npo_flash_group = {
+	.name = "flash",
+	.attrs = npo_flash_attrs,
+	.is_visible = npo_flash_visible,
+};
+
 const struct attribute_group *npo_dev_groups[] = {
 	&npo_dev_group,
+	&npo_flash_group,
 	NULL
 };

@@ -28,6 +28,8 @@ struct fw_source {
 	int have_link;
 	struct npo_fw_eq_preset presets[MAX_PRESETS];
 	unsigned int num_presets;
+	struct npo_fw_target target;
+	int have_target;
 };
 
 static const char *src_path;
@@ -147,6 +149,17 @@ static void parse_source(const char *path, struct fw_source *src)
 			strcpy(src->info, rest);
 		} else if (!strcmp(key, "link")) {
 			parse_link(src, rest);
+		} else if (!strcmp(key, "target")) {
+			unsigned int vendor, device;
+			char end;
+
+			if (sscanf(rest, "%x:%x%c", &vendor, &device, &end) != 2 ||
+			    !vendor || !device || vendor > 0xffff ||
+			    device > 0xffff || src->have_target)
+				die("expected one 'target VENDOR:DEVICE', PCI ids in hex");
+			src->target.vendor = htole16(vendor);
+			src->target.device = htole16(device);
+			src->have_target = 1;
 		} else if (!strcmp(key, "preset")) {
 			char *id = strtok_r(NULL, " \t", &save);
 			char *pre = strtok_r(NULL, " \t", &save);
@@ -198,7 +211,7 @@ static void cmd_build(const char *in, const char *out)
 	struct npo_fw_header *h;
 	struct npo_fw_section *sec;
 	struct npo_fw_contents check;
-	size_t off, len, info_len, presets_len;
+	size_t off, len, info_len, presets_len, nsec;
 	enum npo_fw_verdict v;
 	uint8_t *img;
 	FILE *f;
@@ -206,9 +219,11 @@ static void cmd_build(const char *in, const char *out)
 	parse_source(in, &src);
 	info_len = strlen(src.info) + 1;
 	presets_len = src.num_presets * sizeof(src.presets[0]);
-	off = align8(sizeof(*h) + 3 * sizeof(*sec));
+	nsec = src.have_target ? 4 : 3;
+	off = align8(sizeof(*h) + nsec * sizeof(*sec));
 	len = off + align8(info_len) + align8(presets_len) +
-	      align8(sizeof(src.link));
+	      align8(sizeof(src.link)) +
+	      (src.have_target ? align8(sizeof(src.target)) : 0);
 	img = calloc(1, len);
 	if (!img)
 		die("out of memory");
@@ -221,7 +236,7 @@ static void cmd_build(const char *in, const char *out)
 	h->fw_version = htole32(NPO_FW_VERSION(src.major, src.minor,
 					       src.patch));
 	h->total_length = htole32(len);
-	h->num_sections = htole32(3);
+	h->num_sections = htole32(nsec);
 	h->build_time = htole64((uint64_t)build_time(in));
 	memcpy(h->name, src.name, strlen(src.name));
 
@@ -235,6 +250,9 @@ static void cmd_build(const char *in, const char *out)
 	ADD_SECTION(0, NPO_FW_SEC_INFO, src.info, info_len);
 	ADD_SECTION(1, NPO_FW_SEC_EQ_PRESETS, src.presets, presets_len);
 	ADD_SECTION(2, NPO_FW_SEC_LINK_PARAMS, &src.link, sizeof(src.link));
+	if (src.have_target)
+		ADD_SECTION(3, NPO_FW_SEC_TARGET, &src.target,
+			    sizeof(src.target));
 #undef ADD_SECTION
 
 	h->crc32 = htole32(npo_fw_crc(img, len));
@@ -282,6 +300,11 @@ static void cmd_info(const char *path)
 	       NPO_FW_VERSION_PATCH(c.fw_version));
 	if (c.info)
 		printf("info:     %s\n", c.info);
+	if (c.has_target)
+		printf("target:   PCI %04x:%04x\n", c.target_vendor,
+		       c.target_device);
+	else
+		printf("target:   none (loads anywhere; cannot be flashed)\n");
 	printf("link:     detect %u ms, polling %u ms, config %u ms, BER < 1e-%u, replay limit %u\n",
 	       le16toh(c.link.detect_timeout_ms),
 	       le16toh(c.link.polling_timeout_ms),

@@ -91,6 +91,19 @@ static enum npo_fw_verdict check_section(const uint8_t *img,
 		    !out->link.config_timeout_ms)
 			return NPO_FW_BAD_SECTION;
 		return NPO_FW_VALID;
+	case NPO_FW_SEC_TARGET: {
+		struct npo_fw_target t;
+
+		if (len != sizeof(t) || out->has_target)
+			return NPO_FW_BAD_SECTION;
+		memcpy(&t, img + off, len);
+		if (!t.vendor || !t.device || t.rsvd)
+			return NPO_FW_BAD_SECTION;
+		out->has_target = 1;
+		out->target_vendor = le16toh(t.vendor);
+		out->target_device = le16toh(t.device);
+		return NPO_FW_VALID;
+	}
 	default:
 		/* Unknown sections are skipped: newer images stay loadable. */
 		return NPO_FW_VALID;

@@ -28,6 +28,8 @@ struct npo_fw_contents {
 	unsigned int num_presets;
 	struct npo_fw_link_params link;
 	const char *info;			/* points into the image */
+	int has_target;				/* a TARGET section is there */
+	uint16_t target_vendor, target_device;	/* what it names */
 };
 
 enum npo_fw_verdict npo_fw_validate(const void *image, size_t len,

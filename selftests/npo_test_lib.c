@@ -276,13 +276,15 @@ int npo_test_as_nobody(int (*fn)(void *arg), void *arg)
 	return WEXITSTATUS(status);
 }
 
-long long npo_test_reset_count(const char *name)
+long long npo_test_bar_read(const char *name, unsigned int off)
 {
 	char path[256];
 	volatile uint32_t *regs;
 	long long v;
 	int fd;
 
+	if (off >= 4096 || off % 4)
+		return -1;
 	snprintf(path, sizeof(path), NPO_SYSFS_CLASS "/%s/device/resource0",
 		 name);
 	fd = open(path, O_RDONLY | O_SYNC);
@@ -292,9 +294,14 @@ long long npo_test_reset_count(const char *name)
 	close(fd);
 	if (regs == MAP_FAILED)
 		return -1;
-	v = regs[NPO_TEST_RESET_COUNT_REG / 4];
+	v = regs[off / 4];
 	munmap((void *)regs, 4096);
 	return v;
+}
+
+long long npo_test_reset_count(const char *name)
+{
+	return npo_test_bar_read(name, NPO_TEST_RESET_COUNT_REG);
 }
 
 int npo_test_pci_addr(const char *name, char *buf, size_t len)

@@ -69,9 +69,12 @@ bool npo_test_is_root(void);
 /* RESET_COUNT's offset in BAR0 (hardware.rst, interface 1.6). */
 #define NPO_TEST_RESET_COUNT_REG	0x050
 /*
- * The device's own count of resets (RESET_COUNT), read from its BAR0
- * through sysfs: the device's view, not the driver's.  -1 if unreadable.
+ * A 32-bit register of the device's BAR0 (Documentation/hardware.rst),
+ * read through sysfs: the device's view, not the driver's.  -1 if
+ * unreadable.
  */
+long long npo_test_bar_read(const char *name, unsigned int off);
+/* The device's own count of resets (RESET_COUNT), as above. */
 long long npo_test_reset_count(const char *name);
 /* The device's PCI address ("0000:01:00.0") into buf; 0 or -1. */
 int npo_test_pci_addr(const char *name, char *buf, size_t len);

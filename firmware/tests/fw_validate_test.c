@@ -76,6 +76,9 @@ TEST_F(image, reference_image_valid)
 	EXPECT_EQ(4, c.link.replay_limit);
 	EXPECT_EQ(12, le16toh(c.link.detect_timeout_ms));
 	EXPECT_NE(NULL, c.info);
+	EXPECT_TRUE(c.has_target);
+	EXPECT_EQ(0x1234, c.target_vendor);
+	EXPECT_EQ(0x4e50, c.target_device);
 }
 
 TEST_F(image, size_limits)
@@ -112,7 +115,7 @@ TEST_F(image, header_damage)
 
 	hdr(self)->num_sections = htole32(NPO_FW_MAX_SECTIONS + 1);
 	EXPECT_EQ(NPO_FW_BAD_FORMAT, check(self));
-	hdr(self)->num_sections = htole32(3);
+	hdr(self)->num_sections = htole32(4);
 
 	self->len -= 8;
 	EXPECT_EQ(NPO_FW_BAD_FORMAT, check(self));
@@ -171,6 +174,40 @@ TEST_F(image, zero_link_parameter_rejected)
 	lp->replay_limit = 0;
 	reseal(self);
 	EXPECT_EQ(NPO_FW_BAD_SECTION, check(self));
+}
+
+static struct npo_fw_target *target(FIXTURE_DATA(image) *self)
+{
+	return (void *)(self->img + le32toh(sec(self, 3)->offset));
+}
+
+TEST_F(image, target_checked)
+{
+	struct npo_fw_contents c;
+
+	ASSERT_EQ(NPO_FW_SEC_TARGET, le32toh(sec(self, 3)->type));
+	target(self)->device = 0;
+	reseal(self);
+	EXPECT_EQ(NPO_FW_BAD_SECTION, check(self));
+	target(self)->device = htole16(0x4e50);
+	target(self)->rsvd = htole32(1);
+	reseal(self);
+	EXPECT_EQ(NPO_FW_BAD_SECTION, check(self));
+	target(self)->rsvd = 0;
+	sec(self, 3)->length = htole32(4);
+	reseal(self);
+	EXPECT_EQ(NPO_FW_BAD_SECTION, check(self));
+	/* A second TARGET, the presets' payload read as one, is refused. */
+	sec(self, 3)->length = htole32(sizeof(struct npo_fw_target));
+	sec(self, 0)->type = htole32(NPO_FW_SEC_TARGET);
+	reseal(self);
+	EXPECT_EQ(NPO_FW_BAD_SECTION, check(self));
+	/* Without one the image is still valid, for FW_LOAD only. */
+	sec(self, 0)->type = htole32(NPO_FW_SEC_INFO);
+	sec(self, 3)->type = htole32(99);
+	reseal(self);
+	ASSERT_EQ(NPO_FW_VALID, npo_fw_validate(self->img, self->len, &c));
+	EXPECT_FALSE(c.has_target);
 }
 
 /* Random damage, resealed or not: any verdict, but never a bad access. */

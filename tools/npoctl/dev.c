@@ -38,6 +38,42 @@ static void format_fw_version(uint32_t v, char *buf, size_t len)
 			 NPO_FW_VERSION_MINOR(v), NPO_FW_VERSION_PATCH(v));
 }
 
+/*
+ * The firmware flash (sysfs flash/, hardware interface 1.14): where the
+ * running firmware came from, each slot, and the last boot.  Nothing on
+ * a device without one.
+ */
+static void print_flash(const char *name)
+{
+	static const char *const keys[] = {
+		"running", "active", "pending", "slot_a", "slot_b", "last_boot",
+	};
+	char v[6][96], attr[32];
+	unsigned int i;
+
+	for (i = 0; i < 6; i++) {
+		snprintf(attr, sizeof(attr), "flash/%s", keys[i]);
+		if (npo_sysfs_read(name, attr, v[i], sizeof(v[i])))
+			return;
+	}
+	print_open_object("flash");
+	print_string("running", NULL, v[0]);
+	print_text("  running from   %s\n",
+		   !strcmp(v[0], "host") ? "host (/lib/firmware)" :
+		   !strcmp(v[0], "a") ? "flash slot a" :
+		   !strcmp(v[0], "b") ? "flash slot b" : v[0]);
+	print_string("slot_a", "  flash slot a   %s", v[3]);
+	print_text("%s%s\n", !strcmp(v[1], "a") ? " (active)" : "",
+		   !strcmp(v[2], "a") ? " (pending: boots at the next reset)" : "");
+	print_string("slot_b", "  flash slot b   %s", v[4]);
+	print_text("%s%s\n", !strcmp(v[1], "b") ? " (active)" : "",
+		   !strcmp(v[2], "b") ? " (pending: boots at the next reset)" : "");
+	print_string("active", NULL, v[1]);
+	print_string("pending", NULL, v[2]);
+	print_string("last_boot", "  last boot      %s\n", v[5]);
+	print_close_object();
+}
+
 static void print_dev(const struct npo_device_attr *a, bool detail)
 {
 	char fw[32], serial[17], fw_error[128], ifv[16];
@@ -61,6 +97,7 @@ static void print_dev(const struct npo_device_attr *a, bool detail)
 		if (fw_error[0])
 			print_string("fw_error", "  fw error       %s\n",
 				     fw_error);
+		print_flash(a->name);
 		print_uint("ports", "  ports          %llu", a->num_ports);
 		print_uint("lanes_per_port", " x %llu lanes\n",
 			   a->lanes_per_port);

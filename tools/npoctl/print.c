@@ -93,7 +93,7 @@ void print_string(const char *key, const char *fmt, const char *value)
 {
 	if (json_mode)
 		add(key, json_object_new_string(value));
-	else
+	else if (fmt)
 		printf(fmt, value);
 }
 

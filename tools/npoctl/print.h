@@ -20,7 +20,10 @@ void print_close_array(void);
 void print_open_object(const char *key);
 void print_close_object(void);
 
-/* fmt is the text form; in JSON mode key names the member. */
+/*
+ * fmt is the text form; in JSON mode key names the member.  A NULL fmt
+ * (print_string only) prints nothing in text mode.
+ */
 void print_string(const char *key, const char *fmt, const char *value);
 void print_uint(const char *key, const char *fmt, uint64_t value);
 void print_bool(const char *key, const char *fmt, bool value);

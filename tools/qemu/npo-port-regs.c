@@ -185,9 +185,13 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
     NpoPort *p;
     NpoLane *l;
     unsigned int i, j;
+    uint32_t res;
 
     if (npo_fw_health_fault(s, kind, value)) {
         return MBOX_OK;
+    }
+    if (npo_flash_fault(s, kind, value, &res)) {
+        return res;
     }
     if (kind == FAULT_MBOX_FAIL) {
         /* Not a port's: the firmware's, until reset or cleared. */
@@ -197,6 +201,7 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
     }
     if (kind == FAULT_CLEAR_ALL) {
         s->mbox_fail_count = 0;
+        s->flash.boot_fail_armed = false;
         for (i = 0; i < s->num_ports; i++) {
             s->port[i].cut = false;
             s->port[i].pending_burst = 0;
@@ -288,7 +293,8 @@ uint32_t npo_link_mbox(NpoState *s, uint32_t op)
  * KIND one of ber (BER, 0 clears), dead (0/1), rxdrop (dB), berramp
  * (decades per second, 0 clears), rxdrift (dB per second, 0 clears), cut
  * (0/1), burst (codewords), slow (us); "fwhang", "fwassert CODE", "parity"
- * (the firmware's and the device's own faults); or "clear".
+ * (the firmware's and the device's own faults); "fwbootfail" (the next
+ * image tried from flash does not come up), "flashcorrupt a|b"; or "clear".
  */
 static void npo_set_fault(Object *obj, const char *str, Error **errp)
 {
@@ -315,6 +321,20 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
         npo_fw_health_fault(s, FAULT_FW_ASSERT, (uint32_t)n);
         return;
     }
+    if (!strcmp(str, "fwbootfail")) {
+        npo_flash_fault(s, FAULT_FW_BOOT_FAIL, 1, &res);
+        return;
+    }
+    if (sscanf(str, "flashcorrupt %15s", kind) == 1) {
+        npo_flash_fault(s, FAULT_FLASH_CORRUPT, !strcmp(kind, "a") ?
+                        SLOT_A : !strcmp(kind, "b") ? SLOT_B : 0,
+                        &res);
+        if (res != MBOX_OK) {
+            error_setg(errp, "npo: fault: flashcorrupt a|b, a slot that "
+                       "holds an image");
+        }
+        return;
+    }
     n = sscanf(str, "%15s %u %u %lf", kind, &port, &lane, &value);
     if (!strcmp(kind, "cut") || !strcmp(kind, "burst") ||
         !strcmp(kind, "slow")) {
@@ -324,7 +344,8 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
     if (n != 4 || value < 0) {
         error_setg(errp, "npo: fault: expected 'ber|dead|rxdrop|berramp|"
                    "rxdrift PORT LANE VALUE', 'cut|burst|slow PORT VALUE', 'fwhang', "
-                   "'fwassert CODE', 'parity' or 'clear'");
+                   "'fwassert CODE', 'parity', 'fwbootfail', 'flashcorrupt a|b' "
+                   "or 'clear'");
         return;
     }
     if (!strcmp(kind, "ber")) {

@@ -1,5 +1,5 @@
 /*
- * NPO supernode interconnect: the register interface, version 1.13, as the
+ * NPO supernode interconnect: the register interface, version 1.14, as the
  * device model names it.
  *
  * Documentation/hardware.rst of the NPO project is the specification.  The
@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            13
+#define NPO_IF_MINOR            14
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -46,6 +46,7 @@ REG32(CAPS, 0x008)
     FIELD(CAPS, FAULT_INJECT, 3, 1)
     FIELD(CAPS, QUEUES, 4, 1)
     FIELD(CAPS, CLOCK, 5, 1)            /* 1.4 */
+    FIELD(CAPS, FLASH, 6, 1)            /* 1.14 */
 REG32(GEOMETRY, 0x00c)
     FIELD(GEOMETRY, PORTS, 0, 8)
     FIELD(GEOMETRY, LANES, 8, 8)
@@ -71,6 +72,30 @@ REG32(FW_ERROR, 0x04c)
 REG32(RESET_COUNT, 0x050)               /* 1.6 */
 REG32(FW_HEARTBEAT, 0x054)              /* 1.8 */
 REG32(FATAL_CAUSE, 0x058)               /* 1.8 */
+REG32(FLASH_STATE, 0x05c)               /* 1.14 */
+    FIELD(FLASH_STATE, RUNNING, 0, 2)   /* NPO_FW_FROM_* */
+    FIELD(FLASH_STATE, ACTIVE, 2, 2)    /* NPO_SLOT_* */
+    FIELD(FLASH_STATE, PENDING, 4, 2)
+    FIELD(FLASH_STATE, FAILED, 6, 2)    /* the slot that did not boot */
+    FIELD(FLASH_STATE, FELL_BACK, 8, 1)
+    FIELD(FLASH_STATE, BOOT_ERROR, 16, 8)
+REG32(SLOT_A_VERSION, 0x060)            /* 1.14 */
+REG32(SLOT_B_VERSION, 0x064)            /* 1.14 */
+
+/* Flash slots (1.14): FLASH_STATE's ACTIVE and PENDING, FLASH_* arguments */
+enum {
+    SLOT_NONE = 0,
+    SLOT_A = 1,
+    SLOT_B = 2,
+};
+/* FLASH_STATE.RUNNING: where the running firmware came from */
+enum {
+    FW_FROM_NONE = 0,
+    FW_FROM_SLOT_A = 1,
+    FW_FROM_SLOT_B = 2,
+    FW_FROM_HOST = 3,       /* FW_LOAD */
+};
+#define FLASH_CHUNK_MAX     (64 * 1024)     /* FLASH_DATA's length */
 
 /* The firmware's crash record (1.8): kept across resets until the next. */
 REG32(CRASH_REASON, 0x800)
@@ -123,6 +148,10 @@ enum {
     MBOX_OP_TIME_RECV = 0x41,
     MBOX_OP_LMSG_SEND = 0x42,           /* 1.13 */
     MBOX_OP_LMSG_RECV = 0x43,           /* 1.13 */
+    MBOX_OP_FLASH_BEGIN = 0x50,         /* 1.14 */
+    MBOX_OP_FLASH_DATA = 0x51,          /* 1.14 */
+    MBOX_OP_FLASH_COMMIT = 0x52,        /* 1.14 */
+    MBOX_OP_FLASH_ERASE = 0x53,         /* 1.14 */
 };
 
 enum {
@@ -142,6 +171,8 @@ enum {
     MBOX_ERR_EXISTS = 13,
     MBOX_ERR_NOENT = 14,
     MBOX_ERR_NOMEM = 15,
+    MBOX_ERR_FW_TARGET = 16,            /* 1.14 */
+    MBOX_ERR_FW_BOOT = 17,              /* 1.14, FLASH_STATE only */
 };
 
 /* Argument words of mailbox commands, named as registers are. */
@@ -338,6 +369,8 @@ enum npo_fault_kind {
     FAULT_PARITY = 10,      /* the queue engine fails (1.8) */
     FAULT_BER_RAMP = 11,    /* value: 1/100 decades of BER per second (1.9) */
     FAULT_RX_DRIFT = 12,    /* value: extra loss, 1/1000 dB per second (1.9) */
+    FAULT_FW_BOOT_FAIL = 13, /* the next pending image fails to boot (1.14) */
+    FAULT_FLASH_CORRUPT = 14, /* value: slot; a bit of it flips (1.14) */
 };
 
 /* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */

@@ -114,6 +114,7 @@ static void npo_reset_state(NpoState *s)
     s->scratch = 0;
     s->status = 0;
     s->fw_version = 0;
+    s->fw_from = FW_FROM_NONE;
     s->fw_error = MBOX_OK;
     s->mbox_cmd = 0;
     s->mbox_status = 0;
@@ -137,6 +138,8 @@ static void npo_reset_done(void *opaque)
 {
     NpoState *s = opaque;
 
+    /* The boot ROM starts what the flash holds, then takes commands. */
+    npo_flash_boot(s);
     s->status |= R_STATUS_READY_MASK;
     trace_npo_reset_done(s->node_id);
 }
@@ -163,25 +166,74 @@ static uint32_t npo_fw_result(enum npo_fw_verdict v)
 }
 
 /*
- * FW_LOAD: fetch the image by DMA, validate it, and run it.  A rejected
- * image leaves no firmware running: links stay down and DMA stays off.
+ * Why an image may not run here, as a result code (MBOX_OK if it may): it
+ * must be valid, and an image that names its device must name this one.
+ * need_target: it must name one (images written to flash).
  */
+uint32_t npo_fw_check(NpoState *s, const uint8_t *image, uint32_t len,
+                      bool need_target, struct npo_fw_contents *fw)
+{
+    PCIDeviceClass *k = PCI_DEVICE_GET_CLASS(PCI_DEVICE(s));
+    enum npo_fw_verdict v = npo_fw_validate(image, len, fw);
+
+    if (v != NPO_FW_VALID) {
+        return npo_fw_result(v);
+    }
+    if (fw->has_target ? fw->target_vendor != k->vendor_id ||
+                         fw->target_device != k->device_id : need_target) {
+        return MBOX_ERR_FW_TARGET;
+    }
+    return MBOX_OK;
+}
+
+/*
+ * Check an image and run it; from says where it came from (NPO_FW_FROM_*).
+ * A rejected image leaves no firmware running: links stay down and DMA
+ * stays off.  Returns a result code.
+ */
+uint32_t npo_fw_start(NpoState *s, const uint8_t *image, uint32_t len,
+                      unsigned int from)
+{
+    struct npo_fw_contents fw;
+    uint32_t res;
+
+    res = npo_fw_check(s, image, len, from != FW_FROM_HOST, &fw);
+    if (res != MBOX_OK) {
+        s->fw_error = res;
+        trace_npo_fw_reject(s->node_id, len, res);
+        return res;
+    }
+    s->fw_link = fw.link;
+    s->fw_num_presets = MIN(fw.num_presets, ARRAY_SIZE(s->fw_preset_ids));
+    for (unsigned int i = 0; i < s->fw_num_presets; i++) {
+        s->fw_preset_ids[i] = fw.presets[i].id;
+    }
+    s->fw_version = fw.fw_version;
+    s->fw_from = from;
+    s->fw_error = MBOX_OK;
+    s->status |= R_STATUS_FW_RUNNING_MASK;
+    trace_npo_fw_running(s->node_id, fw.fw_version, fw.num_presets);
+    npo_fw_health_started(s);
+    npo_link_fw_changed(s);
+    return MBOX_OK;
+}
+
+/* FW_LOAD: fetch the image by DMA, then as npo_fw_start(). */
 static uint32_t npo_mbox_fw_load(NpoState *s)
 {
     dma_addr_t addr = npo_mbox_addr(s, 0);
     uint32_t len = s->mbox_arg[2];
-    struct npo_fw_contents fw;
-    enum npo_fw_verdict v;
     g_autofree uint8_t *image = NULL;
 
     /* Loading replaces what runs: nothing runs while the new image loads. */
     s->status &= ~R_STATUS_FW_RUNNING_MASK;
     s->fw_version = 0;
+    s->fw_from = FW_FROM_NONE;
     npo_link_fw_changed(s);
 
     if (len < sizeof(struct npo_fw_header) || len > NPO_FW_MAX_SIZE) {
         s->fw_error = MBOX_ERR_FW_SIZE;
-        trace_npo_fw_reject(s->node_id, len, "bad size");
+        trace_npo_fw_reject(s->node_id, len, MBOX_ERR_FW_SIZE);
         return s->fw_error;
     }
     image = g_malloc(len);
@@ -192,24 +244,10 @@ static uint32_t npo_mbox_fw_load(NpoState *s)
         s->fw_error = MBOX_ERR_DMA;
         return s->fw_error;
     }
-    v = npo_fw_validate(image, len, &fw);
-    if (v != NPO_FW_VALID) {
-        s->fw_error = npo_fw_result(v);
-        trace_npo_fw_reject(s->node_id, len, npo_fw_verdict_str(v));
+    if (npo_fw_start(s, image, len, FW_FROM_HOST) != MBOX_OK) {
         return s->fw_error;
     }
-    s->fw_link = fw.link;
-    s->fw_num_presets = MIN(fw.num_presets, ARRAY_SIZE(s->fw_preset_ids));
-    for (unsigned int i = 0; i < s->fw_num_presets; i++) {
-        s->fw_preset_ids[i] = fw.presets[i].id;
-    }
-    s->fw_version = fw.fw_version;
-    s->fw_error = MBOX_OK;
-    s->status |= R_STATUS_FW_RUNNING_MASK;
-    s->mbox_ret[0] = fw.fw_version;
-    trace_npo_fw_running(s->node_id, fw.fw_version, fw.num_presets);
-    npo_fw_health_started(s);
-    npo_link_fw_changed(s);
+    s->mbox_ret[0] = s->fw_version;
     return MBOX_OK;
 }
 
@@ -258,6 +296,9 @@ static void npo_mbox_complete(void *opaque)
             result = npo_lmsg_mbox(s, s->mbox_cmd);
         }
         if (result == MBOX_ERR_OPCODE) {
+            result = npo_flash_mbox(s, s->mbox_cmd);
+        }
+        if (result == MBOX_ERR_OPCODE) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: unknown mailbox opcode 0x%x\n",
                           s->node_id, s->mbox_cmd);
@@ -297,6 +338,7 @@ static void npo_mbox_start(NpoState *s, uint32_t cmd)
     if (s->mbox_cmd == MBOX_OP_FW_LOAD) {
         delay += (int64_t)(s->mbox_arg[2] / KiB) * NPO_FW_LOAD_NS_PER_KIB;
     }
+    delay += npo_flash_mbox_delay(s, s->mbox_cmd);
     trace_npo_mbox_start(s->node_id, s->mbox_cmd);
     timer_mod(s->mbox_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + delay);
 }
@@ -316,6 +358,7 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case A_CAPS:
         val = R_CAPS_FW_MAILBOX_MASK | R_CAPS_AER_MASK | R_CAPS_LINK_MASK | R_CAPS_QUEUES_MASK | R_CAPS_CLOCK_MASK |
+              R_CAPS_FLASH_MASK |
               (s->test_mode ? R_CAPS_FAULT_INJECT_MASK : 0);
         break;
     case A_GEOMETRY:
@@ -389,6 +432,7 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
             !npo_clock_reg_read(s, addr, &val) &&
             !npo_route_reg_read(s, addr, &val) &&
             !npo_lmsg_reg_read(s, addr, &val) &&
+            !npo_flash_reg_read(s, addr, &val) &&
             !npo_fw_health_reg_read(s, addr, &val)) {
             qemu_log_mask(LOG_GUEST_ERROR,
                           "npo%u: read of unimplemented register 0x%"
@@ -584,6 +628,7 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
     npo_clock_realize(s);
     npo_link_realize(s, errp);
     npo_dma_realize(s, errp);
+    npo_flash_realize(s, errp);
     return;
 
 err_pcie:
@@ -605,15 +650,20 @@ static void npo_exit(PCIDevice *pdev)
     npo_dma_exit(s);
     npo_clock_exit(s);
     npo_route_exit(s);
+    npo_flash_exit(s);
 }
 
-/* Power-on or bus reset: the device is ready at once, with no firmware. */
+/*
+ * Power-on or bus reset: the device is ready at once, running what its
+ * flash holds, if anything.
+ */
 static void npo_qdev_reset(DeviceState *dev)
 {
     NpoState *s = NPO(dev);
 
     npo_reset_state(s);
-    s->status = R_STATUS_READY_MASK;
+    npo_flash_boot(s);
+    s->status |= R_STATUS_READY_MASK;
 }
 
 static const VMStateDescription npo_vmstate = {
@@ -643,6 +693,7 @@ static Property npo_properties[] = {
     DEFINE_PROP_INT32("link_asym_ps", NpoState, link_asym_ps, 0),
     DEFINE_PROP_UINT32("clock_wander_ppb", NpoState, clock_wander_ppb, 0),
     DEFINE_PROP_UINT32("ts_noise_ps", NpoState, ts_noise_ps, 2000),
+    DEFINE_PROP_STRING("flash", NpoState, flash_path),
 #define NPO_PORT_PROP(n) DEFINE_PROP_CHR("port" #n, NpoState, port[n].chr)
     NPO_PORT_PROP(0), NPO_PORT_PROP(1), NPO_PORT_PROP(2), NPO_PORT_PROP(3),
     NPO_PORT_PROP(4), NPO_PORT_PROP(5), NPO_PORT_PROP(6), NPO_PORT_PROP(7),
@@ -682,6 +733,7 @@ static void npo_instance_init(Object *obj)
     npo_link_add_properties(obj);
     npo_clock_add_properties(obj);
     npo_route_add_properties(obj);
+    npo_flash_add_properties(obj);
 }
 
 static const TypeInfo npo_info = {

@@ -213,6 +213,13 @@ void npo_shm_give_room(NpoShmRing *r);
 /* Memory table and queues */
 #define NPO_MAX_RING_LOG2       15
 
+/* One firmware slot of the flash (npo-flash.c). */
+typedef struct NpoFlashSlot {
+    uint8_t *image;             /* NULL: erased */
+    uint32_t len;
+    uint32_t version;           /* of a valid image for this device, else 0 */
+} NpoFlashSlot;
+
 typedef struct NpoMr {
     uint32_t key;               /* the local key */
     uint64_t rkey;              /* the remote key */
@@ -377,6 +384,21 @@ struct NpoState {
         uint32_t log_len;
     } crash;                    /* survives resets */
 
+    /* the firmware flash (npo-flash.c, 1.14) */
+    char *flash_path;           /* property: the file that keeps it */
+    struct {
+        NpoFlashSlot slot[2];   /* A, B */
+        uint8_t active;         /* NPO_SLOT_*: last booted */
+        uint8_t pending;        /* written, to be tried at the next reset */
+        bool fell_back;         /* the last boot's first choice failed */
+        uint8_t failed;         /* that slot */
+        uint8_t boot_error;     /* its result code */
+        bool boot_fail_armed;   /* fault: the next pending image fails */
+        uint8_t *stage;         /* FLASH_BEGIN's image in device memory */
+        uint32_t stage_len, stage_done;
+    } flash;
+    uint8_t fw_from;            /* NPO_FW_FROM_*: what runs came from */
+
     /* what the running firmware configured */
     struct npo_fw_link_params fw_link;
     uint32_t fw_num_presets;
@@ -439,6 +461,23 @@ bool npo_fw_halted(NpoState *s);
 bool npo_fw_health_fault(NpoState *s, unsigned int kind, uint32_t value);
 bool npo_fw_health_reg_read(NpoState *s, hwaddr addr, uint64_t *val);
 void npo_fw_health_reset(NpoState *s);
+
+/* npo.c: running an image */
+uint32_t npo_fw_check(NpoState *s, const uint8_t *image, uint32_t len,
+                      bool need_target, struct npo_fw_contents *fw);
+uint32_t npo_fw_start(NpoState *s, const uint8_t *image, uint32_t len,
+                      unsigned int from);
+
+/* npo-flash.c */
+void npo_flash_realize(NpoState *s, Error **errp);
+void npo_flash_exit(NpoState *s);
+void npo_flash_boot(NpoState *s);
+uint32_t npo_flash_mbox(NpoState *s, uint32_t op);
+int64_t npo_flash_mbox_delay(NpoState *s, uint32_t op);
+bool npo_flash_fault(NpoState *s, unsigned int kind, uint32_t value,
+                     uint32_t *res);
+bool npo_flash_reg_read(NpoState *s, hwaddr addr, uint64_t *val);
+void npo_flash_add_properties(Object *obj);
 
 /* npo-dma.c */
 void npo_dma_realize(NpoState *s, Error **errp);

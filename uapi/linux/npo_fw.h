@@ -66,11 +66,14 @@ struct npo_fw_header {
  * @NPO_FW_SEC_INFO: NUL-terminated build description, informational.
  * @NPO_FW_SEC_EQ_PRESETS: array of &struct npo_fw_eq_preset; required.
  * @NPO_FW_SEC_LINK_PARAMS: one &struct npo_fw_link_params; required.
+ * @NPO_FW_SEC_TARGET: one &struct npo_fw_target: the device the image is
+ *	for.  Optional for FW_LOAD, required to be written to flash.
  */
 enum npo_fw_section_type {
 	NPO_FW_SEC_INFO = 1,
 	NPO_FW_SEC_EQ_PRESETS = 2,
 	NPO_FW_SEC_LINK_PARAMS = 3,
+	NPO_FW_SEC_TARGET = 4,
 };
 
 /**
@@ -119,6 +122,21 @@ struct npo_fw_link_params {
 	__u8 ber_threshold_exp;
 	__u8 replay_limit;
 	__le32 rsvd[2];
+};
+
+/**
+ * struct npo_fw_target - the device an image is for
+ * @vendor: PCI vendor id, not 0.
+ * @device: PCI device id, not 0.
+ * @rsvd: must be 0.
+ *
+ * A device refuses an image that names another (result FW_TARGET), so
+ * that a file meant for another part is never written to its flash.
+ */
+struct npo_fw_target {
+	__le16 vendor;
+	__le16 device;
+	__le32 rsvd;
 };
 
 #endif /* _UAPI_LINUX_NPO_FW_H */

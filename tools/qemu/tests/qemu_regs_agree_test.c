@@ -98,6 +98,24 @@ enum {
 	X(caps_fault_inject, NPO_CAPS_FAULT_INJECT, R_CAPS_FAULT_INJECT_MASK) \
 	X(caps_queues, NPO_CAPS_QUEUES, R_CAPS_QUEUES_MASK)		\
 	X(caps_clock, NPO_CAPS_CLOCK, R_CAPS_CLOCK_MASK)		\
+	X(caps_flash, NPO_CAPS_FLASH, R_CAPS_FLASH_MASK)		\
+	X(if_minor_flash, NPO_IF_MINOR_FLASH, NPO_IF_MINOR)		\
+	X(reg_flash_state, NPO_REG_FLASH_STATE, A_FLASH_STATE)		\
+	X(flash_running, NPO_FLASH_STATE_RUNNING, R_FLASH_STATE_RUNNING_MASK) \
+	X(flash_active, NPO_FLASH_STATE_ACTIVE, R_FLASH_STATE_ACTIVE_MASK) \
+	X(flash_pending, NPO_FLASH_STATE_PENDING, R_FLASH_STATE_PENDING_MASK) \
+	X(flash_failed, NPO_FLASH_STATE_FAILED, R_FLASH_STATE_FAILED_MASK) \
+	X(flash_fell_back, NPO_FLASH_STATE_FELL_BACK,			\
+	  R_FLASH_STATE_FELL_BACK_MASK)					\
+	X(flash_boot_error, NPO_FLASH_STATE_BOOT_ERROR,			\
+	  R_FLASH_STATE_BOOT_ERROR_MASK)				\
+	X(reg_slot_a, NPO_REG_SLOT_A_VERSION, A_SLOT_A_VERSION)		\
+	X(reg_slot_b, NPO_REG_SLOT_B_VERSION, A_SLOT_B_VERSION)		\
+	X(slot_a, NPO_SLOT_A, SLOT_A)				\
+	X(slot_b, NPO_SLOT_B, SLOT_B)				\
+	X(fw_from_host, NPO_FW_FROM_HOST, FW_FROM_HOST)		\
+	X(fw_from_b, NPO_FW_FROM_SLOT_B, FW_FROM_SLOT_B)		\
+	X(flash_chunk, NPO_FLASH_CHUNK_MAX, FLASH_CHUNK_MAX)	\
 	X(reg_geometry, NPO_REG_GEOMETRY, A_GEOMETRY)			\
 	X(geometry_ports, NPO_GEOMETRY_PORTS, R_GEOMETRY_PORTS_MASK)	\
 	X(geometry_lanes, NPO_GEOMETRY_LANES, R_GEOMETRY_LANES_MASK)	\
@@ -163,6 +181,10 @@ enum {
 	X(op_route_set, NPO_MBOX_OP_ROUTE_SET, MBOX_OP_ROUTE_SET)	\
 	X(op_lmsg_send, NPO_MBOX_OP_LMSG_SEND, MBOX_OP_LMSG_SEND)	\
 	X(op_lmsg_recv, NPO_MBOX_OP_LMSG_RECV, MBOX_OP_LMSG_RECV)	\
+	X(op_flash_begin, NPO_MBOX_OP_FLASH_BEGIN, MBOX_OP_FLASH_BEGIN)	\
+	X(op_flash_data, NPO_MBOX_OP_FLASH_DATA, MBOX_OP_FLASH_DATA)	\
+	X(op_flash_commit, NPO_MBOX_OP_FLASH_COMMIT, MBOX_OP_FLASH_COMMIT) \
+	X(op_flash_erase, NPO_MBOX_OP_FLASH_ERASE, MBOX_OP_FLASH_ERASE)	\
 	X(res_ok, NPO_MBOX_OK, MBOX_OK)					\
 	X(res_opcode, NPO_MBOX_ERR_OPCODE, MBOX_ERR_OPCODE)		\
 	X(res_busy, NPO_MBOX_ERR_BUSY, MBOX_ERR_BUSY)			\
@@ -179,6 +201,8 @@ enum {
 	X(res_exists, NPO_MBOX_ERR_EXISTS, MBOX_ERR_EXISTS)		\
 	X(res_noent, NPO_MBOX_ERR_NOENT, MBOX_ERR_NOENT)		\
 	X(res_nomem, NPO_MBOX_ERR_NOMEM, MBOX_ERR_NOMEM)		\
+	X(res_fw_target, NPO_MBOX_ERR_FW_TARGET, MBOX_ERR_FW_TARGET)	\
+	X(res_fw_boot, NPO_MBOX_ERR_FW_BOOT, MBOX_ERR_FW_BOOT)		\
 	/* mailbox argument words */					\
 	X(fault_kind, NPO_FAULT_KIND, R_FAULT_ARG0_KIND_MASK)		\
 	X(fault_port, NPO_FAULT_PORT, R_FAULT_ARG0_PORT_MASK)		\
@@ -196,6 +220,9 @@ enum {
 	X(fault_parity, NPO_HW_FAULT_PARITY, FAULT_PARITY)		\
 	X(fault_ber_ramp, NPO_HW_FAULT_BER_RAMP, FAULT_BER_RAMP)	\
 	X(fault_rx_drift, NPO_HW_FAULT_RX_DRIFT, FAULT_RX_DRIFT)	\
+	X(fault_fw_boot_fail, NPO_HW_FAULT_FW_BOOT_FAIL, FAULT_FW_BOOT_FAIL) \
+	X(fault_flash_corrupt, NPO_HW_FAULT_FLASH_CORRUPT,		\
+	  FAULT_FLASH_CORRUPT)						\
 	X(qc_queue, NPO_QC_QUEUE, R_QC_ARG0_QUEUE_MASK)			\
 	X(qc_sq_log2, NPO_QC_SQ_LOG2, R_QC_ARG0_SQ_LOG2_MASK)		\
 	X(qc_cq_log2, NPO_QC_CQ_LOG2, R_QC_ARG0_CQ_LOG2_MASK)		\
