@@ -6,7 +6,9 @@
 # for this run and booted, with two NPO devices in a ring, once on each
 # kernel, the first boot installing build/deb's packages with apt and DKMS
 # building the module for both kernels (host-lane.sh has the checks; a
-# lane disk carries it, the .debs and what the guest writes back).
+# lane disk carries it, the .debs, firmware images to flash and what the
+# guest writes back).  The devices keep their flash in files across the
+# boots, as flash outlasts a power cycle.
 #
 # Prints "ok"/"not ok" lines and exits 0/1.
 #
@@ -44,6 +46,19 @@ install -m 0755 "$here/host-lane.sh" "$work/lane/run.sh"
 install -m 0755 "$here/host-lane-boot" "$work/lane/boot.sh"
 cp "$here/splat-patterns" "$here/lib.sh" "$work/lane/"
 echo "${kvers[*]}" >"$work/lane/kernels"
+# Images to flash: the reference firmware as 1.1.0 and 1.2.0, and 1.1.0
+# with a flipped bit.
+mkdir -p "$work/lane/fw"
+for v in 1.1.0 1.2.0; do
+	sed "s/^version .*/version  $v/" "$here/../../firmware/npo-fw.src" \
+		>"$work/fw-$v.src"
+	"$build/bin/npo-fwtool" build "$work/fw-$v.src" -o "$work/lane/fw/lane-$v.bin" ||
+		{ echo "not ok - npo-fwtool could not build $v"; exit 1; }
+done
+cp "$work/lane/fw/lane-1.1.0.bin" "$work/lane/fw/lane-corrupt.bin"
+size=$(stat -c %s "$work/lane/fw/lane-corrupt.bin")
+printf '\377' | dd of="$work/lane/fw/lane-corrupt.bin" bs=1 seek=$((size - 1)) \
+	conv=notrunc status=none
 mkfs.ext4 -q -F -L npo-lane -d "$work/lane" "$work/lane.img" 256M
 cp --sparse=always "$build/debian/root.img" "$work/root.img"
 
@@ -56,6 +71,8 @@ for k in "$@"; do
 	BUILD=$build "$here/npo-vm" --kernel "$k" --root-disk "$work/root.img" \
 		--boot-dir "$build/debian/boot" --disk "$work/lane.img" \
 		--devices 2 --topology ring --mem 2048 --timeout 3000 \
+		--device-prop "0=flash=$work/npo0.flash" \
+		--device-prop "1=flash=$work/npo1.flash" \
 		>"$work/boot-$k.log" 2>&1
 	rc=$?
 	grep -E '^(not )?ok - ' "$work/boot-$k.log" | sed "s/^/  /"
