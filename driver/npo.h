@@ -684,7 +684,9 @@ struct npo_rt_route {
  * @fw_error: why the firmware is not running, "" if it is.
  * @flash: the device's firmware flash as it last said (npo_fw_flash.c):
  *	FLASH_STATE and each slot's version, 0 without CAPS.FLASH; written
- *	under @state_lock, read with READ_ONCE.
+ *	under @state_lock, read with READ_ONCE.  @flash.activating is the
+ *	slot a devlink fw_activate boots, kept from reload_down to
+ *	reload_up (which the devlink instance lock keeps together).
  * @mbox_lock: serialises mailbox commands: the mailbox holds one at a time.
  * @mbox_done: completed by the interrupt handler when a command finishes.
  * @stops: how often the device was stopped (npo_health.c); a command that
@@ -785,6 +787,7 @@ struct npo_dev {
 	struct {
 		u32 state;
 		u32 slot_version[2];
+		unsigned int activating;
 	} flash;
 
 	struct mutex mbox_lock; /* one mailbox command at a time */
@@ -1141,7 +1144,9 @@ int npo_fw_precheck(const struct firmware *fw, const char **why);
 int npo_fw_load(struct npo_dev *ndev);
 
 /* npo_fw_flash.c */
+void npo_fw_flash_read(struct npo_dev *ndev);
 void npo_fw_flash_refresh(struct npo_dev *ndev);
+unsigned int npo_fw_flash_next(u32 state);
 int npo_fw_flash_update(struct npo_dev *ndev, const struct firmware *fw,
 			struct netlink_ext_ack *extack);
 int npo_fw_flash_can_activate(struct npo_dev *ndev,

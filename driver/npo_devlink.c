@@ -44,13 +44,9 @@ static int npo_devlink_info_flash(struct npo_dev *ndev,
 
 	if (!(ndev->caps & NPO_CAPS_FLASH))
 		return 0;
-	down_read(&ndev->remove_lock);
-	if (ndev->pdev)
-		npo_fw_flash_refresh(ndev);
-	up_read(&ndev->remove_lock);
+	npo_fw_flash_refresh(ndev);
 	state = READ_ONCE(ndev->flash.state);
-	next = FIELD_GET(NPO_FLASH_STATE_PENDING, state) ?:
-	       FIELD_GET(NPO_FLASH_STATE_ACTIVE, state);
+	next = npo_fw_flash_next(state);
 	v = next ? READ_ONCE(ndev->flash.slot_version[next - 1]) : 0;
 	if (v) {
 		npo_devlink_fw_str(buf, sizeof(buf), v);

@@ -65,7 +65,7 @@ static bool npo_fw_from_flash(struct npo_dev *ndev)
 	if (!(ndev->caps & NPO_CAPS_FLASH))
 		return false;
 	seen = READ_ONCE(ndev->flash.state);
-	npo_fw_flash_refresh(ndev);
+	npo_fw_flash_read(ndev);
 	state = READ_ONCE(ndev->flash.state);
 	failed = FIELD_GET(NPO_FLASH_STATE_FAILED, state);
 	/* The device keeps the record of a fallback: say it once. */
@@ -163,7 +163,7 @@ int npo_fw_load(struct npo_dev *ndev)
 	}
 	WRITE_ONCE(ndev->fw_version, version);
 	ndev->fw_error[0] = '\0';
-	npo_fw_flash_refresh(ndev);
+	npo_fw_flash_read(ndev);
 	npo_info(ndev, "firmware %s version %u.%u.%u running\n", fw_name,
 		 NPO_FW_VERSION_MAJOR(version), NPO_FW_VERSION_MINOR(version),
 		 NPO_FW_VERSION_PATCH(version));

@@ -28,20 +28,62 @@ const char *npo_fw_slot_name(unsigned int slot)
 }
 
 /**
- * npo_fw_flash_refresh() - read what the device's flash holds now
+ * npo_fw_flash_read() - read what the device's flash holds now
  * @ndev: the device; its registers mapped.
  *
- * Context: any; the caller keeps the device from being removed.
+ * A device that reads all ones (gone from the bus, or frozen) leaves the
+ * last values in place.
+ *
+ * Context: under &npo_dev.state_lock; the caller keeps the device from
+ * being removed.
  */
-void npo_fw_flash_refresh(struct npo_dev *ndev)
+void npo_fw_flash_read(struct npo_dev *ndev)
 {
+	u32 state;
+
+	lockdep_assert_held(&ndev->state_lock);
 	if (!(ndev->caps & NPO_CAPS_FLASH))
 		return;
-	WRITE_ONCE(ndev->flash.state, npo_rd32(ndev, NPO_REG_FLASH_STATE));
+	state = npo_rd32(ndev, NPO_REG_FLASH_STATE);
+	if (state == U32_MAX)
+		return;
+	WRITE_ONCE(ndev->flash.state, state);
 	WRITE_ONCE(ndev->flash.slot_version[0],
 		   npo_rd32(ndev, NPO_REG_SLOT_A_VERSION));
 	WRITE_ONCE(ndev->flash.slot_version[1],
 		   npo_rd32(ndev, NPO_REG_SLOT_B_VERSION));
+}
+
+/**
+ * npo_fw_flash_refresh() - npo_fw_flash_read(), taking the state lock
+ * @ndev: the device.
+ *
+ * Context: process context; takes &npo_dev.remove_lock and
+ * &npo_dev.state_lock.  Does nothing once the device was removed.
+ */
+void npo_fw_flash_refresh(struct npo_dev *ndev)
+{
+	down_read(&ndev->remove_lock);
+	if (ndev->pdev) {
+		mutex_lock(&ndev->state_lock);
+		npo_fw_flash_read(ndev);
+		mutex_unlock(&ndev->state_lock);
+	}
+	up_read(&ndev->remove_lock);
+}
+
+/**
+ * npo_fw_flash_next() - the slot the next reset boots
+ * @state: a FLASH_STATE value.
+ *
+ * Return: %NPO_SLOT_A, %NPO_SLOT_B or %NPO_SLOT_NONE.
+ */
+unsigned int npo_fw_flash_next(u32 state)
+{
+	unsigned int slot = FIELD_GET(NPO_FLASH_STATE_PENDING, state) ?:
+			    FIELD_GET(NPO_FLASH_STATE_ACTIVE, state);
+
+	return slot <= NPO_SLOT_B ? slot : NPO_SLOT_NONE;
 }
 
 /* The IEEE CRC-32 of the image with its crc32 field taken as zero. */
@@ -141,6 +183,7 @@ static int npo_fw_flash_write(struct npo_dev *ndev, const struct firmware *fw,
 					   NULL, 0, 0);
 	args[0] = fw->size;
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FLASH_BEGIN, args, 1, &slot, 1);
+	npo_mbox_settle(ndev, NPO_MBOX_OP_FLASH_BEGIN, err);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "the device did not start the flash update");
 		goto out;
@@ -169,7 +212,13 @@ static int npo_fw_flash_write(struct npo_dev *ndev, const struct firmware *fw,
 		 npo_fw_slot_name(slot));
 	devlink_flash_update_status_notify(ndev->devlink, msg, NULL, 0, 0);
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FLASH_COMMIT, NULL, 0, rets, 2);
-	if (err == -ENOEXEC) {
+	/* Unanswered, it may still be writing: the device is stopped. */
+	npo_mbox_settle(ndev, NPO_MBOX_OP_FLASH_COMMIT, err);
+	if (err == -ETIMEDOUT) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the device did not answer and was stopped: what the slot holds is unknown");
+		goto out;
+	} else if (err == -ENOEXEC) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "the device refused the image, the flash is unchanged (see log)");
 		goto out;
@@ -221,7 +270,9 @@ int npo_fw_flash_update(struct npo_dev *ndev, const struct firmware *fw,
 	err = npo_fw_flash_precheck(ndev, fw, extack);
 	if (!err)
 		err = npo_fw_flash_write(ndev, fw, extack);
-	npo_fw_flash_refresh(ndev);
+	mutex_lock(&ndev->state_lock);
+	npo_fw_flash_read(ndev);
+	mutex_unlock(&ndev->state_lock);
 out:
 	up_read(&ndev->remove_lock);
 	mutex_unlock(&ndev->recover_lock);
@@ -238,17 +289,18 @@ out:
 int npo_fw_flash_can_activate(struct npo_dev *ndev,
 			      struct netlink_ext_ack *extack)
 {
+	u32 pending;
 	int err = 0;
 
 	if (!(ndev->caps & NPO_CAPS_FLASH)) {
 		NL_SET_ERR_MSG_MOD(extack, "this device has no firmware flash");
 		return -EOPNOTSUPP;
 	}
-	down_read(&ndev->remove_lock);
-	if (ndev->pdev)
-		npo_fw_flash_refresh(ndev);
-	up_read(&ndev->remove_lock);
-	if (!FIELD_GET(NPO_FLASH_STATE_PENDING, READ_ONCE(ndev->flash.state))) {
+	npo_fw_flash_refresh(ndev);
+	pending = FIELD_GET(NPO_FLASH_STATE_PENDING, READ_ONCE(ndev->flash.state));
+	/* What reload_up is to find running, or to report as failed. */
+	ndev->flash.activating = pending;
+	if (!pending || pending > NPO_SLOT_B) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "no new firmware waits in flash: devlink dev flash one first");
 		err = -ENOENT;
@@ -271,20 +323,34 @@ int npo_fw_flash_can_activate(struct npo_dev *ndev,
 int npo_fw_flash_activate(struct npo_dev *ndev,
 			  struct netlink_ext_ack *extack)
 {
-	u32 state;
+	unsigned int slot = ndev->flash.activating;
+	u32 state, running;
 	int err;
 
 	err = npo_health_restart(ndev);
+	if (err == -ENODEV || npo_state(ndev) == NPO_DEV_STATE_DEAD) {
+		NL_SET_ERR_MSG_MOD(extack, "the device is going away or did not come out of reset");
+		return err ?: -ENODEV;
+	}
+	npo_fw_flash_refresh(ndev);
 	state = READ_ONCE(ndev->flash.state);
-	if (state & NPO_FLASH_STATE_FELL_BACK) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "the new firmware did not come up: the previous one runs");
+	running = FIELD_GET(NPO_FLASH_STATE_RUNNING, state);
+	if ((state & NPO_FLASH_STATE_FELL_BACK) &&
+	    FIELD_GET(NPO_FLASH_STATE_FAILED, state) == slot) {
+		if (running == NPO_FW_FROM_SLOT_A || running == NPO_FW_FROM_SLOT_B)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the new firmware did not come up: the previous one runs");
+		else
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the new firmware did not come up, nor did the other slot's");
 		return -EIO;
 	}
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "the device did not come back after the reset");
 		return err;
 	}
+	/* Back like after a recovery: devlink's reporter may report again. */
+	npo_fw_health_recovered(ndev);
 	return 0;
 }
 
@@ -311,7 +377,9 @@ int npo_fw_flash_erase(struct npo_dev *ndev, unsigned int slot)
 	if (ndev->pdev) {
 		err = npo_mbox_exec(ndev, NPO_MBOX_OP_FLASH_ERASE, &arg, 1,
 				    NULL, 0);
-		npo_fw_flash_refresh(ndev);
+		mutex_lock(&ndev->state_lock);
+		npo_fw_flash_read(ndev);
+		mutex_unlock(&ndev->state_lock);
 	}
 	up_read(&ndev->remove_lock);
 	mutex_unlock(&ndev->recover_lock);

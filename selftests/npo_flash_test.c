@@ -43,7 +43,7 @@
 
 FIXTURE(flash) {
 	char name[32];		/* the device flashed: the last one */
-	char other[32];		/* one that must not notice */
+	char other[32];		/* one that must not notice, "" if none */
 	char handle[48];	/* pci/DOMAIN:BUS:DEV.FN */
 	int index;
 	long long other_resets;
@@ -52,14 +52,33 @@ FIXTURE(flash) {
 	char out[16384];
 };
 
-static void erase_both(FIXTURE_DATA(flash) *self)
+/*
+ * Leave the device with an empty flash running the host's firmware: the
+ * driver reloaded first (a device left dead takes no erase), then both
+ * slots erased, then reloaded again so that nothing from flash runs.
+ */
+static int reset_to_host_firmware(FIXTURE_DATA(flash) *self)
 {
 	char path[128];
 
+	if (npo_test_reload(""))
+		return -1;
 	snprintf(path, sizeof(path), "/sys/kernel/debug/npo/%s/flash_erase",
 		 self->name);
-	npo_test_write_file(path, "a");
-	npo_test_write_file(path, "b");
+	if (npo_test_write_file(path, "a") || npo_test_write_file(path, "b"))
+		return -1;
+	if (npo_test_reload(""))
+		return -1;
+	return npo_test_bar_read(self->name, REG_SLOT_A_VERSION) ||
+	       npo_test_bar_read(self->name, REG_SLOT_B_VERSION) ||
+	       (npo_test_bar_read(self->name, REG_FLASH_STATE) & 0xffffff) != 3 ?
+	       -1 : 0;
+}
+
+/* The other device's reset count, if there is another device. */
+static long long other_resets(FIXTURE_DATA(flash) *self)
+{
+	return self->other[0] ? npo_test_reset_count(self->other) : 0;
 }
 
 FIXTURE_SETUP(flash)
@@ -77,7 +96,9 @@ FIXTURE_SETUP(flash)
 		SKIP(return, "no %s (iproute2)", DEVLINK);
 	self->index = n - 1;
 	ASSERT_EQ(0, npo_test_device_name(n - 1, self->name, sizeof(self->name)));
-	ASSERT_EQ(0, npo_test_device_name(0, self->other, sizeof(self->other)));
+	if (n > 1)
+		ASSERT_EQ(0, npo_test_device_name(0, self->other,
+						  sizeof(self->other)));
 	ASSERT_EQ(0, npo_test_pci_addr(self->name, addr, sizeof(addr)));
 	snprintf(self->handle, sizeof(self->handle), "pci/%s", addr);
 	f = fopen(FW_DIR GOOD_FW, "rb");
@@ -86,10 +107,10 @@ FIXTURE_SETUP(flash)
 	fclose(f);
 	ASSERT_GE(self->len, sizeof(struct npo_fw_header));
 	/* Every test starts from an empty flash and the host's image. */
-	erase_both(self);
-	ASSERT_EQ(0, npo_test_bar_read(self->name, REG_SLOT_A_VERSION));
-	ASSERT_EQ(0, npo_test_bar_read(self->name, REG_SLOT_B_VERSION));
-	self->other_resets = npo_test_reset_count(self->other);
+	ASSERT_EQ(0, reset_to_host_firmware(self));
+	self->other_resets = other_resets(self);
+	ASSERT_NE(-1, self->other_resets);
+	ASSERT_NE(-1, npo_test_reset_count(self->name));
 }
 
 FIXTURE_TEARDOWN(flash)
@@ -97,10 +118,10 @@ FIXTURE_TEARDOWN(flash)
 	if (!self->handle[0])
 		return;
 	npo_test_fault(self->index, "clear");
-	erase_both(self);
 	npo_test_run(NULL, 0, "rm -f " FW_DIR "npo/flash-*.bin");
 	/* Back to the host's firmware, as the other tests expect. */
-	npo_test_reload("");
+	EXPECT_EQ(0, reset_to_host_firmware(self))
+		TH_LOG("%s's flash could not be emptied: later tests see it", self->name);
 }
 
 static struct npo_fw_header *hdr(FIXTURE_DATA(flash) *self)
@@ -169,28 +190,35 @@ static int activate(FIXTURE_DATA(flash) *self)
  * `devlink -j dev info`'s versions: group "running" or "stored", name
  * "fw", "fw.slot_a"...; "" if absent.
  */
-static void info_version(FIXTURE_DATA(flash) *self, const char *group,
-			 const char *name, char *buf, size_t len)
+static int info_version(FIXTURE_DATA(flash) *self, const char *group,
+			const char *name, char *buf, size_t len)
 {
 	struct json_object *root, *o = NULL;
 
 	buf[0] = '\0';
 	if (npo_test_run(self->out, sizeof(self->out),
 			 DEVLINK " -j dev info %s 2>&1", self->handle))
-		return;
+		return -1;
 	root = json_tokener_parse(self->out);
-	if (root && json_object_object_get_ex(root, "info", &o) &&
-	    json_object_object_get_ex(o, self->handle, &o) &&
-	    json_object_object_get_ex(o, "versions", &o) &&
-	    json_object_object_get_ex(o, group, &o) &&
+	/* The device's versions must be there; the one asked for may not. */
+	if (!root || !json_object_object_get_ex(root, "info", &o) ||
+	    !json_object_object_get_ex(o, self->handle, &o) ||
+	    !json_object_object_get_ex(o, "versions", &o)) {
+		json_object_put(root);
+		return -1;
+	}
+	if (json_object_object_get_ex(o, group, &o) &&
 	    json_object_object_get_ex(o, name, &o))
 		snprintf(buf, len, "%s", json_object_get_string(o));
 	json_object_put(root);
+	return 0;
 }
 
 #define EXPECT_INFO(group, name, want) do {				\
 		char _v[32];						\
-		info_version(self, group, name, _v, sizeof(_v));	\
+		ASSERT_EQ(0, info_version(self, group, name, _v,	\
+					  sizeof(_v)))			\
+			TH_LOG("devlink dev info: %s", self->out);	\
 		EXPECT_STREQ(want, _v) TH_LOG("%s %s", group, name);	\
 	} while (0)
 
@@ -203,7 +231,12 @@ static void info_version(FIXTURE_DATA(flash) *self, const char *group,
 
 static long long reg(FIXTURE_DATA(flash) *self, unsigned int off)
 {
-	return npo_test_bar_read(self->name, off);
+	long long v = npo_test_bar_read(self->name, off);
+
+	/* -1 compares equal to -1: an unreadable BAR must not pass. */
+	if (v < 0)
+		abort();
+	return v;
 }
 
 /* The flash as the device has it, all of it, to compare before/after. */
@@ -292,7 +325,7 @@ TEST_F(flash, flash_then_activate_a_then_b)
 	EXPECT_INFO("running", "fw", "1.2.0");
 	expect_npoctl_flash(_metadata, self, "b", "1.1.0", "1.2.0");
 
-	EXPECT_EQ(self->other_resets, npo_test_reset_count(self->other));
+	EXPECT_EQ(self->other_resets, other_resets(self));
 
 	/* A driver reload keeps what the flash boots, not /lib/firmware's. */
 	ASSERT_EQ(0, npo_test_reload(""));
@@ -351,7 +384,7 @@ TEST_F(flash, an_image_that_does_not_come_up_falls_back)
 	EXPECT_NE(0, activate(self));
 	EXPECT_NE(NULL, strstr(self->out, "no new firmware waits")) TH_LOG("%s", self->out);
 	EXPECT_EQ(s, npo_test_reset_count(self->name));
-	EXPECT_EQ(self->other_resets, npo_test_reset_count(self->other));
+	EXPECT_EQ(self->other_resets, other_resets(self));
 }
 
 /* Each bad file: refused with its reason, flash and device untouched. */
@@ -381,9 +414,23 @@ TEST_F(flash, bad_files_are_refused_before_anything_is_written)
 	char log[65536];
 	size_t mark;
 
-	/* Something in flash already, that must survive every refusal. */
+	/*
+	 * Both slots hold an image that booted, so a refused file is aimed
+	 * at a slot with something in it (A): a device that wrote before it
+	 * checked would change SLOT_A_VERSION.
+	 */
 	ASSERT_EQ(0, make_version(self, "1.1", 1, 1));
 	ASSERT_EQ(0, flash(self, "1.1")) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, activate(self)) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, make_version(self, "1.2", 1, 2));
+	ASSERT_EQ(0, flash(self, "1.2")) TH_LOG("%s", self->out);
+	ASSERT_EQ(0, activate(self)) TH_LOG("%s", self->out);
+	ASSERT_EQ(NPO_FW_VERSION(1, 1, 0), reg(self, REG_SLOT_A_VERSION));
+	ASSERT_EQ(NPO_FW_VERSION(1, 2, 0), reg(self, REG_SLOT_B_VERSION));
+	ASSERT_EQ(SLOT_B, FLASH_ACTIVE(reg(self, REG_FLASH_STATE)));
+	/* The refused images are 1.3.0: a write would show as 1.3.0. */
+	hdr(self)->fw_version = htole32(NPO_FW_VERSION(1, 3, 0));
+	reseal(self);
 
 	/* A payload bit flipped in transit. */
 	self->image[self->len - 1] ^= 0x40;
@@ -433,12 +480,16 @@ TEST_F(flash, bad_files_are_refused_before_anything_is_written)
 	expect_refused(_metadata, self, "badsection", "the device refused the image");
 	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
 	EXPECT_NE(NULL, strstr(log, "bad section")) TH_LOG("%s", log);
+	self->image[le32toh(sec->offset) + 1] = 0;
 
-	/* And the image flashed first still activates. */
-	EXPECT_EQ(SLOT_A, FLASH_PENDING(reg(self, REG_FLASH_STATE)));
+	/* Nothing pending after all that; a good 1.3.0 then goes to A. */
+	EXPECT_EQ(0, FLASH_PENDING(reg(self, REG_FLASH_STATE)));
+	ASSERT_EQ(0, make_version(self, "1.3", 1, 3));
+	ASSERT_EQ(0, flash(self, "1.3")) TH_LOG("%s", self->out);
 	ASSERT_EQ(0, activate(self)) TH_LOG("%s", self->out);
-	EXPECT_INFO("running", "fw", "1.1.0");
-	EXPECT_EQ(self->other_resets, npo_test_reset_count(self->other));
+	EXPECT_INFO("running", "fw", "1.3.0");
+	EXPECT_EQ(SLOT_A, FLASH_RUNNING(reg(self, REG_FLASH_STATE)));
+	EXPECT_EQ(self->other_resets, other_resets(self));
 }
 
 TEST_HARNESS_MAIN

@@ -30,7 +30,8 @@
 typedef struct NpoFlashFileHeader {
     char magic[8];
     uint8_t active, pending;
-    uint8_t rsvd[6];
+    uint8_t fell_back, failed, boot_error;  /* the fallback record */
+    uint8_t rsvd[3];
     uint32_t len[2];            /* little endian; 0: the slot is erased */
 } NpoFlashFileHeader;
 
@@ -70,6 +71,9 @@ static void flash_save(NpoState *s)
     }
     h.active = s->flash.active;
     h.pending = s->flash.pending;
+    h.fell_back = s->flash.fell_back;
+    h.failed = s->flash.failed;
+    h.boot_error = s->flash.boot_error;
     for (unsigned int i = 0; i < 2; i++) {
         h.len[i] = cpu_to_le32(s->flash.slot[i].len);
         len += s->flash.slot[i].len;
@@ -89,27 +93,37 @@ static void flash_save(NpoState *s)
     }
 }
 
-/* Realize: read the slots from the file; a missing file is erased flash. */
-void npo_flash_realize(NpoState *s, Error **errp)
+/*
+ * Realize: read the slots from the file; a missing file is erased flash.
+ * False, with errp set, if the file is not a flash file.
+ */
+bool npo_flash_realize(NpoState *s, Error **errp)
 {
     NpoFlashFileHeader h;
     g_autoptr(GError) err = NULL;
     g_autofree char *buf = NULL;
     size_t len, off = sizeof(h);
+    struct stat st;
 
     if (!s->flash_path || !g_file_test(s->flash_path, G_FILE_TEST_EXISTS)) {
-        return;
+        return true;
+    }
+    /* Not read at all if it cannot be a flash file. */
+    if (stat(s->flash_path, &st) ||
+        st.st_size > (off_t)(sizeof(h) + 2 * NPO_FW_MAX_SIZE)) {
+        goto damaged;
     }
     if (!g_file_get_contents(s->flash_path, &buf, &len, &err)) {
         error_setg(errp, "npo: flash %s: %s", s->flash_path, err->message);
-        return;
+        return false;
     }
     if (len < sizeof(h)) {
         goto damaged;
     }
     memcpy(&h, buf, sizeof(h));
     if (memcmp(h.magic, NPO_FLASH_FILE_MAGIC, sizeof(h.magic)) ||
-        h.active > SLOT_B || h.pending > SLOT_B) {
+        h.active > SLOT_B || h.pending > SLOT_B || h.failed > SLOT_B ||
+        h.fell_back > 1) {
         goto damaged;
     }
     for (unsigned int i = 0; i < 2; i++) {
@@ -123,16 +137,22 @@ void npo_flash_realize(NpoState *s, Error **errp)
         off += n;
         slot_update(s, &s->flash.slot[i]);
     }
-    if (off != len) {
+    if (off != len ||
+        (h.active && !slot_of(s, h.active)->image) ||
+        (h.pending && !slot_of(s, h.pending)->image)) {
         goto damaged;
     }
     s->flash.active = h.active;
     s->flash.pending = h.pending;
-    return;
+    s->flash.fell_back = h.fell_back;
+    s->flash.failed = h.failed;
+    s->flash.boot_error = h.boot_error;
+    return true;
 
 damaged:
     error_setg(errp, "npo: flash %s is not an NPO flash file", s->flash_path);
     npo_flash_exit(s);
+    return false;
 }
 
 void npo_flash_exit(NpoState *s)
@@ -190,9 +210,10 @@ void npo_flash_boot(NpoState *s)
     if (s->flash.active && s->flash.active != s->flash.pending) {
         order[n++] = s->flash.active;
     }
+    /* A slot that failed is tried again only once written anew. */
     for (unsigned int slot = SLOT_A; slot <= SLOT_B; slot++) {
         if (slot != s->flash.pending && slot != s->flash.active &&
-            slot_of(s, slot)->image) {
+            slot != s->flash.failed && slot_of(s, slot)->image) {
             order[n++] = slot;
         }
     }
@@ -275,14 +296,18 @@ static uint32_t flash_data(NpoState *s)
 static uint32_t flash_commit(NpoState *s)
 {
     struct npo_fw_contents fw;
-    g_autofree uint8_t *image = s->flash.stage;
+    g_autofree uint8_t *image = NULL;
     uint32_t len = s->flash.stage_len, slot = target_slot(s), res;
     NpoFlashSlot *sl;
 
-    if (!image || s->flash.stage_done != len) {
-        return image ? MBOX_ERR_ARG : MBOX_ERR_STATE;
+    if (!s->flash.stage) {
+        return MBOX_ERR_STATE;
     }
-    s->flash.stage = NULL;
+    if (s->flash.stage_done != len) {
+        /* Not all of it: the staging stays for the rest. */
+        return MBOX_ERR_ARG;
+    }
+    image = g_steal_pointer(&s->flash.stage);
     /* Checked whole before anything is written. */
     res = npo_fw_check(s, image, len, true, &fw);
     trace_npo_flash_commit(s->node_id, slot_name(slot), fw.fw_version, res);
@@ -295,10 +320,6 @@ static uint32_t flash_commit(NpoState *s)
     sl->len = len;
     sl->version = fw.fw_version;
     s->flash.pending = slot;
-    if (!s->flash.active) {
-        /* The first image: nothing else to fall back to. */
-        s->flash.active = slot;
-    }
     flash_save(s);
     s->mbox_ret[0] = slot;
     s->mbox_ret[1] = fw.fw_version;
@@ -316,9 +337,14 @@ static void flash_erase_slot(NpoState *s, unsigned int slot)
     if (s->flash.pending == slot) {
         s->flash.pending = SLOT_NONE;
     }
+    if (s->flash.failed == slot) {
+        s->flash.fell_back = false;
+        s->flash.failed = SLOT_NONE;
+        s->flash.boot_error = MBOX_OK;
+    }
     if (s->flash.active == slot) {
-        s->flash.active = slot_of(s, slot ^ 3)->image ? slot ^ 3 :
-                                                       SLOT_NONE;
+        /* Active means booted: the other slot has not, as far as we know. */
+        s->flash.active = SLOT_NONE;
     }
 }
 

@@ -590,6 +590,10 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
     if (!s->serial) {
         s->serial = 0x4e50000000000000ULL | s->node_id;
     }
+    /* Before anything is set up, so that a bad file leaves nothing. */
+    if (!npo_flash_realize(s, errp)) {
+        return;
+    }
 
     pci_config_set_interrupt_pin(pdev->config, 1);
     memory_region_init_io(&s->regs, OBJECT(s), &npo_regs_ops, s,
@@ -628,7 +632,6 @@ static void npo_realize(PCIDevice *pdev, Error **errp)
     npo_clock_realize(s);
     npo_link_realize(s, errp);
     npo_dma_realize(s, errp);
-    npo_flash_realize(s, errp);
     return;
 
 err_pcie:

@@ -469,7 +469,7 @@ uint32_t npo_fw_start(NpoState *s, const uint8_t *image, uint32_t len,
                       unsigned int from);
 
 /* npo-flash.c */
-void npo_flash_realize(NpoState *s, Error **errp);
+bool npo_flash_realize(NpoState *s, Error **errp);
 void npo_flash_exit(NpoState *s);
 void npo_flash_boot(NpoState *s);
 uint32_t npo_flash_mbox(NpoState *s, uint32_t op);
