@@ -74,8 +74,16 @@ int npo_genl_end(struct sk_buff *msg, void *hdr, int err)
 }
 
 static int npo_put_counters(struct sk_buff *msg,
-			    const struct npo_hw_port_stats *st)
+			    const struct npo_hw_port_stats *st,
+			    unsigned int lanes)
 {
+	static const u16 traffic_attr[NPO_HW_NUM_TRAFFIC] = {
+		[NPO_HW_TRAFFIC_TX_BYTES] = NPO_ATTR_CNT_TX_BYTES,
+		[NPO_HW_TRAFFIC_TX_FRAMES] = NPO_ATTR_CNT_TX_FRAMES,
+		[NPO_HW_TRAFFIC_RX_BYTES] = NPO_ATTR_CNT_RX_BYTES,
+		[NPO_HW_TRAFFIC_RX_FRAMES] = NPO_ATTR_CNT_RX_FRAMES,
+	};
+	const __le64 *traffic = npo_hw_port_traffic(st, lanes);
 	static const u16 attr[NPO_HW_NUM_COUNTERS] = {
 		[NPO_HW_CNT_CRC_ERRORS] = NPO_ATTR_CNT_CRC_ERRORS,
 		[NPO_HW_CNT_REPLAYS] = NPO_ATTR_CNT_REPLAYS,
@@ -99,6 +107,13 @@ static int npo_put_counters(struct sk_buff *msg,
 			continue;
 		if (nla_put_u64_64bit(msg, attr[i], le64_to_cpu(st->counter[i]),
 				      NPO_ATTR_PAD))
+			goto cancel;
+	}
+	for (i = 0; i < NPO_HW_NUM_TRAFFIC; i++) {
+		if (!(supported & NPO_HW_TRAFFIC_SUPPORTED(i)))
+			continue;
+		if (nla_put_u64_64bit(msg, traffic_attr[i],
+				      le64_to_cpu(traffic[i]), NPO_ATTR_PAD))
 			goto cancel;
 	}
 	nla_nest_end(msg, nest);
@@ -300,7 +315,7 @@ static int npo_fill_port(struct sk_buff *msg, struct npo_port *port, u8 cmd,
 	npo_link_watch_trends(port, &trends);
 	npo_port_unlock(port);
 	if (!err)
-		err = npo_put_counters(msg, st);
+		err = npo_put_counters(msg, st, port->ndev->lanes_per_port);
 	if (!err && lanes)
 		err = npo_put_lanes(msg, port->ndev, st, &trends);
 	kfree(st);

@@ -249,8 +249,7 @@ static struct npo_hw_port_stats *npo_port_fetch_stats(struct npo_port *port)
 {
 	struct npo_dev *ndev = port->ndev;
 	struct device *dev = &ndev->pdev->dev;
-	size_t len = struct_size_t(struct npo_hw_port_stats, lane,
-				   ndev->lanes_per_port);
+	size_t len = npo_hw_port_stats_size(ndev->lanes_per_port);
 	struct npo_hw_port_stats *st, *copy;
 	dma_addr_t dma;
 	u32 args[4];
@@ -293,8 +292,7 @@ static struct npo_hw_port_stats *npo_port_fetch_stats(struct npo_port *port)
 struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port,
 					      bool shared)
 {
-	size_t len = struct_size_t(struct npo_hw_port_stats, lane,
-				   port->ndev->lanes_per_port);
+	size_t len = npo_hw_port_stats_size(port->ndev->lanes_per_port);
 	struct npo_hw_port_stats *st;
 
 	mutex_lock(&port->stats_lock);

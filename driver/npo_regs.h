@@ -302,6 +302,20 @@ enum npo_hw_port_counter {
 	NPO_HW_NUM_COUNTERS
 };
 
+/*
+ * Traffic counters (interface 1.14): supported bits 8..11, the values in
+ * a block after the lanes, written when the buffer has room for it.
+ */
+enum npo_hw_traffic_counter {
+	NPO_HW_TRAFFIC_TX_BYTES,
+	NPO_HW_TRAFFIC_TX_FRAMES,
+	NPO_HW_TRAFFIC_RX_BYTES,
+	NPO_HW_TRAFFIC_RX_FRAMES,
+	NPO_HW_NUM_TRAFFIC
+};
+
+#define NPO_HW_TRAFFIC_SUPPORTED(i)	BIT(NPO_HW_NUM_COUNTERS + (i))
+
 /**
  * struct npo_hw_lane_stats - one lane in the statistics block
  * @fec_corrected: FEC codewords corrected.
@@ -366,6 +380,18 @@ struct npo_hw_port_stats {
 	__le64 rsvd[3];
 	struct npo_hw_lane_stats lane[];
 } __packed;
+
+/* The block PORT_STATS writes for @lanes lanes, traffic included. */
+#define npo_hw_port_stats_size(lanes)					\
+	(struct_size_t(struct npo_hw_port_stats, lane, (lanes)) +	\
+	 NPO_HW_NUM_TRAFFIC * sizeof(__le64))
+
+/* The traffic block of @st, a block for @lanes lanes. */
+static inline const __le64 *npo_hw_port_traffic(const struct npo_hw_port_stats *st,
+						unsigned int lanes)
+{
+	return (const __le64 *)&st->lane[lanes];
+}
 
 enum npo_hw_port_state {
 	NPO_HW_PORT_DISABLED = 0,

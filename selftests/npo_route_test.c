@@ -5,7 +5,8 @@
  * driver computed are the shortest; a cut link is routed around while
  * writes stream across it, each completing once with its data in place,
  * and the device says so with a REROUTE event; the routes come back when
- * the link does.
+ * the link does.  The ports' traffic counters count every link of a path
+ * and no other.
  *
  * Needs npo-vm --topology ring: device i port 0 to device i+1 port 1,
  * device i is node i + 1.
@@ -21,6 +22,7 @@
 
 #include "kselftest_harness.h"
 #include "npo_test_lib.h"
+#include "npo_traffic_lib.h"
 
 #define MAX_DEVS	16
 #define SLOT		4096
@@ -493,6 +495,165 @@ TEST_F_TIMEOUT(route, a_cut_is_routed_around_mid_stream, 240)
 	ASSERT_EQ(0, reap(s->q, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 	EXPECT_EQ(0, c.port);
+}
+
+/* npoctl -j ARGS, parsed; NULL on failure. */
+static struct json_object *npoctl_json(const char *fmt, const char *arg)
+{
+	static char out[1 << 16];
+	char args[128];
+
+	snprintf(args, sizeof(args), fmt, arg);
+	if (npo_test_run(out, sizeof(out), "npoctl -j %s", args))
+		return NULL;
+	return json_tokener_parse(out);
+}
+
+static struct json_object *jget(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+/* A link between two devices, each end with its traffic counters. */
+struct link_end {
+	char port[24];		/* npoN/P */
+	int64_t c[4];		/* tx_bytes, tx_frames, rx_bytes, rx_frames */
+};
+
+static int read_traffic(struct link_end *e)
+{
+	static const char *const keys[] = {
+		"tx_bytes", "tx_frames", "rx_bytes", "rx_frames",
+	};
+	struct json_object *doc, *c, *v;
+	int i, err = 0;
+
+	doc = npoctl_json("link show %s", e->port);
+	if (!doc)
+		return -1;
+	c = jget(json_object_array_get_idx(doc, 0), "counters");
+	for (i = 0; i < 4; i++) {
+		v = jget(c, keys[i]);
+		/* "unsupported" would be a string: the model counts them. */
+		if (!v || !json_object_is_type(v, json_type_int))
+			err = -1;
+		else
+			e->c[i] = json_object_get_int64(v);
+	}
+	json_object_put(doc);
+	return err;
+}
+
+/* The ends of the link from device @a to device @b (npoN names). */
+static int link_between(const char *a,
+			const char *b, struct link_end *ea, struct link_end *eb)
+{
+	struct json_object *doc, *p, *peer;
+	char node[16];
+	size_t i;
+	int found = -1;
+
+	size_t alen = strlen(a);
+
+	if (npo_test_read_attr(b, "node_id", node, sizeof(node)))
+		return -1;
+	doc = npoctl_json("link%s", "");
+	for (i = 0; doc && i < json_object_array_length(doc); i++) {
+		const char *name;
+
+		p = json_object_array_get_idx(doc, i);
+		name = json_object_get_string(jget(p, "port"));
+		peer = jget(p, "peer");
+		if (!name || strncmp(name, a, alen) || name[alen] != '/' ||
+		    !peer || jint(peer, "node_id") != atoll(node))
+			continue;
+		snprintf(ea->port, sizeof(ea->port), "%s",
+			 json_object_get_string(jget(p, "port")));
+		snprintf(eb->port, sizeof(eb->port), "%s/%lld", b,
+			 (long long)jint(peer, "port"));
+		found = 0;
+		break;
+	}
+	json_object_put(doc);
+	return found;
+}
+
+/*
+ * Traffic counters count what moved, on every link of its path and on no
+ * other.  64-byte WRITEs from npo0 to npo2 go npo0 -> npo1 -> npo2 (the
+ * short way round the ring): each is one data frame out and one answer
+ * back on both links, so the frames sent each way are exactly the writes
+ * posted, and what one end of a link sends the other receives; a link
+ * off the path (npo4 to npo5) counts nothing.
+ */
+TEST_F_TIMEOUT(route, traffic_counters_count_what_moved, 120)
+{
+	struct link_end l01[2], l12[2], l45[2], *all[6];
+	struct link_end before[6];
+	struct npo_test_traffic t;
+	char why[160];
+	int64_t posted;
+	int i, k;
+
+	if (self->n < 8)
+		SKIP(return, "needs the ring of 8");
+	ASSERT_EQ(0, link_between("npo0", "npo1", &l01[0], &l01[1]));
+	ASSERT_EQ(0, link_between("npo1", "npo2", &l12[0], &l12[1]));
+	ASSERT_EQ(0, link_between("npo4", "npo5", &l45[0], &l45[1]));
+	all[0] = &l01[0], all[1] = &l01[1], all[2] = &l12[0];
+	all[3] = &l12[1], all[4] = &l45[0], all[5] = &l45[1];
+	for (i = 0; i < 6; i++) {
+		struct link_end *e = all[i];
+
+		ASSERT_EQ(0, read_traffic(e)) TH_LOG("%s", e->port);
+		before[i] = *e;
+	}
+
+	ASSERT_EQ(0, npo_test_traffic_open(&t, "npo0", "npo2", 0x7e58, 8));
+	ASSERT_EQ(0, npo_test_traffic_start(&t));
+	for (i = 0; i < 200 && npo_test_traffic_ok(&t) < 200; i++)
+		usleep(50000);
+	npo_test_traffic_stop(&t);
+	EXPECT_EQ(0, npo_test_traffic_check(&t, why, sizeof(why))) TH_LOG("%s", why);
+	posted = t.posted;
+	EXPECT_EQ(0, t.failed);
+	npo_test_traffic_close(&t);
+	ASSERT_LE(200, posted);
+
+	for (i = 0; i < 6; i++) {
+		struct link_end *e = all[i];
+
+		ASSERT_EQ(0, read_traffic(e)) TH_LOG("%s", e->port);
+		for (k = 0; k < 4; k++)
+			e->c[k] -= before[i].c[k];
+	}
+	TH_LOG("%lld writes: %s sent %lld frames, %lld bytes; %s answered %lld, %lld bytes",
+	       (long long)posted, l01[0].port, (long long)l01[0].c[1],
+	       (long long)l01[0].c[0], l01[1].port, (long long)l01[1].c[1],
+	       (long long)l01[1].c[0]);
+	for (i = 0; i < 4; i += 2) {
+		struct link_end *near = all[i], *far = all[i + 1];
+
+		/* Out: a data frame per write; back: an answer per write. */
+		EXPECT_EQ(posted, near->c[1]) TH_LOG("%s frames sent", near->port);
+		EXPECT_EQ(posted, far->c[3]) TH_LOG("%s frames received", far->port);
+		EXPECT_EQ(posted, far->c[1]) TH_LOG("%s answers sent", far->port);
+		EXPECT_EQ(posted, near->c[3]) TH_LOG("%s answers received", near->port);
+		/* Each data frame carries its 64 bytes and a header. */
+		EXPECT_LE(posted * (64 + 4), near->c[0]) TH_LOG("%s bytes", near->port);
+		EXPECT_EQ(near->c[0], far->c[2]) TH_LOG("%s -> %s", near->port, far->port);
+		EXPECT_EQ(far->c[0], near->c[2]) TH_LOG("%s -> %s", far->port, near->port);
+		EXPECT_LT(far->c[0], near->c[0]) TH_LOG("answers carry no data");
+	}
+	for (i = 4; i < 6; i++) {
+		struct link_end *e = all[i];
+
+		for (k = 0; k < 4; k++)
+			EXPECT_EQ(0, e->c[k]) TH_LOG("%s, off the path", e->port);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -26,13 +26,14 @@
 #include "npoctl.h"
 
 enum family_id {
-	F_DEV_INFO, F_DEV_STATE, F_DEV_PORTS,
+	F_DEV_INFO, F_DEV_STATE, F_DEV_PORTS, F_DEV_FW_SLOT, F_DEV_FW_FALLBACK,
 	F_PORT_UP, F_PORT_STATE, F_PORT_RATE, F_PORT_WIDTH, F_PORT_MAX_RATE,
 	F_PORT_MAX_WIDTH, F_PORT_PEER, F_PORT_FLAPS, F_PORT_IN_STATE,
 	F_PORT_DEGRADED, F_PORT_HIGH_BER, F_PORT_AT_RISK, F_PORT_FAULT_LANES,
 	F_PORT_CRC, F_PORT_REPLAYS, F_PORT_RECOVERIES, F_PORT_LINK_DOWNS,
 	F_PORT_TRAIN_FAILURES, F_PORT_FEC_CORR, F_PORT_FEC_UNCORR,
-	F_PORT_SYMBOL_ERRORS,
+	F_PORT_SYMBOL_ERRORS, F_PORT_TX_BYTES, F_PORT_TX_FRAMES, F_PORT_RX_BYTES,
+	F_PORT_RX_FRAMES,
 	F_LANE_RX_POWER, F_LANE_TX_POWER, F_LANE_BIAS, F_LANE_TEMP, F_LANE_BER,
 	F_LANE_EYE, F_LANE_FEC_CORR, F_LANE_FEC_UNCORR, F_LANE_SYMBOL_ERRORS,
 	F_LANE_SIGNAL, F_LANE_CDR_LOCKED,
@@ -58,6 +59,12 @@ static struct family fam[F_COUNT] = {
 	[F_DEV_STATE] = { "npo_device_state", "gauge",
 		"1 for the state the device is in, 0 for the others" },
 	[F_DEV_PORTS] = { "npo_device_ports", "gauge", "Link ports of the device" },
+	[F_DEV_FW_SLOT] = { "npo_device_firmware_slot_info", "gauge",
+		"A firmware flash slot holding an image: its version, whether it runs, "
+		"is active (booted last) or pending (boots next) (always 1)" },
+	[F_DEV_FW_FALLBACK] = { "npo_device_firmware_fallback", "gauge",
+		"1 while the device records that a flash image did not come up "
+		"and it fell back" },
 	[F_PORT_UP] = { "npo_port_up", "gauge", "1 while the link is active" },
 	[F_PORT_STATE] = { "npo_port_state", "gauge",
 		"1 for the link state the port is in, 0 for the others" },
@@ -99,6 +106,14 @@ static struct family fam[F_COUNT] = {
 		"Codewords the FEC could not correct" },
 	[F_PORT_SYMBOL_ERRORS] = { "npo_port_symbol_errors_total", "counter",
 		"Symbol errors (absent where the device does not count them)" },
+	[F_PORT_TX_BYTES] = { "npo_port_transmit_bytes_total", "counter",
+		"Bytes of fabric transport frames (requests, data, answers) sent" },
+	[F_PORT_TX_FRAMES] = { "npo_port_transmit_frames_total", "counter",
+		"Fabric transport frames sent" },
+	[F_PORT_RX_BYTES] = { "npo_port_receive_bytes_total", "counter",
+		"Bytes of fabric transport frames received" },
+	[F_PORT_RX_FRAMES] = { "npo_port_receive_frames_total", "counter",
+		"Fabric transport frames received" },
 	[F_LANE_RX_POWER] = { "npo_lane_rx_power_dbm", "gauge",
 		"Received optical power" },
 	[F_LANE_TX_POWER] = { "npo_lane_tx_power_dbm", "gauge",
@@ -272,6 +287,35 @@ static void read_attr(const char *dev, const char *attr, char *buf, size_t len)
 		snprintf(buf, len, "unknown");
 }
 
+/*
+ * The firmware flash (sysfs flash/), on devices that have one: a slot
+ * info sample per slot holding an image, and the fallback record.
+ */
+static void flash_samples(const char *name)
+{
+	char running[16], active[16], pending[16], version[32], last[96], attr[32];
+	static const char *const slots[] = { "a", "b" };
+	unsigned int i;
+
+	if (npo_sysfs_read(name, "flash/running", running, sizeof(running)) ||
+	    npo_sysfs_read(name, "flash/active", active, sizeof(active)) ||
+	    npo_sysfs_read(name, "flash/pending", pending, sizeof(pending)) ||
+	    npo_sysfs_read(name, "flash/last_boot", last, sizeof(last)))
+		return;
+	for (i = 0; i < 2; i++) {
+		snprintf(attr, sizeof(attr), "flash/slot_%s", slots[i]);
+		if (npo_sysfs_read(name, attr, version, sizeof(version)) ||
+		    !strcmp(version, "none"))
+			continue;
+		sample(F_DEV_FW_SLOT, 1, "device", name, "slot", slots[i],
+		       "version", version,
+		       "running", !strcmp(running, slots[i]) ? "1" : "0",
+		       "active", !strcmp(active, slots[i]) ? "1" : "0",
+		       "pending", !strcmp(pending, slots[i]) ? "1" : "0", NULL);
+	}
+	sample(F_DEV_FW_FALLBACK, strcmp(last, "ok") != 0, "device", name, NULL);
+}
+
 /* The PCI address behind npoN: devlink names devices by it. */
 static void dev_pci_addr(const char *dev, char *buf, size_t len)
 {
@@ -337,6 +381,7 @@ static int collect_devices(struct dev_names *devs)
 			       "state", dev_states[i], NULL);
 		devs->ports[devs->count] = atoi(ports);
 		sample(F_DEV_PORTS, devs->ports[devs->count], "device", name, NULL);
+		flash_samples(name);
 		devs->count++;
 	}
 	closedir(d);
@@ -370,6 +415,10 @@ static void port_counters(struct nlattr *nest, const char *dev, const char *port
 		{ NPO_ATTR_CNT_FEC_CORRECTED, F_PORT_FEC_CORR },
 		{ NPO_ATTR_CNT_FEC_UNCORRECTABLE, F_PORT_FEC_UNCORR },
 		{ NPO_ATTR_CNT_SYMBOL_ERRORS, F_PORT_SYMBOL_ERRORS },
+		{ NPO_ATTR_CNT_TX_BYTES, F_PORT_TX_BYTES },
+		{ NPO_ATTR_CNT_TX_FRAMES, F_PORT_TX_FRAMES },
+		{ NPO_ATTR_CNT_RX_BYTES, F_PORT_RX_BYTES },
+		{ NPO_ATTR_CNT_RX_FRAMES, F_PORT_RX_FRAMES },
 	};
 	struct nlattr *tb[NPO_ATTR_MAX + 1];
 	unsigned int i;

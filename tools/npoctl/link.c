@@ -141,6 +141,10 @@ static void print_counters(struct nlattr *nest, bool detail)
 		{ NPO_ATTR_CNT_FEC_CORRECTED, "fec_corrected", "FEC corrected" },
 		{ NPO_ATTR_CNT_FEC_UNCORRECTABLE, "fec_uncorrectable", "FEC uncorrectable" },
 		{ NPO_ATTR_CNT_SYMBOL_ERRORS, "symbol_errors", "symbol errors" },
+		{ NPO_ATTR_CNT_TX_BYTES, "tx_bytes", "bytes sent" },
+		{ NPO_ATTR_CNT_TX_FRAMES, "tx_frames", "frames sent" },
+		{ NPO_ATTR_CNT_RX_BYTES, "rx_bytes", "bytes received" },
+		{ NPO_ATTR_CNT_RX_FRAMES, "rx_frames", "frames received" },
 	};
 	struct nlattr *tb[NPO_ATTR_MAX + 1];
 	unsigned int i;

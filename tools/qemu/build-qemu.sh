@@ -17,7 +17,7 @@ top=$(realpath "$here/../..")
 link() { ln -sfn "$1" "$2"; }
 
 for f in npo.c npo.h npo-port.c npo-phy.c npo-link.c npo-route.c npo-port-regs.c \
-	npo-dma.c npo-mr.c npo-refusal.c npo-queue-errors.c npo-fabric.c npo-clock.c npo-fw-health.c npo-flash.c npo-shm.c npo-lmsg.c \
+	npo-dma.c npo-mr.c npo-refusal.c npo-queue-errors.c npo-fabric.c npo-clock.c npo-fw-health.c npo-flash.c npo-traffic.c npo-shm.c npo-lmsg.c \
 	npo-regs.h npo-wire.h; do
 	link "$here/$f" "$src/hw/misc/$f"
 done
@@ -50,7 +50,7 @@ softmmu_ss.add(when: 'CONFIG_NPO',
                if_true: [files('npo.c', 'npo-port.c', 'npo-phy.c', 'npo-link.c', 'npo-route.c',
                                  'npo-port-regs.c', 'npo-dma.c', 'npo-mr.c', 'npo-refusal.c',
                                  'npo-queue-errors.c', 'npo-fabric.c',
-                                 'npo-clock.c', 'npo-fw-health.c', 'npo-flash.c', 'npo-shm.c', 'npo-lmsg.c',
+                                 'npo-clock.c', 'npo-fw-health.c', 'npo-flash.c', 'npo-traffic.c', 'npo-shm.c', 'npo-lmsg.c',
                                  'npo_fw_validate.c'), zlib])
 MESON
 grep -v '^#' "$here/trace-events" | hook "$src/hw/misc/trace-events"

@@ -250,6 +250,8 @@ typedef struct NpoDest {
     NpoPort *port;              /* the first hop, NULL for loopback */
     NpoPort *wire;              /* to another process: out of this port */
     uint8_t rx_port;            /* the target's port the data comes in by */
+    NpoPort *hops[NPO_ROUTE_MAX_HOPS];  /* in-process links it crosses */
+    unsigned int nhops;
 } NpoDest;
 
 /*
@@ -412,6 +414,7 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     dest->dev = s;
     dest->port = NULL;
     dest->wire = NULL;
+    dest->nhops = 0;
     if (q->wire_req) {
         /* A request already on the wire finishes on its own port. */
         p = q->wire_port;
@@ -453,8 +456,10 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         dest->wire = p;
         return NPO_STATUS_OK;
     }
+    dest->hops[dest->nhops++] = p;
     switch (npo_route_follow(next, p, node, !q->progress, &dest->dev,
-                             &dest->rx_port, &dest->wire)) {
+                             &dest->rx_port, &dest->wire, dest->hops,
+                             &dest->nhops)) {
     case NPO_PATH_ARRIVED:
         return NPO_STATUS_OK;
     case NPO_PATH_REMOTE:
@@ -573,9 +578,14 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         }
     }
     if (!t) {
+        uint64_t off = q->progress;
+
         /* The peer's device checks the remote side when the request lands. */
-        return npo_fabric_run(s, q, d, lmr, dest->port, dest->wire, budget,
-                              done, status);
+        n = npo_fabric_run(s, q, d, lmr, dest->port, dest->wire, budget,
+                           done, status);
+        /* The in-process links before the one to the other process. */
+        npo_traffic_local(dest->hops, dest->nhops, d->opcode, off, n, *done);
+        return n;
     }
     if (d->opcode == NPO_OP_SEND) {
         int r = send_run(s, q, d, lmr, dest);
@@ -587,6 +597,7 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         }
         q->rnr_tries = 0;
         *status = r;
+        npo_traffic_local(dest->hops, dest->nhops, d->opcode, 0, len, true);
         return len;
     }
     if (atomic) {
@@ -596,9 +607,14 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
 
         old = cpu_to_le64(old);
         npo_mr_write(lmr, laddr, &old, 8);
+        npo_traffic_local(dest->hops, dest->nhops, d->opcode, 0, 8, true);
         return 8;
     }
-    if (len) {
+    if (!len) {
+        npo_traffic_local(dest->hops, dest->nhops, d->opcode, 0, 0, true);
+    } else {
+        uint64_t off = q->progress;
+
         n = MIN((uint64_t)len - q->progress, budget);
         if (d->opcode == NPO_OP_READ) {
             npo_mr_copy(lmr, laddr + q->progress, rmr, raddr + q->progress, n);
@@ -606,6 +622,8 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
             npo_mr_copy(rmr, raddr + q->progress, lmr, laddr + q->progress, n);
         }
         q->progress += n;
+        npo_traffic_local(dest->hops, dest->nhops, d->opcode, off, n,
+                          q->progress == len);
         if (q->progress < len) {
             *done = false;
             return n;

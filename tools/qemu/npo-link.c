@@ -813,6 +813,7 @@ void npo_link_clear_counters(NpoPort *p)
     unsigned int i;
 
     memset(p->counter, 0, sizeof(p->counter));
+    memset(p->traffic, 0, sizeof(p->traffic));
     for (i = 0; i < NPO_MAX_LANES; i++) {
         NpoLane *l = &p->lane[i];
 

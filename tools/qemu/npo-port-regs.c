@@ -137,7 +137,9 @@ static uint32_t port_stats_dma(NpoState *s)
     dma_addr_t addr = npo_mbox_addr(s, 1);
     size_t len = sizeof(NpoHwPortStats) +
                  s->lanes_per_port * sizeof(NpoHwLaneStats);
-    g_autofree NpoHwPortStats *st = g_malloc0(len);
+    size_t traffic_len = NPO_NUM_TRAFFIC_STATS * sizeof(uint64_t);
+    g_autofree NpoHwPortStats *st = g_malloc0(len + traffic_len);
+    uint64_t *traffic = (uint64_t *)((uint8_t *)st + len);
     uint64_t counter[NPO_NUM_PORT_STATS];
     NpoPort *p;
 
@@ -168,9 +170,17 @@ static uint32_t port_stats_dma(NpoState *s)
     for (i = 0; i < NPO_NUM_PORT_STATS; i++) {
         st->counter[i] = cpu_to_le64(counter[i]);
     }
-    st->supported = cpu_to_le32(MAKE_64BIT_MASK(0, NPO_NUM_PORT_STATS) &
+    st->supported = cpu_to_le32(MAKE_64BIT_MASK(0, NPO_NUM_PORT_STATS +
+                                                   NPO_NUM_TRAFFIC_STATS) &
                                 ~(s->count_symbol_errors ? 0 :
                                   BIT(NPO_STAT_SYMBOL_ERRORS)));
+    /* After the lanes, for a driver that left room for it (1.14). */
+    for (i = 0; i < NPO_NUM_TRAFFIC_STATS; i++) {
+        traffic[i] = cpu_to_le64(p->traffic[i]);
+    }
+    if (s->mbox_arg[3] >= len + traffic_len) {
+        len += traffic_len;
+    }
     if (pci_dma_write(PCI_DEVICE(s), addr, st, len) != MEMTX_OK) {
         return MBOX_ERR_DMA;
     }

@@ -213,6 +213,7 @@ uint8_t *npo_port_frame(NpoPort *p, uint8_t type, uint16_t len)
     if (!npo_port_connected(p)) {
         return NULL;
     }
+    npo_traffic_frame(p, true, type, len);
     return p->shm_tx_on ? port_shm_frame(p, type, len) :
                           port_sock_frame(p, type, len);
 }
@@ -531,6 +532,7 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
     case WIRE_ABORT:
     case WIRE_ROUTED:
         if (npo_link_ready(p) != NPO_LINK_DOWN) {
+            npo_traffic_frame(p, false, type, len);
             npo_fabric_rx(p, type, payload, len);
         }
         break;

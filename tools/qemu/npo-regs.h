@@ -383,6 +383,15 @@ enum npo_fault_kind {
 #define NPO_STAT_FEC_UNCORRECTABLE  6
 #define NPO_STAT_SYMBOL_ERRORS      7
 #define NPO_NUM_PORT_STATS          8
+/*
+ * Traffic counters (1.14): supported bits 8..11, their values in a block
+ * after the lanes, written when the buffer has room for it.
+ */
+#define NPO_STAT_TX_BYTES           8
+#define NPO_STAT_TX_FRAMES          9
+#define NPO_STAT_RX_BYTES           10
+#define NPO_STAT_RX_FRAMES          11
+#define NPO_NUM_TRAFFIC_STATS       4
 
 typedef struct QEMU_PACKED NpoHwLaneStats {
     uint64_t fec_corrected;

@@ -118,11 +118,14 @@ NpoPort *npo_link_route(NpoState *s, uint32_t node)
 /*
  * From next, the far end of the source's first hop via, each device of
  * this process passes the descriptor on by its own table until it reaches
- * node.  count: the descriptor starts, count it as forwarded.
+ * node.  count: the descriptor starts, count it as forwarded.  path, if
+ * not NULL, gets the ports it leaves by towards devices of this process
+ * (*npath of them, at most NPO_ROUTE_MAX_HOPS).
  */
 NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
                             bool count, NpoState **target, uint8_t *rx_port,
-                            NpoPort **wire)
+                            NpoPort **wire, NpoPort **path,
+                            unsigned int *npath)
 {
     NpoState *t = next;
     unsigned int hops = 1;
@@ -156,6 +159,10 @@ NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
             *wire = p;
             return NPO_PATH_REMOTE;
         }
+        /* The in-process hops, for their traffic counters. */
+        if (path && *npath < NPO_ROUTE_MAX_HOPS) {
+            path[(*npath)++] = p;
+        }
     }
     *target = t;
     return NPO_PATH_ARRIVED;
@@ -179,7 +186,8 @@ NpoPort *npo_route_wire_port(NpoState *s, uint32_t node)
     if (!next) {
         return p;
     }
-    return npo_route_follow(next, p, node, false, &t, &rx_port, &wire) ==
+    return npo_route_follow(next, p, node, false, &t, &rx_port, &wire,
+                            NULL, NULL) ==
            NPO_PATH_REMOTE ? wire : NULL;
 }
 

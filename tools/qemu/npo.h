@@ -184,6 +184,7 @@ typedef struct NpoPort {
     uint16_t peer_rx_ok[NPO_NUM_RATES];
 
     uint64_t counter[NPO_NUM_PORT_STATS];
+    uint64_t traffic[NPO_NUM_TRAFFIC_STATS];    /* npo-traffic.c */
     NpoLane lane[NPO_MAX_LANES];
 } NpoPort;
 
@@ -658,7 +659,13 @@ typedef enum NpoPathEnd {
 
 NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
                             bool count, NpoState **target, uint8_t *rx_port,
-                            NpoPort **wire);
+                            NpoPort **wire, NpoPort **path,
+                            unsigned int *npath);
+
+/* npo-traffic.c */
+void npo_traffic_frame(NpoPort *p, bool tx, uint8_t type, uint16_t len);
+void npo_traffic_local(NpoPort *const *hops, unsigned int nhops,
+                       uint8_t opcode, uint64_t off, uint64_t n, bool last);
 NpoPort *npo_route_wire_port(NpoState *s, uint32_t node);
 uint32_t npo_route_hold(NpoState *s, NpoQueue *q, uint32_t node,
                         uint32_t status, bool *wait);

@@ -25,6 +25,9 @@ for i in $(seq 600); do
 	sleep 0.1
 done
 echo "NPO-LINKS-ACTIVE $(npoctl -j link | grep -o "\"state\":\"active\"" | wc -l)"
+# npo1 gets the reference image in flash slot a (pending, not booted).
+devlink dev flash "pci/$(basename "$(readlink /sys/class/npo/npo1/device)")" \
+	file npo/npo-fw.bin >/dev/null 2>&1 || echo "NPO-FLASH-FAILED"
 # Each scrape goes to a file and all are printed at the end with the
 # console quiet: a kernel message (a link going down is a warning) on the
 # serial console can land in the middle of a line.  The guest init still
@@ -69,6 +72,8 @@ check "the VM ran the scrapes cleanly, no splat (status $rc)" [ $rc = 0 ]
 check "npoctl export help exits 0" grep -q '^NPO-EXPORT-HELP-OK' "$work/vm.log"
 check "npoctl export with an argument is a usage error (exit 2)" \
 	grep -q '^NPO-EXPORT-BAD-ARG 2$' "$work/vm.log"
+check "devlink dev flash put the reference image in npo1's flash" \
+	sh -c "! grep -q '^NPO-FLASH-FAILED' '$work/vm.log'"
 check "the ring's 8 links were up before the first scrape" \
 	grep -q '^NPO-LINKS-ACTIVE 8$' "$work/vm.log"
 /usr/bin/python3 "$here/prom-check.py" "$work/vm.log" || fail=1

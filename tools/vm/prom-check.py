@@ -133,7 +133,10 @@ def main():
             "npo_port_fec_uncorrectable", "npo_lane_rx_power_dbm",
             "npo_lane_tx_power_dbm", "npo_lane_temperature_celsius",
             "npo_lane_pre_fec_bit_error_ratio", "npo_clock_state",
-            "npo_clock_offset_seconds", "npo_health_reporter_healthy"]
+            "npo_clock_offset_seconds", "npo_health_reporter_healthy",
+            "npo_device_firmware_slot_info", "npo_device_firmware_fallback",
+            "npo_port_transmit_bytes", "npo_port_transmit_frames",
+            "npo_port_receive_bytes", "npo_port_receive_frames"]
     missing = [f for f in want if f not in before]
     check(f"every expected family is there (missing: {missing})", not missing)
     if missing:
@@ -212,6 +215,18 @@ def main():
             off.append(f"ber[{lane}] {ber} != {ln['ber']}")
     check(f"lane figures in base units agree with npoctl -j lane ({off[:3]})",
           not off and len(lanes["after"]) == LANES)
+
+    # The flash: npo1 was flashed (slot a pending) before the scrapes,
+    # the others hold nothing; no device fell back.
+    slots = {tuple(sorted(dict(l).items())): v
+             for (_, l), v in before["npo_device_firmware_slot_info"][2].items()}
+    want_slot = (("active", "0"), ("device", "npo1"), ("pending", "1"),
+                 ("running", "0"), ("slot", "a"), ("version", "1.0.0"))
+    check(f"npo1's flashed slot a, pending, and no other slot ({list(slots)[:3]})",
+          slots == {want_slot: 1})
+    fb = {dict(l)["device"]: v for (_, l), v in
+          before["npo_device_firmware_fallback"][2].items()}
+    check(f"no device fell back ({fb})", fb == {f"npo{i}": 0 for i in range(DEVICES)})
 
     # A device whose firmware is down: left out, said so, the rest exported.
     ok = {dict(l)["device"]: v for (_, l), v in sick["npo_scrape_device_success"][2].items()}

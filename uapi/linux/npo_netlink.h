@@ -350,6 +350,11 @@ enum npo_refusal_side {
  * @NPO_ATTR_CNT_FEC_CORRECTED: u64, FEC codewords corrected, all lanes.
  * @NPO_ATTR_CNT_FEC_UNCORRECTABLE: u64, FEC codewords not correctable.
  * @NPO_ATTR_CNT_SYMBOL_ERRORS: u64, FEC symbol errors, all lanes.
+ * @NPO_ATTR_CNT_TX_BYTES: u64, bytes of the fabric transport's frames
+ *	(requests, data, answers; header included) the port sent.
+ * @NPO_ATTR_CNT_TX_FRAMES: u64, those frames.
+ * @NPO_ATTR_CNT_RX_BYTES: u64, bytes of such frames the port received.
+ * @NPO_ATTR_CNT_RX_FRAMES: u64, those frames.
  * @NPO_ATTR_LANE: nest of NPO_ATTR_LANE_*, one per lane.
  * @NPO_ATTR_LANE_INDEX: u32, lane number.
  * @NPO_ATTR_LANE_FLAGS: u32, NPO_LANE_FLAG_*.
@@ -638,6 +643,10 @@ enum npo_attr {
 	NPO_ATTR_ROUTE_OLD_PORT,
 	NPO_ATTR_ROUTE_OLD_HOPS,
 	NPO_ATTR_ROUTE_MOVED,
+	NPO_ATTR_CNT_TX_BYTES,
+	NPO_ATTR_CNT_TX_FRAMES,
+	NPO_ATTR_CNT_RX_BYTES,
+	NPO_ATTR_CNT_RX_FRAMES,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1
