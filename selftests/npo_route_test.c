@@ -598,8 +598,20 @@ TEST_F_TIMEOUT(route, traffic_counters_count_what_moved, 120)
 	int64_t posted;
 	int i, k;
 
+	NPO_TEST_SETUP_DONE();
 	if (self->n < 8)
 		SKIP(return, "needs the ring of 8");
+	/* The short way to npo2 (node 3), as a cut before may have left it. */
+	for (i = 0; i < 150; i++) {
+		struct json_object *doc = routes_settled(self->n, 30), *r;
+		bool ok = doc && (r = route_of(doc, 0, 3)) && jint(r, "hops") == 2;
+
+		json_object_put(doc);
+		if (ok)
+			break;
+		usleep(200000);
+	}
+	ASSERT_GT(150, i) TH_LOG("npo0's route to npo2 is not the short way");
 	ASSERT_EQ(0, link_between("npo0", "npo1", &l01[0], &l01[1]));
 	ASSERT_EQ(0, link_between("npo1", "npo2", &l12[0], &l12[1]));
 	ASSERT_EQ(0, link_between("npo4", "npo5", &l45[0], &l45[1]));
@@ -614,7 +626,8 @@ TEST_F_TIMEOUT(route, traffic_counters_count_what_moved, 120)
 
 	ASSERT_EQ(0, npo_test_traffic_open(&t, "npo0", "npo2", 0x7e58, 8));
 	ASSERT_EQ(0, npo_test_traffic_start(&t));
-	for (i = 0; i < 200 && npo_test_traffic_ok(&t) < 200; i++)
+	/* 200 writes take a few seconds; a loaded host gets a minute. */
+	for (i = 0; i < 1200 && npo_test_traffic_ok(&t) < 200; i++)
 		usleep(50000);
 	npo_test_traffic_stop(&t);
 	EXPECT_EQ(0, npo_test_traffic_check(&t, why, sizeof(why))) TH_LOG("%s", why);
@@ -637,17 +650,26 @@ TEST_F_TIMEOUT(route, traffic_counters_count_what_moved, 120)
 	for (i = 0; i < 4; i += 2) {
 		struct link_end *near = all[i], *far = all[i + 1];
 
-		/* Out: a data frame per write; back: an answer per write. */
-		EXPECT_EQ(posted, near->c[1]) TH_LOG("%s frames sent", near->port);
-		EXPECT_EQ(posted, far->c[3]) TH_LOG("%s frames received", far->port);
-		EXPECT_EQ(posted, far->c[1]) TH_LOG("%s answers sent", far->port);
-		EXPECT_EQ(posted, near->c[3]) TH_LOG("%s answers received", near->port);
+		/*
+		 * Out: a data frame per write; back: an answer per write.
+		 * Between processes a request silent for 2 s is sent again,
+		 * so a few more frames may cross there, never twice as many.
+		 */
+		EXPECT_LE(posted, near->c[1]) TH_LOG("%s frames sent", near->port);
+		EXPECT_GE(posted + posted / 20, near->c[1]) TH_LOG("%s frames sent", near->port);
+		EXPECT_EQ(near->c[1], far->c[3]) TH_LOG("%s frames received", far->port);
+		EXPECT_LE(posted, far->c[1]) TH_LOG("%s answers sent", far->port);
+		EXPECT_GE(posted + posted / 20, far->c[1]) TH_LOG("%s answers sent", far->port);
+		EXPECT_EQ(far->c[1], near->c[3]) TH_LOG("%s answers received", near->port);
 		/* Each data frame carries its 64 bytes and a header. */
 		EXPECT_LE(posted * (64 + 4), near->c[0]) TH_LOG("%s bytes", near->port);
 		EXPECT_EQ(near->c[0], far->c[2]) TH_LOG("%s -> %s", near->port, far->port);
 		EXPECT_EQ(far->c[0], near->c[2]) TH_LOG("%s -> %s", far->port, near->port);
 		EXPECT_LT(far->c[0], near->c[0]) TH_LOG("answers carry no data");
 	}
+	/* The same routed frames cross both links: the same bytes each. */
+	EXPECT_EQ(l01[0].c[0], l12[0].c[0]);
+	EXPECT_EQ(l01[1].c[0], l12[1].c[0]);
 	for (i = 4; i < 6; i++) {
 		struct link_end *e = all[i];
 

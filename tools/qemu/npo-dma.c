@@ -578,14 +578,14 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         }
     }
     if (!t) {
-        uint64_t off = q->progress;
-
-        /* The peer's device checks the remote side when the request lands. */
-        n = npo_fabric_run(s, q, d, lmr, dest->port, dest->wire, budget,
-                           done, status);
-        /* The in-process links before the one to the other process. */
-        npo_traffic_local(dest->hops, dest->nhops, d->opcode, off, n, *done);
-        return n;
+        /*
+         * The peer's device checks the remote side when the request lands.
+         * The request goes straight out of the link that leaves the
+         * process: in-process links before it carry (and count) only the
+         * answers, which come back as frames (hardware.rst).
+         */
+        return npo_fabric_run(s, q, d, lmr, dest->port, dest->wire, budget,
+                              done, status);
     }
     if (d->opcode == NPO_OP_SEND) {
         int r = send_run(s, q, d, lmr, dest);

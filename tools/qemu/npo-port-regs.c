@@ -170,15 +170,19 @@ static uint32_t port_stats_dma(NpoState *s)
     for (i = 0; i < NPO_NUM_PORT_STATS; i++) {
         st->counter[i] = cpu_to_le64(counter[i]);
     }
-    st->supported = cpu_to_le32(MAKE_64BIT_MASK(0, NPO_NUM_PORT_STATS +
-                                                   NPO_NUM_TRAFFIC_STATS) &
+    st->supported = cpu_to_le32(MAKE_64BIT_MASK(0, NPO_NUM_PORT_STATS) &
                                 ~(s->count_symbol_errors ? 0 :
                                   BIT(NPO_STAT_SYMBOL_ERRORS)));
-    /* After the lanes, for a driver that left room for it (1.14). */
-    for (i = 0; i < NPO_NUM_TRAFFIC_STATS; i++) {
-        traffic[i] = cpu_to_le64(p->traffic[i]);
-    }
+    /*
+     * After the lanes, for a driver that left room for it (1.14); the
+     * supported bits say the block is there.
+     */
     if (s->mbox_arg[3] >= len + traffic_len) {
+        for (i = 0; i < NPO_NUM_TRAFFIC_STATS; i++) {
+            traffic[i] = cpu_to_le64(p->traffic[i]);
+        }
+        st->supported |= cpu_to_le32(MAKE_64BIT_MASK(NPO_NUM_PORT_STATS,
+                                                    NPO_NUM_TRAFFIC_STATS));
         len += traffic_len;
     }
     if (pci_dma_write(PCI_DEVICE(s), addr, st, len) != MEMTX_OK) {

@@ -8,8 +8,10 @@
  * one QEMU process the model moves data without frames, so it counts the
  * frames the transport would have carried (npo-fabric.c): data in frames
  * of at most WIRE_CHUNK bytes, a request frame for READ and atomics, and
- * an ACK back when the request is done.  Either way the two ends of a
- * link agree: what one sends, the other receives.
+ * an ACK back when the request is done, each behind a WireRouted header
+ * when the path is longer than one link.  Requests the target refuses and
+ * SENDs retried for want of a receive buffer are counted only where they
+ * cross to another process.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -61,7 +63,9 @@ static NpoPort *far_end(NpoPort *p)
 void npo_traffic_local(NpoPort *const *hops, unsigned int nhops,
                        uint8_t opcode, uint64_t off, uint64_t n, bool last)
 {
-    const uint64_t hdr = sizeof(WireHdr);
+    /* Beyond the first link's peer every frame travels routed. */
+    const uint64_t hdr = sizeof(WireHdr) +
+                         (nhops > 1 ? sizeof(WireRouted) : 0);
     bool first = off == 0;
     uint64_t chunks = n ? DIV_ROUND_UP(off + n, WIRE_CHUNK) -
                           DIV_ROUND_UP(off, WIRE_CHUNK) : first;
