@@ -1142,6 +1142,7 @@ const char *npo_clock_role_name(unsigned int role);
 /* npo_fw.c */
 int npo_fw_precheck(const struct firmware *fw, const char **why);
 int npo_fw_load(struct npo_dev *ndev);
+void npo_fw_version_str(char *buf, size_t len, u32 version);
 
 /* npo_fw_flash.c */
 void npo_fw_flash_read(struct npo_dev *ndev);

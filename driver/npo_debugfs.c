@@ -88,6 +88,18 @@ static int npo_debugfs_timesync_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(npo_debugfs_timesync);
 
+/* A debugfs write as a C string in buf (size bytes): 0 or a negative errno. */
+static int npo_debugfs_get_str(const char __user *ubuf, size_t len, char *buf,
+			       size_t size)
+{
+	if (len >= size)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	return 0;
+}
+
 /*
  * Test-only fault injection, present when the device has test registers:
  *   ber PORT LANE NLOG    pre-FEC BER 10^-(NLOG/100), 0 clears
@@ -133,11 +145,9 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	u32 args[2];
 	int err;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
+	err = npo_debugfs_get_str(ubuf, len, buf, sizeof(buf));
+	if (err)
+		return err;
 	if (sscanf(buf, "%12s", word) != 1)
 		return -EINVAL;
 	for (kind = 0; kind < ARRAY_SIZE(kinds); kind++)
@@ -215,11 +225,9 @@ static ssize_t npo_debugfs_flash_erase_write(struct file *file,
 	char buf[4];
 	int err;
 
-	if (len >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
+	err = npo_debugfs_get_str(ubuf, len, buf, sizeof(buf));
+	if (err)
+		return err;
 	if (!sysfs_streq(buf, "a") && !sysfs_streq(buf, "b"))
 		return -EINVAL;
 	err = npo_fw_flash_erase(ndev, buf[0] == 'a' ? NPO_SLOT_A : NPO_SLOT_B);

@@ -10,7 +10,6 @@
 #include <linux/firmware.h>
 #include <linux/pci.h>
 #include <net/devlink.h>
-#include <uapi/linux/npo_fw.h>
 
 #include "npo.h"
 
@@ -21,12 +20,6 @@ struct npo_devlink {
 static struct npo_dev *npo_devlink_dev(struct devlink *devlink)
 {
 	return ((struct npo_devlink *)devlink_priv(devlink))->ndev;
-}
-
-static void npo_devlink_fw_str(char *buf, size_t size, u32 v)
-{
-	snprintf(buf, size, "%u.%u.%u", NPO_FW_VERSION_MAJOR(v),
-		 NPO_FW_VERSION_MINOR(v), NPO_FW_VERSION_PATCH(v));
 }
 
 /*
@@ -49,7 +42,7 @@ static int npo_devlink_info_flash(struct npo_dev *ndev,
 	next = npo_fw_flash_next(state);
 	v = next ? READ_ONCE(ndev->flash.slot_version[next - 1]) : 0;
 	if (v) {
-		npo_devlink_fw_str(buf, sizeof(buf), v);
+		npo_fw_version_str(buf, sizeof(buf), v);
 		err = devlink_info_version_stored_put(req,
 						      DEVLINK_INFO_VERSION_GENERIC_FW,
 						      buf);
@@ -60,7 +53,7 @@ static int npo_devlink_info_flash(struct npo_dev *ndev,
 		v = READ_ONCE(ndev->flash.slot_version[i]);
 		if (!v)
 			continue;
-		npo_devlink_fw_str(buf, sizeof(buf), v);
+		npo_fw_version_str(buf, sizeof(buf), v);
 		err = devlink_info_version_stored_put(req, names[i], buf);
 		if (err)
 			return err;
@@ -115,7 +108,7 @@ static int npo_devlink_info_get(struct devlink *devlink,
 	/* No firmware runs after a failed load or a crash: say nothing. */
 	if (!fw)
 		return 0;
-	npo_devlink_fw_str(buf, sizeof(buf), fw);
+	npo_fw_version_str(buf, sizeof(buf), fw);
 	return devlink_info_version_running_put(req,
 						DEVLINK_INFO_VERSION_GENERIC_FW,
 						buf);

@@ -54,6 +54,22 @@ int npo_fw_precheck(const struct firmware *fw, const char **why)
 	return 0;
 }
 
+/**
+ * npo_fw_version_str() - a firmware version as sysfs and devlink show it
+ * @buf: where to write it.
+ * @len: its size.
+ * @version: encoded as in the image; 0 (no firmware) gives "none".
+ */
+void npo_fw_version_str(char *buf, size_t len, u32 version)
+{
+	if (!version)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%u.%u.%u", NPO_FW_VERSION_MAJOR(version),
+			 NPO_FW_VERSION_MINOR(version),
+			 NPO_FW_VERSION_PATCH(version));
+}
+
 /*
  * The device booted firmware from its flash: take it as it is.  Returns
  * false if nothing from flash runs, so the caller loads the host's image.

@@ -6,7 +6,6 @@
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
-#include <uapi/linux/npo_fw.h>
 
 #include "npo.h"
 
@@ -32,12 +31,10 @@ static DEVICE_ATTR_RO(node_id);
 static ssize_t fw_version_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
-	u32 v = READ_ONCE(to_npo_dev(dev)->fw_version);
+	char v[32];
 
-	if (!v)
-		return sysfs_emit(buf, "none\n");
-	return sysfs_emit(buf, "%u.%u.%u\n", NPO_FW_VERSION_MAJOR(v),
-			  NPO_FW_VERSION_MINOR(v), NPO_FW_VERSION_PATCH(v));
+	npo_fw_version_str(v, sizeof(v), READ_ONCE(to_npo_dev(dev)->fw_version));
+	return sysfs_emit(buf, "%s\n", v);
 }
 static DEVICE_ATTR_RO(fw_version);
 
@@ -157,12 +154,11 @@ static DEVICE_ATTR_RO(pending);
 
 static ssize_t npo_slot_show(struct device *dev, char *buf, unsigned int i)
 {
-	u32 v = READ_ONCE(to_npo_dev(dev)->flash.slot_version[i]);
+	char v[32];
 
-	if (!v)
-		return sysfs_emit(buf, "none\n");
-	return sysfs_emit(buf, "%u.%u.%u\n", NPO_FW_VERSION_MAJOR(v),
-			  NPO_FW_VERSION_MINOR(v), NPO_FW_VERSION_PATCH(v));
+	npo_fw_version_str(v, sizeof(v),
+			   READ_ONCE(to_npo_dev(dev)->flash.slot_version[i]));
+	return sysfs_emit(buf, "%s\n", v);
 }
 
 static ssize_t slot_a_show(struct device *dev, struct device_attribute *attr,
