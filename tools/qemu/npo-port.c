@@ -515,6 +515,13 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
     if (!npo_link_port_enabled(p) || p->cut) {
         return;
     }
+    if (wire_is_transport(type)) {
+        if (npo_link_ready(p) != NPO_LINK_DOWN) {
+            npo_traffic_frame(p, false, type, len);
+            npo_fabric_rx(p, type, payload, len);
+        }
+        return;
+    }
     switch (type) {
     case WIRE_TS1:
     case WIRE_TS2:
@@ -523,18 +530,6 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
     case WIRE_DARK:
     case WIRE_LOOPBACK:
         npo_link_rx(p, type, payload, len);
-        break;
-    case WIRE_DATA:
-    case WIRE_READ:
-    case WIRE_READ_DATA:
-    case WIRE_ATOMIC:
-    case WIRE_ACK:
-    case WIRE_ABORT:
-    case WIRE_ROUTED:
-        if (npo_link_ready(p) != NPO_LINK_DOWN) {
-            npo_traffic_frame(p, false, type, len);
-            npo_fabric_rx(p, type, payload, len);
-        }
         break;
     case WIRE_TIME:
         if (npo_link_ready(p) == NPO_LINK_UP) {

@@ -32,16 +32,8 @@ static void count(NpoPort *p, bool tx, uint64_t bytes, uint64_t frames)
 /* A frame of type with len payload bytes passed p (tx: out, else in). */
 void npo_traffic_frame(NpoPort *p, bool tx, uint8_t type, uint16_t len)
 {
-    switch (type) {
-    case WIRE_DATA:
-    case WIRE_READ:
-    case WIRE_READ_DATA:
-    case WIRE_ATOMIC:
-    case WIRE_ACK:
-    case WIRE_ABORT:
-    case WIRE_ROUTED:
+    if (wire_is_transport(type)) {
         count(p, tx, sizeof(WireHdr) + len, 1);
-        break;
     }
 }
 

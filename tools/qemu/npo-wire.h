@@ -203,4 +203,14 @@ typedef struct QEMU_PACKED WireTime {
     uint8_t payload[NPO_TIME_MSG_MAX];
 } WireTime;
 
+/*
+ * A frame of the fabric transport (DATA..ABORT, or one of them ROUTED):
+ * what the data path carries, as against training, time sync and link
+ * messages.
+ */
+static inline bool wire_is_transport(uint8_t type)
+{
+    return (type >= WIRE_DATA && type <= WIRE_ABORT) || type == WIRE_ROUTED;
+}
+
 #endif
