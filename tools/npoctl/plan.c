@@ -189,6 +189,20 @@ static void add(struct plan_finding *out, size_t max, int *count,
 	(*count)++;
 }
 
+/* A miswired cable, with the peer the plan wants for each of its ends. */
+static void add_miswired(const struct plan *plan, struct plan_finding *out,
+			 size_t max, int *count, const struct plan_link *p,
+			 const struct plan_link *f)
+{
+	struct plan_finding *x = (size_t)*count < max ? &out[*count] : NULL;
+
+	add(out, max, count, PLAN_MISWIRED, p, f);
+	if (!x)
+		return;
+	x->has_want_a = link_at(plan, f->a, &x->want_a) != NULL;
+	x->has_want_b = link_at(plan, f->b, &x->want_b) != NULL;
+}
+
 int plan_compare(const struct plan *plan, const struct plan *found,
 		 const uint32_t *local, size_t nlocal,
 		 struct plan_finding *out, size_t max)
@@ -222,11 +236,11 @@ int plan_compare(const struct plan *plan, const struct plan *found,
 		 */
 		if (fa && !told[fa - found->links]) {
 			told[fa - found->links] = true;
-			add(out, max, &count, PLAN_MISWIRED, p, fa);
+			add_miswired(plan, out, max, &count, p, fa);
 		}
 		if (fb && !told[fb - found->links]) {
 			told[fb - found->links] = true;
-			add(out, max, &count, PLAN_MISWIRED, p, fb);
+			add_miswired(plan, out, max, &count, p, fb);
 		}
 		if (!fa && !fb)
 			add(out, max, &count, PLAN_MISSING, p, NULL);

@@ -39,6 +39,9 @@ struct plan_finding {
 	enum plan_kind kind;
 	struct plan_link planned;	/* MISSING, MISWIRED, UNDER_TRAINED, DOWN */
 	struct plan_link found;		/* all but MISSING */
+	/* MISWIRED: where the plan wants each end of the found cable. */
+	bool has_want_a, has_want_b;
+	struct plan_end want_a, want_b;
 };
 
 int plan_parse(const char *text, struct plan *out, char *err, size_t errlen);

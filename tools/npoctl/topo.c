@@ -221,12 +221,18 @@ static void print_finding(const struct plan_finding *f)
 		print_plan_end("a", f->found.a);
 		print_text(" -- ");
 		print_plan_end("b", f->found.b);
-		print_text(": planned ");
-		print_open_object("planned");
-		print_plan_end("a", f->planned.a);
-		print_text(" -- ");
-		print_plan_end("b", f->planned.b);
-		print_close_object();
+		print_text(":");
+		/* Where each end of this cable should go. */
+		if (f->has_want_a) {
+			print_text(" %u/%u planned to ", f->found.a.node,
+				   f->found.a.port);
+			print_plan_end("a_planned_peer", f->want_a);
+		}
+		if (f->has_want_b) {
+			print_text("%s %u/%u planned to ", f->has_want_a ? "," : "",
+				   f->found.b.node, f->found.b.port);
+			print_plan_end("b_planned_peer", f->want_b);
+		}
 		break;
 	case PLAN_UNDER_TRAINED:
 	case PLAN_DOWN:

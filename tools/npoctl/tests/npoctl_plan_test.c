@@ -86,6 +86,15 @@ TEST(swapped_cables_are_miswired_on_exactly_those_ports)
 			    (f[i].found.a.node == 3 && f[i].found.b.node == 2));
 	}
 	EXPECT_NE(f[0].found.a.node, f[1].found.a.node);
+	/* Each says where both its ends belong. */
+	for (int i = 0; i < n; i++) {
+		EXPECT_TRUE(f[i].has_want_a);
+		EXPECT_TRUE(f[i].has_want_b);
+		if (f[i].found.a.node == 1) {
+			EXPECT_EQ(2, f[i].want_a.node);	/* 1/0 belongs to 2/1 */
+			EXPECT_EQ(3, f[i].want_b.node);	/* 4/1 belongs to 3/0 */
+		}
+	}
 	plan_free(&plan);
 	plan_free(&found);
 }
