@@ -213,10 +213,12 @@ $(BUILD)/host-tests/fw_%_test: firmware/tests/fw_%_test.c firmware/npo_fw_valida
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(HARNESS_CFLAGS) -I$(KSELFTEST) \
 		-Ifirmware -o $@ $< firmware/npo_fw_validate.c -lz
 $(BUILD)/host-tests/npoctl_%_test: tools/npoctl/tests/npoctl_%_test.c \
-		tools/npoctl/print.c tools/npoctl/print.h $(BUILD)/.deps-stamp
+		tools/npoctl/print.c tools/npoctl/print.h tools/npoctl/plan.c \
+		tools/npoctl/plan.h $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(JSON_CFLAGS) $(HARNESS_CFLAGS) \
-		-I$(KSELFTEST) -Itools/npoctl -o $@ $< tools/npoctl/print.c $(JSON_LIBS)
+		-I$(KSELFTEST) -Itools/npoctl -o $@ $< tools/npoctl/print.c \
+		tools/npoctl/plan.c $(JSON_LIBS)
 
 # Every struct the UAPI headers define, for the layout test to build.
 UAPI_HDRS := $(wildcard uapi/linux/*.h)

@@ -4,12 +4,14 @@
  * learned a peer contributes an edge; a link seen from both of its ends
  * (both devices on this host) is shown once.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nl.h"
 #include "npoctl.h"
+#include "plan.h"
 #include "print.h"
 
 #define MAX_EDGES 4096
@@ -164,8 +166,150 @@ static void print_topo(struct topo *t)
 	print_close_array();
 }
 
+/* The discovered links as a plan: each once, up or not, with its speed. */
+static int topo_as_plan(struct topo *t, struct plan *found, uint32_t **local,
+			size_t *nlocal)
+{
+	size_t i, j;
+
+	found->links = calloc(t->n ? t->n : 1, sizeof(*found->links));
+	*local = calloc(t->n ? t->n : 1, sizeof(**local));
+	if (!found->links || !*local)
+		return -1;
+	found->n = 0;
+	*nlocal = 0;
+	for (i = 0; i < (size_t)t->n; i++) {
+		struct edge *e = &t->e[i];
+
+		for (j = 0; j < *nlocal && (*local)[j] != e->node; j++)
+			;
+		if (j == *nlocal)
+			(*local)[(*nlocal)++] = e->node;
+		if (seen_from_other_end(t, i))
+			continue;
+		found->links[found->n++] = (struct plan_link) {
+			.a = { e->node, e->port },
+			.b = { e->peer_node, e->peer_port },
+			.rate_mbps = e->rate,
+			.width = e->width,
+			.active = e->state == NPO_PORT_ACTIVE,
+		};
+	}
+	return 0;
+}
+
+static void print_plan_end(const char *key, struct plan_end e)
+{
+	print_open_object(key);
+	print_uint("node_id", "node %llu", e.node);
+	print_uint("port", "/%llu", e.port);
+	print_close_object();
+}
+
+static void print_finding(const struct plan_finding *f)
+{
+	print_open_object(NULL);
+	print_string("kind", "%-13s  ", plan_kind_str(f->kind));
+	switch (f->kind) {
+	case PLAN_MISSING:
+		print_plan_end("a", f->planned.a);
+		print_text(" -- ");
+		print_plan_end("b", f->planned.b);
+		print_text(": planned, not there");
+		break;
+	case PLAN_MISWIRED:
+		print_plan_end("a", f->found.a);
+		print_text(" -- ");
+		print_plan_end("b", f->found.b);
+		print_text(":");
+		/* Where each end of this cable should go. */
+		if (f->has_want_a) {
+			print_text(" %u/%u planned to ", f->found.a.node,
+				   f->found.a.port);
+			print_plan_end("a_planned_peer", f->want_a);
+		}
+		if (f->has_want_b) {
+			print_text("%s %u/%u planned to ", f->has_want_a ? "," : "",
+				   f->found.b.node, f->found.b.port);
+			print_plan_end("b_planned_peer", f->want_b);
+		}
+		break;
+	case PLAN_UNDER_TRAINED:
+	case PLAN_DOWN:
+		print_plan_end("a", f->found.a);
+		print_text(" -- ");
+		print_plan_end("b", f->found.b);
+		print_uint("rate_mbps", ": %llu Mb/s", f->found.rate_mbps);
+		print_uint("width", " x%llu", f->found.width);
+		print_uint("planned_rate_mbps", ", planned %llu Mb/s",
+			   f->planned.rate_mbps);
+		print_uint("planned_width", " x%llu", f->planned.width);
+		print_bool("active", f->found.active ? "" : " (down)",
+			   f->found.active);
+		break;
+	case PLAN_EXTRA:
+		print_plan_end("a", f->found.a);
+		print_text(" -- ");
+		print_plan_end("b", f->found.b);
+		print_text(": not planned");
+		break;
+	}
+	print_text("\n");
+	print_close_object();
+}
+
+/* npoctl topo check PLAN: exit 3 (NPOCTL_EXIT_UNHEALTHY) on any finding. */
+static int topo_check(struct topo *t, const char *path)
+{
+	struct plan plan = { 0 }, found = { 0 };
+	struct plan_finding *f = NULL;
+	uint32_t *local = NULL;
+	size_t nlocal, len = 0;
+	char err[160], *text = NULL;
+	int n, ret = NPOCTL_EXIT_ERROR;
+	FILE *in = fopen(path, "r");
+
+	if (!in) {
+		npoctl_err("topo check: %s: %s", path, strerror(errno));
+		return NPOCTL_EXIT_ERROR;
+	}
+	if (getdelim(&text, &len, '\0', in) < 0) {
+		npoctl_err("topo check: %s: cannot read it", path);
+		goto out;
+	}
+	if (plan_parse(text, &plan, err, sizeof(err))) {
+		npoctl_err("topo check: %s: %s", path, err);
+		ret = NPOCTL_EXIT_USAGE;
+		goto out;
+	}
+	if (topo_as_plan(t, &found, &local, &nlocal))
+		goto out;
+	f = calloc(plan.n + found.n + 1, sizeof(*f));
+	if (!f)
+		goto out;
+	n = plan_compare(&plan, &found, local, nlocal, f, plan.n + found.n + 1);
+	if (n < 0)
+		goto out;
+	print_open_array(NULL);
+	for (int i = 0; i < n; i++)
+		print_finding(&f[i]);
+	print_close_array();
+	print_text("%d finding%s against %zu planned links\n", n,
+		   n == 1 ? "" : "s", plan.n);
+	ret = n ? NPOCTL_EXIT_UNHEALTHY : NPOCTL_EXIT_OK;
+out:
+	fclose(in);
+	free(text);
+	free(f);
+	free(local);
+	plan_free(&plan);
+	plan_free(&found);
+	return ret;
+}
+
 int cmd_topo(int argc, char **argv)
 {
+	const char *plan = NULL;
 	struct topo *t;
 	struct npo_nl nl;
 	struct nl_msg *msg;
@@ -174,6 +318,7 @@ int cmd_topo(int argc, char **argv)
 
 	if (argc == 1 && matches(argv[0], "help")) {
 		printf("Usage: npoctl topo [ --dot ]\n"
+		       "       npoctl topo check PLAN.json\n"
 		       "       npoctl topo impact DEV/PORT\n");
 		return NPOCTL_EXIT_OK;
 	}
@@ -181,6 +326,8 @@ int cmd_topo(int argc, char **argv)
 		return cmd_topo_impact(argc - 1, argv + 1);
 	if (argc == 1 && !strcmp(argv[0], "--dot")) {
 		dot = true;
+	} else if (argc == 2 && !strcmp(argv[0], "check")) {
+		plan = argv[1];
 	} else if (argc) {
 		npoctl_err("topo: bad arguments");
 		return NPOCTL_EXIT_USAGE;
@@ -202,10 +349,12 @@ int cmd_topo(int argc, char **argv)
 		free(t);
 		return NPOCTL_EXIT_ERROR;
 	}
-	if (dot)
+	if (plan)
+		ret = topo_check(t, plan);
+	else if (dot)
 		print_dot(t);
 	else
 		print_topo(t);
 	free(t);
-	return NPOCTL_EXIT_OK;
+	return plan ? ret : NPOCTL_EXIT_OK;
 }
