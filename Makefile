@@ -126,8 +126,8 @@ npoctl: $(NPOCTL)
 $(NPOCTL): $(NPOCTL_SRCS) $(wildcard tools/npoctl/*.h) $(LIBNPO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) -Iruntime/include \
-		-o $@ $(NPOCTL_SRCS) -L$(BUILD)/lib -lnpo $(JSON_LIBS) $(NL_LIBS) \
-		-lm $(RPATH)
+		-pthread -o $@ $(NPOCTL_SRCS) -L$(BUILD)/lib -lnpo $(JSON_LIBS) \
+		$(NL_LIBS) -lm $(RPATH)
 
 NPO_PERF := $(BUILD)/bin/npo-perf
 npo-perf: $(NPO_PERF)
@@ -214,11 +214,12 @@ $(BUILD)/host-tests/fw_%_test: firmware/tests/fw_%_test.c firmware/npo_fw_valida
 		-Ifirmware -o $@ $< firmware/npo_fw_validate.c -lz
 $(BUILD)/host-tests/npoctl_%_test: tools/npoctl/tests/npoctl_%_test.c \
 		tools/npoctl/print.c tools/npoctl/print.h tools/npoctl/plan.c \
-		tools/npoctl/plan.h $(BUILD)/.deps-stamp
+		tools/npoctl/plan.h tools/npoctl/fabric_report.c \
+		tools/npoctl/fabric.h $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(JSON_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Itools/npoctl -o $@ $< tools/npoctl/print.c \
-		tools/npoctl/plan.c $(JSON_LIBS)
+		tools/npoctl/plan.c tools/npoctl/fabric_report.c $(JSON_LIBS) -lm
 
 # Every struct the UAPI headers define, for the layout test to build.
 UAPI_HDRS := $(wildcard uapi/linux/*.h)

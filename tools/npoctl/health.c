@@ -134,7 +134,7 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	if (flags & NPO_PORT_FLAG_SELF_TEST_FAILED) {
 		char lanes[96];
 
-		link_lanes_str(lanes, sizeof(lanes),
+		print_lanes_str(lanes, sizeof(lanes),
 			       get_u32(tb, NPO_ATTR_PORT_SELF_TEST_LANES, 0));
 		snprintf(p->reason, sizeof(p->reason),
 			 "failed its self-test after a reset: lanes %s; held until retrained",

@@ -66,26 +66,6 @@ void link_print_flags(uint32_t flags, bool admin_up)
 	print_close_array();
 }
 
-/* A lane mask as "0-3,7" into text[len]. */
-void link_lanes_str(char *text, size_t len, uint32_t mask)
-{
-	size_t at = 0;
-	unsigned int i, end;
-
-	text[0] = '\0';
-	for (i = 0; i < 32; i = end + 1) {
-		end = i;
-		if (!(mask & (1u << i)))
-			continue;
-		while (end < 31 && (mask & (1u << (end + 1))))
-			end++;
-		at += snprintf(text + at, len - at,
-			       end > i ? "%s%u-%u" : "%s%u", at ? "," : "", i, end);
-		if (at >= len)
-			break;
-	}
-}
-
 /* A lane mask as "0-3,7" in text, as an array of lane numbers in JSON. */
 void link_print_lanes(const char *key, const char *fmt, uint32_t mask)
 {
@@ -100,7 +80,7 @@ void link_print_lanes(const char *key, const char *fmt, uint32_t mask)
 		print_close_array();
 		return;
 	}
-	link_lanes_str(text, sizeof(text), mask);
+	print_lanes_str(text, sizeof(text), mask);
 	print_text(fmt, text);
 }
 

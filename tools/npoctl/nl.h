@@ -69,7 +69,6 @@ void clock_print_state(struct nlattr **tb);
 /* Pieces of a port's view that events print too (link.c). */
 void link_print_speed(const char *key, uint32_t rate, uint32_t width);
 void link_print_flags(uint32_t flags, bool admin_up);
-void link_lanes_str(char *text, size_t len, uint32_t mask);
 void link_print_lanes(const char *key, const char *fmt, uint32_t mask);
 /* queue.c: why the device put a queue in error, if the reply says. */
 void queue_print_owner(struct nlattr **tb);

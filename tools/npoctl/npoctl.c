@@ -42,7 +42,7 @@ static void usage(FILE *to)
 	fprintf(to,
 		"Usage: npoctl [OPTIONS] OBJECT [COMMAND [ARGS]]\n"
 		"where  OBJECT := { dev | link | lane | monitor | events | health | topo | route |\n"
-		"                  queue | clock | job | export | help }\n"
+		"                  queue | clock | job | export | fabric | help }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"Run 'npoctl OBJECT help' for the commands of an object.\n");
@@ -64,6 +64,7 @@ static const struct {
 	{ "queue", cmd_queue },
 	{ "clock", cmd_clock },
 	{ "job", cmd_job },
+	{ "fabric", cmd_fabric },
 };
 
 int main(int argc, char **argv)

@@ -38,5 +38,6 @@ int cmd_queue(int argc, char **argv);
 int cmd_clock(int argc, char **argv);
 int cmd_route(int argc, char **argv);
 int cmd_job(int argc, char **argv);
+int cmd_fabric(int argc, char **argv);
 
 #endif

@@ -89,6 +89,14 @@ void print_close_object(void)
 		close_container();
 }
 
+void print_json(const char *key, struct json_object *value)
+{
+	if (json_mode)
+		add(key, value);
+	else
+		json_object_put(value);
+}
+
 void print_string(const char *key, const char *fmt, const char *value)
 {
 	if (json_mode)
@@ -163,4 +171,24 @@ int print_end(void)
 		depth = 0;
 	}
 	return fflush(stdout) ? 1 : 0;
+}
+
+/* A lane mask as "0-3,7" into text[len]. */
+void print_lanes_str(char *text, size_t len, uint32_t mask)
+{
+	size_t at = 0;
+	unsigned int i, end;
+
+	text[0] = '\0';
+	for (i = 0; i < 32; i = end + 1) {
+		end = i;
+		if (!(mask & (1u << i)))
+			continue;
+		while (end < 31 && (mask & (1u << (end + 1))))
+			end++;
+		at += snprintf(text + at, len - at,
+			       end > i ? "%s%u-%u" : "%s%u", at ? "," : "", i, end);
+		if (at >= len)
+			break;
+	}
 }

@@ -8,6 +8,7 @@
 #define NPOCTL_PRINT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 void print_begin(bool json, bool pretty);
@@ -29,8 +30,13 @@ void print_uint(const char *key, const char *fmt, uint64_t value);
 void print_bool(const char *key, const char *fmt, bool value);
 void print_int(const char *key, const char *fmt, int64_t value);
 void print_double(const char *key, const char *fmt, double value);
+/* A value built with json-c, owned from now on; text mode drops it. */
+struct json_object;
+void print_json(const char *key, struct json_object *value);
 /* JSON null, text "-" through fmt's %s. */
 void print_null(const char *key, const char *fmt);
+/* A lane mask as "0-3,7" into text[len]. */
+void print_lanes_str(char *text, size_t len, uint32_t mask);
 /* Text mode only: headers, separators, line ends. */
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -173,9 +173,9 @@ for k in "$@"; do
 	6.1) wire=wire_data=on,wire_ring_kib=128 how="128 KiB shared-memory rings" ;;
 	*) wire=wire_data=on,wire_shm=off how="the link sockets alone" ;;
 	esac
-	echo "== remote and route selftests with every byte over $how, kernel $k"
+	echo "== remote, route and fabric acceptance selftests with every byte over $how, kernel $k"
 	vm_selftests "kernel $k, over the wire" "$logs/vm-wire-$k.log" \
-		"$wire" npo_remote_test npo_route_test
+		"$wire" npo_remote_test npo_route_test npo_acceptance_test
 	[ $rc = 0 ] || [ $rc = 1 ] ||
 		record "kernel $k, over the wire: VM failed (status $rc)" 1
 	echo "== Open MPI over the npo libfabric provider, 8 ranks on 8 devices, kernel $k"

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The fabric acceptance test, as an operator runs it before the first job:
+ * `npoctl fabric test` on a clean ring passes every link (exit 0) after
+ * moving data over each of them (the ports' traffic counters, not the
+ * tool's own figures, say the bytes went over that link) and running PRBS
+ * on every lane of both ends; with one dead lane, one high-BER lane and
+ * one link losing light, it fails (exit 1) and ranks exactly those three
+ * links first, each for the right reason on the right end and lane, and
+ * passes the rest.  Bad arguments and bad reports exit 2.
+ *
+ * Needs npo-vm --topology ring: device i port 0 to device i+1 port 1,
+ * device i is node i + 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "kselftest_harness.h"
+#include "npo_test_lib.h"
+
+#define REPORT	"/tmp/npo_acceptance_report.json"
+#define BYTES	(8u << 20)
+
+FIXTURE(accept) {
+	int n;
+	char out[1 << 18];
+};
+
+static int ports_active(FIXTURE_DATA(accept) *self)
+{
+	const char *p = self->out;
+	int up = 0;
+
+	if (npo_test_run(self->out, sizeof(self->out), "npoctl -j link"))
+		return -1;
+	while ((p = strstr(p, "\"state\":\"active\"")))
+		up++, p++;
+	return up;
+}
+
+/* Every ring link up at both ends, within 30 s. */
+static bool ring_up(FIXTURE_DATA(accept) *self)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		if (ports_active(self) >= 2 * self->n)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+FIXTURE_SETUP(accept)
+{
+	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
+
+	self->n = npo_test_count_devices();
+	if (self->n < 4)
+		SKIP(return, "needs a ring of at least 4 devices");
+	if (!topo || strcmp(topo, "ring"))
+		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	if (npo_test_run(NULL, 0, "command -v npoctl >/dev/null"))
+		SKIP(return, "npoctl not installed");
+	ASSERT_TRUE(ring_up(self)) TH_LOG("the ring did not come up");
+	NPO_TEST_SETUP_DONE();
+}
+
+FIXTURE_TEARDOWN(accept)
+{
+	int i;
+
+	/* Leave the ring as found: faults cleared, both ring ports retrained. */
+	for (i = 0; i < self->n; i++) {
+		npo_test_fault(i, "clear");
+		npo_test_run(NULL, 0, "npoctl link retrain npo%d/0 >/dev/null 2>&1", i);
+		npo_test_run(NULL, 0, "npoctl link retrain npo%d/1 >/dev/null 2>&1", i);
+	}
+	unlink(REPORT);
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *x = NULL;
+
+	if (o)
+		json_object_object_get_ex(o, key, &x);
+	return x;
+}
+
+static int64_t num(struct json_object *o, const char *key)
+{
+	struct json_object *x = get(o, key);
+
+	return x ? json_object_get_int64(x) : -1;
+}
+
+static const char *str(struct json_object *o, const char *key)
+{
+	struct json_object *x = get(o, key);
+
+	return x ? json_object_get_string(x) : "";
+}
+
+/* npoctl -j fabric test ARGS: its exit status, its report in *doc. */
+static int fabric_test(FIXTURE_DATA(accept) *self, const char *args,
+		       struct json_object **doc)
+{
+	int st = npo_test_run(self->out, sizeof(self->out),
+			      "npoctl -j fabric test %s 2>/dev/null", args);
+
+	*doc = json_tokener_parse(self->out);
+	return st;
+}
+
+/* A port's transmitted bytes, from the driver's netlink counters. */
+static int64_t tx_bytes(FIXTURE_DATA(accept) *self, int dev, int port)
+{
+	struct json_object *doc, *c;
+	int64_t v = -1;
+
+	if (npo_test_run(self->out, sizeof(self->out), "npoctl -j link show npo%d/%d",
+			 dev, port))
+		return -1;
+	doc = json_tokener_parse(self->out);
+	if (json_object_is_type(doc, json_type_array))
+		c = get(json_object_array_get_idx(doc, 0), "counters");
+	else
+		c = get(doc, "counters");
+	v = num(c, "tx_bytes");
+	json_object_put(doc);
+	return v;
+}
+
+static bool end_is(struct json_object *end, int node, int port)
+{
+	return num(end, "node_id") == node && num(end, "port") == port;
+}
+
+/* The report's link with an end at node/port, or NULL. */
+static struct json_object *link_at(struct json_object *doc, int node, int port)
+{
+	struct json_object *links = get(doc, "links");
+	size_t i;
+
+	for (i = 0; links && i < json_object_array_length(links); i++) {
+		struct json_object *l = json_object_array_get_idx(links, i);
+
+		if (end_is(get(l, "a"), node, port) || end_is(get(l, "b"), node, port))
+			return l;
+	}
+	return NULL;
+}
+
+static bool has_reason(struct json_object *l, const char *kind, const char *end,
+		       int lane)
+{
+	struct json_object *rs = get(l, "reasons");
+	size_t i;
+
+	for (i = 0; rs && i < json_object_array_length(rs); i++) {
+		struct json_object *r = json_object_array_get_idx(rs, i);
+
+		if (!strcmp(str(r, "kind"), kind) && !strcmp(str(r, "end"), end) &&
+		    (lane < 0 || num(r, "lane") == lane))
+			return true;
+	}
+	return false;
+}
+
+TEST_F_TIMEOUT(accept, a_clean_ring_passes_after_moving_data_over_each_link, 180)
+{
+	struct json_object *doc, *links;
+	int64_t before[64][2];
+	int i, st;
+
+	ASSERT_GE(64, self->n);
+	for (i = 0; i < self->n; i++) {
+		before[i][0] = tx_bytes(self, i, 0);
+		before[i][1] = tx_bytes(self, i, 1);
+	}
+	st = fabric_test(self, "duration 200 bytes 8388608", &doc);
+	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
+	EXPECT_EQ(0, st) TH_LOG("%.2000s", self->out);
+	EXPECT_STREQ("pass", str(doc, "result"));
+	EXPECT_EQ(self->n, num(doc, "links_tested"));
+	EXPECT_EQ(0, num(doc, "links_failed"));
+	links = get(doc, "links");
+	ASSERT_NE(NULL, links);
+	ASSERT_EQ(self->n, json_object_array_length(links));
+	/* Each ring link once: node k port 0 to node k+1 port 1. */
+	for (i = 0; i < self->n; i++) {
+		struct json_object *l = link_at(doc, i + 1, 0);
+		struct json_object *a = get(l, "a"), *b = get(l, "b");
+		int peer = i + 1 < self->n ? i + 2 : 1;
+		struct json_object *lanes;
+		int64_t after;
+		size_t k;
+		int dev;
+
+		ASSERT_NE(NULL, l) TH_LOG("no link at node %d/0", i + 1);
+		EXPECT_TRUE(end_is(a, peer, 1) || end_is(b, peer, 1));
+		EXPECT_TRUE(json_object_get_boolean(get(a, "measured")));
+		EXPECT_TRUE(json_object_get_boolean(get(b, "measured")));
+		EXPECT_TRUE(json_object_get_boolean(get(l, "data_run")));
+		EXPECT_TRUE(json_object_get_boolean(get(l, "data_ok")));
+		EXPECT_LT(0, json_object_get_double(get(l, "bandwidth_gbps")));
+		EXPECT_LT(0, json_object_get_double(get(l, "latency_us")));
+		EXPECT_EQ(0, json_object_array_length(get(l, "reasons")))
+			TH_LOG("%s", json_object_to_json_string(get(l, "reasons")));
+		/* PRBS ran on every lane of both ends: each checked bits. */
+		lanes = get(b, "lanes");
+		ASSERT_NE(NULL, lanes);
+		EXPECT_LT(0, json_object_array_length(lanes));
+		for (k = 0; k < json_object_array_length(lanes); k++)
+			EXPECT_LT(1000000000, num(json_object_array_get_idx(lanes, k),
+						  "prbs_bits"));
+		/* The device counted the bytes out of end a's very port. */
+		dev = num(a, "node_id") - 1;
+		ASSERT_TRUE(dev >= 0 && dev < self->n);
+		after = tx_bytes(self, dev, num(a, "port"));
+		EXPECT_LE(before[dev][num(a, "port") & 1] + BYTES, after)
+			TH_LOG("npo%d/%lld sent %lld bytes during the test", dev,
+			       (long long)num(a, "port"),
+			       (long long)(after - before[dev][num(a, "port") & 1]));
+	}
+	json_object_put(doc);
+}
+
+TEST_F_TIMEOUT(accept, faulty_links_rank_first_with_their_reasons, 240)
+{
+	struct json_object *doc, *links;
+	int i, st, dead, ber, dim;
+	char cmd[64];
+
+	/* Three links, spread over the ring; node k is npo(k-1). */
+	dead = 4;	/* npo4/0's lane 3 receives no light: node 5/0 -- node 6/1 */
+	ber = 1;	/* npo1/0 lane 2 at 1e-5: node 2/0 -- node 3/1 */
+	dim = self->n - 2;	/* 2.4 dB more loss into every lane of npo(n-2)/0 */
+	ASSERT_EQ(0, npo_test_fault(dead, "dead 0 3 1"));
+	ASSERT_EQ(0, npo_test_fault(ber, "ber 0 2 500"));
+	for (i = 0; i < 8; i++) {
+		snprintf(cmd, sizeof(cmd), "rxdrop 0 %d 240", i);
+		npo_test_fault(dim, cmd);
+	}
+	/* The dark lane's link retrains without it. */
+	for (i = 0; i < 100; i++) {
+		if (!npo_test_run(self->out, sizeof(self->out),
+				  "npoctl -j link show npo%d/0 | grep -q DEGRADED", dead))
+			break;
+		usleep(100000);
+	}
+	ASSERT_GT(100, i) TH_LOG("npo%d/0 did not drop its dark lane", dead);
+	ASSERT_TRUE(ring_up(self));
+
+	st = fabric_test(self, "duration 200 bytes 8388608", &doc);
+	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
+	EXPECT_EQ(1, st);
+	EXPECT_STREQ("fail", str(doc, "result"));
+	EXPECT_EQ(3, num(doc, "links_failed")) TH_LOG("%s", self->out);
+	links = get(doc, "links");
+	ASSERT_NE(NULL, links);
+	for (i = 0; i < (int)json_object_array_length(links); i++) {
+		struct json_object *l = json_object_array_get_idx(links, i);
+		int node = num(get(l, "a"), "node_id");
+		bool faulty = l == link_at(doc, dead + 1, 0) ||
+			      l == link_at(doc, ber + 1, 0) ||
+			      l == link_at(doc, dim + 1, 0);
+
+		/* Exactly the three, first; every other link passes. */
+		EXPECT_EQ(i < 3, faulty) TH_LOG("rank %d: node %d/%lld", i + 1,
+						node, (long long)num(get(l, "a"), "port"));
+		EXPECT_STREQ(faulty ? "fail" : "pass", str(l, "result"));
+	}
+	/* The dark lane is named where the light is missing: node 5/0, end a. */
+	EXPECT_TRUE(has_reason(link_at(doc, dead + 1, 0), "dead-lane", "a", 3))
+		TH_LOG("%s", json_object_to_json_string(link_at(doc, dead + 1, 0)));
+	EXPECT_TRUE(has_reason(link_at(doc, ber + 1, 0), "high-ber", "a", 2))
+		TH_LOG("%s", json_object_to_json_string(get(link_at(doc, ber + 1, 0), "reasons")));
+	EXPECT_TRUE(has_reason(link_at(doc, dim + 1, 0), "low-rx-power", "a", -1))
+		TH_LOG("%s", json_object_to_json_string(get(link_at(doc, dim + 1, 0), "reasons")));
+	json_object_put(doc);
+
+	/* The text form names the same, worst first. */
+	st = npo_test_run(self->out, sizeof(self->out),
+			  "npoctl fabric test no-prbs bytes 1048576 2>/dev/null");
+	EXPECT_EQ(1, st);
+	EXPECT_NE(NULL, strstr(self->out, "receives no light")) TH_LOG("%s", self->out);
+	EXPECT_NE(NULL, strstr(self->out, "3 of ")) TH_LOG("%s", self->out);
+}
+
+TEST_F(accept, bad_arguments_and_reports_exit_2)
+{
+	struct json_object *doc;
+	FILE *f;
+
+	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl fabric test duration 0 2>/dev/null"));
+	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl fabric test bytes -5 2>/dev/null"));
+	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl fabric test sideways 2>/dev/null"));
+	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl fabric merge 2>/dev/null"));
+	EXPECT_EQ(1, npo_test_run(NULL, 0, "npoctl fabric merge /nonexistent.json 2>/dev/null"));
+	f = fopen(REPORT, "w");
+	ASSERT_NE(NULL, f);
+	fputs("{\"links\": 7}", f);
+	fclose(f);
+	EXPECT_EQ(2, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl fabric merge " REPORT " 2>&1"));
+	EXPECT_NE(NULL, strstr(self->out, "wrong type")) TH_LOG("%s", self->out);
+
+	/* One host's own report merges to itself; twice is refused. */
+	EXPECT_GE(1, fabric_test(self, "no-prbs bytes 1048576", &doc));
+	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
+	json_object_put(doc);
+	f = fopen(REPORT, "w");
+	ASSERT_NE(NULL, f);
+	fputs(self->out, f);
+	fclose(f);
+	/* Exit 0 or 1: the verdict is the other tests' business here. */
+	EXPECT_GE(1, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl -j fabric merge " REPORT));
+	doc = json_tokener_parse(self->out);
+	EXPECT_EQ(self->n, num(doc, "links_tested")) TH_LOG("%s", self->out);
+	json_object_put(doc);
+	EXPECT_EQ(2, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl fabric merge " REPORT " " REPORT " 2>&1"));
+	EXPECT_NE(NULL, strstr(self->out, "two reports")) TH_LOG("%s", self->out);
+}
+
+TEST_HARNESS_MAIN
