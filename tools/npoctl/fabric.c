@@ -37,6 +37,7 @@
 #define REGION		(8u << 20)
 #define DEPTH		8
 #define BW_RUNS		3
+#define BW_RUN_MIN_S	0.1
 #define LAT_WARMUP	20
 #define LAT_SAMPLES	200
 #define CQE_TIMEOUT_MS	5000
@@ -560,25 +561,34 @@ static int post_write(struct data_run *d, uint64_t off, uint32_t len)
 	return 0;
 }
 
-/* Writes of CHUNK bytes, DEPTH in flight, cycling over the region. */
-static int write_stream(struct data_run *d, uint64_t n, double *secs)
+/*
+ * Writes of CHUNK bytes, DEPTH in flight, cycling over the region: at
+ * least n of them, and for at least min_s seconds, so that one stall of
+ * the host (a timer tick, another process) is a small part of the run.
+ */
+static int write_stream(struct data_run *d, uint64_t n, double min_s,
+			uint64_t *written, double *secs)
 {
 	uint64_t posted = 0, done = 0;
 	double t0 = now_s();
 	int err;
 
-	while (done < n) {
-		while (posted < n && posted - done < DEPTH) {
+	for (;;) {
+		while (posted - done < DEPTH &&
+		       (posted < n || now_s() - t0 < min_s)) {
 			err = post_write(d, (posted % (REGION / CHUNK)) * CHUNK, CHUNK);
 			if (err)
 				return err;
 			posted++;
 		}
+		if (done == posted)
+			break;
 		err = reap(d);
 		if (err)
 			return err;
 		done++;
 	}
+	*written = done * CHUNK;
 	*secs = now_s() - t0;
 	return 0;
 }
@@ -586,19 +596,20 @@ static int write_stream(struct data_run *d, uint64_t n, double *secs)
 /*
  * One untimed pass over the whole region first (it also leaves the far
  * end's copy complete, for the data check), then BW_RUNS timed runs of a
- * share of the bytes each: the median, with the spread.
+ * share of the bytes each (and BW_RUN_MIN_S at least): the median, with
+ * the spread.
  */
 static int bandwidth(struct data_run *d, uint64_t bytes, struct fabric_link *l)
 {
-	uint64_t n = (bytes / BW_RUNS + CHUNK - 1) / CHUNK;
+	uint64_t n = (bytes / BW_RUNS + CHUNK - 1) / CHUNK, written;
 	double secs, gbps[BW_RUNS];
 	unsigned int i;
 	int err;
 
-	err = write_stream(d, REGION / CHUNK, &secs);
+	err = write_stream(d, REGION / CHUNK, 0, &written, &secs);
 	for (i = 0; i < BW_RUNS && !err; i++) {
-		err = write_stream(d, n, &secs);
-		gbps[i] = n * (double)CHUNK * 8 / secs / 1e9;
+		err = write_stream(d, n, BW_RUN_MIN_S, &written, &secs);
+		gbps[i] = written * 8.0 / secs / 1e9;
 	}
 	if (err)
 		return err;
