@@ -215,11 +215,13 @@ $(BUILD)/host-tests/fw_%_test: firmware/tests/fw_%_test.c firmware/npo_fw_valida
 $(BUILD)/host-tests/npoctl_%_test: tools/npoctl/tests/npoctl_%_test.c \
 		tools/npoctl/print.c tools/npoctl/print.h tools/npoctl/plan.c \
 		tools/npoctl/plan.h tools/npoctl/fabric_report.c \
-		tools/npoctl/fabric.h $(BUILD)/.deps-stamp
+		tools/npoctl/fabric.h tools/npoctl/nccl.c tools/npoctl/nccl.h \
+		$(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(JSON_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Itools/npoctl -o $@ $< tools/npoctl/print.c \
-		tools/npoctl/plan.c tools/npoctl/fabric_report.c $(JSON_LIBS) -lm
+		tools/npoctl/plan.c tools/npoctl/fabric_report.c tools/npoctl/nccl.c \
+		$(JSON_LIBS) -lm
 
 # Every struct the UAPI headers define, for the layout test to build.
 UAPI_HDRS := $(wildcard uapi/linux/*.h)

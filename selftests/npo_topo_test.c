@@ -6,7 +6,9 @@
  * ends swapped (as two swapped cables look) finds two miswired cables,
  * exactly those, each naming where its ends belong; a slower or wider
  * plan than the links trained to finds every link under-trained; a plan
- * that is not one is refused (exit 2) with a reason.
+ * that is not one is refused (exit 2) with a reason.  The topology XML
+ * written for NCCL names each device's two ring neighbours by the PCI
+ * addresses sysfs gives them.
  *
  * Needs npo-vm --topology ring: device i port 0 to device i+1 port 1,
  * device i is node i + 1.
@@ -211,6 +213,58 @@ TEST_F(topo, a_bad_plan_is_refused)
 	EXPECT_NE(NULL, strstr(self->out, "link 0")) TH_LOG("%s", self->out);
 	/* No plan to read: an error, not a finding. */
 	EXPECT_EQ(1, npo_test_run(NULL, 0, "npoctl topo check /nonexistent 2>/dev/null"));
+}
+
+/* Device i's PCI address, from sysfs: the independent view. */
+static int busid(int i, char *buf, size_t len)
+{
+	char path[96], link[256];
+	ssize_t n;
+	char *slash;
+
+	snprintf(path, sizeof(path), "/sys/class/npo/npo%d/device", i);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -1;
+	link[n] = '\0';
+	slash = strrchr(link, '/');
+	snprintf(buf, len, "%.31s", slash ? slash + 1 : link);
+	return 0;
+}
+
+TEST_F(topo, nccl_xml_links_each_device_to_its_ring_neighbours)
+{
+	static char xml[1 << 16];
+	char me[32], prev[32], next[32], key[96];
+	int i;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_EQ(0, npo_test_run(xml, sizeof(xml), "npoctl topo --nccl-xml"));
+	EXPECT_NE(NULL, strstr(xml, "<system version=\"1\">"));
+	EXPECT_NE(NULL, strstr(xml, "</system>"));
+	for (i = 0; i < self->n; i++) {
+		const char *at, *end;
+		int links = 0;
+
+		ASSERT_EQ(0, busid(i, me, sizeof(me)));
+		ASSERT_EQ(0, busid((i + self->n - 1) % self->n, prev, sizeof(prev)));
+		ASSERT_EQ(0, busid((i + 1) % self->n, next, sizeof(next)));
+		snprintf(key, sizeof(key), "<pci busid=\"%s\"", me);
+		at = strstr(xml, key);
+		ASSERT_NE(NULL, at) TH_LOG("npo%d (%s) is not in:\n%s", i, me, xml);
+		end = strstr(at, "</pci>");
+		ASSERT_NE(NULL, end);
+		snprintf(key, sizeof(key), "<gpu dev=\"%d\">", i);
+		EXPECT_NE(NULL, memmem(at, end - at, key, strlen(key)));
+		/* Its two ring links, full width, and nothing else. */
+		snprintf(key, sizeof(key), "<nvlink target=\"%s\" count=\"8\"", prev);
+		EXPECT_NE(NULL, memmem(at, end - at, key, strlen(key))) TH_LOG("npo%d", i);
+		snprintf(key, sizeof(key), "<nvlink target=\"%s\" count=\"8\"", next);
+		EXPECT_NE(NULL, memmem(at, end - at, key, strlen(key))) TH_LOG("npo%d", i);
+		for (const char *p = at; (p = memmem(p, end - p, "<nvlink", 7)); p++)
+			links++;
+		EXPECT_EQ(2, links);
+	}
 }
 
 TEST_HARNESS_MAIN

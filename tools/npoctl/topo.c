@@ -4,11 +4,15 @@
  * learned a peer contributes an edge; a link seen from both of its ends
  * (both devices on this host) is shown once.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "nccl.h"
 #include "nl.h"
 #include "npoctl.h"
 #include "plan.h"
@@ -112,6 +116,123 @@ static void print_dot(struct topo *t)
 		       e->width, style, color);
 	}
 	printf("}\n");
+}
+
+static int cmp_nccl_dev(const void *x, const void *y)
+{
+	const struct nccl_dev *a = x, *b = y;
+
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* This host's devices, by index, as their PCI functions show them. */
+static int nccl_devs(struct nccl_dev **out, size_t *n)
+{
+	char path[PATH_MAX], link[PATH_MAX], buf[32];
+	struct nccl_dev *devs = NULL;
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *dir;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/class/npo", npo_sysfs_root());
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		struct nccl_dev *d;
+		unsigned int index;
+		ssize_t len;
+		char *slash;
+
+		if (sscanf(de->d_name, "npo%u", &index) != 1)
+			continue;
+		if (*n == cap) {
+			struct nccl_dev *grown;
+
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(devs, cap * sizeof(*devs));
+			if (!grown) {
+				free(devs);
+				closedir(dir);
+				return -ENOMEM;
+			}
+			devs = grown;
+		}
+		d = &devs[(*n)++];
+		memset(d, 0, sizeof(*d));
+		snprintf(d->name, sizeof(d->name), "%.31s", de->d_name);
+		d->index = index;
+		snprintf(path, sizeof(path), "%s/class/npo/%s/device",
+			 npo_sysfs_root(), d->name);
+		len = readlink(path, link, sizeof(link) - 1);
+		link[len > 0 ? len : 0] = '\0';
+		slash = strrchr(link, '/');
+		snprintf(d->busid, sizeof(d->busid), "%.15s", slash ? slash + 1 : link);
+		d->numa = npo_sysfs_read(d->name, "device/numa_node", buf, sizeof(buf)) ?
+			  -1 : atoi(buf);
+		npo_sysfs_read(d->name, "device/class", d->pci_class, sizeof(d->pci_class));
+		npo_sysfs_read(d->name, "device/vendor", d->vendor, sizeof(d->vendor));
+		npo_sysfs_read(d->name, "device/device", d->device, sizeof(d->device));
+		npo_sysfs_read(d->name, "device/subsystem_vendor", d->subsystem_vendor,
+			       sizeof(d->subsystem_vendor));
+		npo_sysfs_read(d->name, "device/subsystem_device", d->subsystem_device,
+			       sizeof(d->subsystem_device));
+		npo_sysfs_read(d->name, "device/current_link_speed", d->link_speed,
+			       sizeof(d->link_speed));
+		npo_sysfs_read(d->name, "device/current_link_width", d->link_width,
+			       sizeof(d->link_width));
+	}
+	closedir(dir);
+	if (*n)
+		qsort(devs, *n, sizeof(*devs), cmp_nccl_dev);
+	*out = devs;
+	return 0;
+}
+
+static int nccl_dev_index(const struct nccl_dev *devs, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < n; i++)
+		if (!strcmp(devs[i].name, name))
+			return i;
+	return -1;
+}
+
+/* npoctl topo --nccl-xml: every active link, from each of its local ends. */
+static int print_nccl_xml(struct topo *t)
+{
+	struct nccl_link *links = calloc(t->n + 1, sizeof(*links));
+	struct nccl_dev *devs = NULL;
+	char host[64] = "";
+	size_t ndevs, n = 0;
+	int i, err;
+
+	err = links ? nccl_devs(&devs, &ndevs) : -ENOMEM;
+	if (err) {
+		npoctl_err("topo: the devices in sysfs: %s", strerror(-err));
+		free(links);
+		return NPOCTL_EXIT_ERROR;
+	}
+	for (i = 0; i < t->n; i++) {
+		struct edge *e = &t->e[i];
+		int dev = nccl_dev_index(devs, ndevs, e->dev);
+
+		if (e->state != NPO_PORT_ACTIVE || dev < 0)
+			continue;
+		links[n++] = (struct nccl_link) {
+			.dev = dev, .port = e->port, .width = e->width,
+			.peer_node = e->peer_node, .peer_port = e->peer_port,
+			.peer_dev = nccl_dev_index(devs, ndevs,
+						   local_dev(t, e->peer_node)),
+		};
+	}
+	gethostname(host, sizeof(host) - 1);
+	err = nccl_xml_write(stdout, host, devs, ndevs, links, n);
+	free(links);
+	free(devs);
+	return err ? NPOCTL_EXIT_ERROR : NPOCTL_EXIT_OK;
 }
 
 static void print_topo(struct topo *t)
@@ -313,11 +434,11 @@ int cmd_topo(int argc, char **argv)
 	struct topo *t;
 	struct npo_nl nl;
 	struct nl_msg *msg;
-	bool dot = false;
+	bool dot = false, nccl = false;
 	int ret;
 
 	if (argc == 1 && matches(argv[0], "help")) {
-		printf("Usage: npoctl topo [ --dot ]\n"
+		printf("Usage: npoctl topo [ --dot | --nccl-xml ]\n"
 		       "       npoctl topo check PLAN.json\n"
 		       "       npoctl topo impact DEV/PORT\n");
 		return NPOCTL_EXIT_OK;
@@ -326,6 +447,8 @@ int cmd_topo(int argc, char **argv)
 		return cmd_topo_impact(argc - 1, argv + 1);
 	if (argc == 1 && !strcmp(argv[0], "--dot")) {
 		dot = true;
+	} else if (argc == 1 && !strcmp(argv[0], "--nccl-xml")) {
+		nccl = true;
 	} else if (argc == 2 && !strcmp(argv[0], "check")) {
 		plan = argv[1];
 	} else if (argc) {
@@ -351,10 +474,12 @@ int cmd_topo(int argc, char **argv)
 	}
 	if (plan)
 		ret = topo_check(t, plan);
+	else if (nccl)
+		ret = print_nccl_xml(t);
 	else if (dot)
 		print_dot(t);
 	else
 		print_topo(t);
 	free(t);
-	return plan ? ret : NPOCTL_EXIT_OK;
+	return plan || nccl ? ret : NPOCTL_EXIT_OK;
 }
