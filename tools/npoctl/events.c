@@ -251,7 +251,7 @@ static void down_record_print(struct nlattr **tb, struct nlattr *attrs,
 		print_double("rx_power_dbm", table ? "  rx %7.2f dBm" : "",
 			     (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_POWER, 0) / 100.0);
 		print_double("ber", table ? "  BER %8.1e" : "",
-			     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER, 0) / 100));
+			     get_ber(lt, NPO_ATTR_LANE_BER));
 		print_uint("eye_height_mv", table ? "  eye %3llu mV" : "",
 			   get_u32(lt, NPO_ATTR_LANE_EYE_HEIGHT, 0));
 		print_close_object();

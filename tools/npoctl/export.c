@@ -524,7 +524,7 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 		sample(F_LANE_TEMP,
 		       (int32_t)get_u32(lt, NPO_ATTR_LANE_TEMP, 0) / 100.0, LANE_LABELS);
 		sample(F_LANE_BER,
-		       pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER, 0) / 100), LANE_LABELS);
+		       get_ber(lt, NPO_ATTR_LANE_BER), LANE_LABELS);
 		sample(F_LANE_EYE, get_u32(lt, NPO_ATTR_LANE_EYE_HEIGHT, 0) / 1e3,
 		       LANE_LABELS);
 		sample_u64(F_LANE_FEC_CORR, get_u64(lt, NPO_ATTR_LANE_FEC_CORRECTED),

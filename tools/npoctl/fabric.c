@@ -41,12 +41,15 @@
 #define LAT_WARMUP	20
 #define LAT_SAMPLES	200
 #define CQE_TIMEOUT_MS	5000
+/* How long links may take to retrain after their PRBS run. */
+#define LINK_RETRAIN_S	30
 /* How long clocks may take to lock again, after a PRBS run say. */
 #define CLOCK_RELOCK_S	30
 
 struct port_info {
 	uint32_t dev, node, port, state;
 	uint32_t rate, width, max_rate, max_width;
+	uint32_t target_rate, target_width;	/* an administrator's limit; 0: none */
 	bool has_peer;
 	uint32_t peer_node, peer_port;
 	char name[32];
@@ -60,9 +63,16 @@ struct ports {
 };
 
 struct clocks {
-	uint32_t state[MAX_DEVS];
+	uint32_t state[MAX_DEVS], role[MAX_DEVS];
 	bool known[MAX_DEVS];
 };
+
+/* Locked, or handed to user space, whose sync the driver does not judge. */
+static bool clock_ok(const struct clocks *c, uint32_t dev)
+{
+	return c->state[dev] == NPO_CLOCK_LOCKED ||
+	       c->role[dev] == NPO_CLOCK_ROLE_USER;
+}
 
 struct fabric_opts {
 	uint32_t prbs_ms;
@@ -106,6 +116,8 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	p->width = get_u32(tb, NPO_ATTR_PORT_WIDTH, 0);
 	p->max_rate = get_u32(tb, NPO_ATTR_PORT_MAX_RATE, 0);
 	p->max_width = get_u32(tb, NPO_ATTR_PORT_MAX_WIDTH, 0);
+	p->target_rate = get_u32(tb, NPO_ATTR_PORT_TARGET_RATE, 0);
+	p->target_width = get_u32(tb, NPO_ATTR_PORT_TARGET_WIDTH, 0);
 	p->has_peer = tb[NPO_ATTR_PORT_PEER_NODE_ID];
 	p->peer_node = get_u32(tb, NPO_ATTR_PORT_PEER_NODE_ID, 0);
 	p->peer_port = get_u32(tb, NPO_ATTR_PORT_PEER_PORT, 0);
@@ -148,6 +160,7 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	if (cmd != NPO_CMD_CLOCK_GET || dev >= MAX_DEVS)
 		return 0;
 	c->state[dev] = get_u32(tb, NPO_ATTR_CLOCK_STATE, NPO_CLOCK_UNLOCKED);
+	c->role[dev] = get_u32(tb, NPO_ATTR_CLOCK_ROLE, NPO_CLOCK_ROLE_FOLLOWER);
 	c->known[dev] = true;
 	return 0;
 }
@@ -170,7 +183,7 @@ static int wait_clocks(struct npo_nl *nl, struct clocks *c, unsigned int secs)
 		if (err)
 			return err;
 		for (i = 0; i < MAX_DEVS; i++)
-			all &= !c->known[i] || c->state[i] == NPO_CLOCK_LOCKED;
+			all &= !c->known[i] || clock_ok(c, i);
 		if (all || now_s() >= deadline)
 			return 0;
 		usleep(200000);
@@ -215,48 +228,8 @@ struct prbs_job {
 	bool started;
 	int err;
 	char errmsg[96];
-	unsigned int nlanes;
-	uint32_t lane[FABRIC_MAX_LANES];
-	uint64_t bits[FABRIC_MAX_LANES], errors[FABRIC_MAX_LANES];
+	struct npo_prbs_counts before, after;
 };
-
-struct prbs_counts {
-	struct prbs_job *job;
-	bool before;
-};
-
-static int on_prbs_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs,
-			 int len, UNUSED uint8_t cmd, void *arg)
-{
-	struct prbs_counts *c = arg;
-	struct prbs_job *j = c->job;
-	struct nlattr *lane;
-	unsigned int n = 0;
-	int rem;
-
-	nla_for_each_attr(lane, attrs, len, rem) {
-		struct nlattr *lt[NPO_ATTR_MAX + 1];
-		uint64_t bits, errs;
-
-		if (nla_type(lane) != NPO_ATTR_LANE || n == FABRIC_MAX_LANES ||
-		    nla_parse_nested(lt, NPO_ATTR_MAX, lane, NULL))
-			continue;
-		bits = get_u64(lt, NPO_ATTR_LANE_PRBS_BITS);
-		errs = get_u64(lt, NPO_ATTR_LANE_PRBS_ERRORS);
-		if (c->before) {
-			j->lane[n] = get_u32(lt, NPO_ATTR_LANE_INDEX, n);
-			j->bits[n] = bits;
-			j->errors[n] = errs;
-		} else {
-			/* The counters add up over tests: this test's share. */
-			j->bits[n] = bits >= j->bits[n] ? bits - j->bits[n] : bits;
-			j->errors[n] = errs >= j->errors[n] ? errs - j->errors[n] : errs;
-		}
-		n++;
-	}
-	j->nlanes = n;
-	return 0;
-}
 
 static struct nl_msg *port_msg(struct npo_nl *nl, uint8_t cmd, uint32_t dev,
 			       uint32_t port)
@@ -273,7 +246,6 @@ static struct nl_msg *port_msg(struct npo_nl *nl, uint8_t cmd, uint32_t dev,
 static void *prbs_run(void *arg)
 {
 	struct prbs_job *j = arg;
-	struct prbs_counts c = { .job = j, .before = true };
 	struct nl_msg *msg;
 	struct npo_nl nl;
 
@@ -283,17 +255,21 @@ static void *prbs_run(void *arg)
 		return NULL;
 	}
 	msg = port_msg(&nl, NPO_CMD_LANE_GET, j->dev, j->port);
-	j->err = msg ? npo_nl_request(&nl, msg, on_prbs_lanes, &c) : -ENOMEM;
+	j->err = msg ? npo_nl_request(&nl, msg, npo_nl_on_prbs, &j->before) : -ENOMEM;
 	if (!j->err) {
-		c.before = false;
 		msg = port_msg(&nl, NPO_CMD_PORT_TEST, j->dev, j->port);
 		if (msg)
 			nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, j->ms);
-		j->err = msg ? npo_nl_request(&nl, msg, on_prbs_lanes, &c) : -ENOMEM;
+		j->err = msg ? npo_nl_request(&nl, msg, npo_nl_on_prbs, &j->after) :
+			 -ENOMEM;
 	}
-	if (j->err)
-		snprintf(j->errmsg, sizeof(j->errmsg), "%.90s",
-			 nl.errmsg[0] ? nl.errmsg : strerror(-j->err));
+	if (j->err) {
+		char buf[64];
+
+		/* strerror() is not for threads. */
+		snprintf(j->errmsg, sizeof(j->errmsg), "%.90s", nl.errmsg[0] ?
+			 nl.errmsg : strerror_r(-j->err, buf, sizeof(buf)));
+	}
 	npo_nl_close(&nl);
 	return NULL;
 }
@@ -325,15 +301,20 @@ static int run_prbs(struct npo_nl *nl, struct ports *ps, struct fabric_report *r
 		    uint32_t ms, struct prbs_job **jobs_out, size_t *njobs)
 {
 	struct prbs_job *jobs = calloc(2 * r->n + 1, sizeof(*jobs));
+	bool *tested = calloc(r->n + 1, sizeof(*tested));
 	size_t i, n = 0;
 	double deadline;
 
-	if (!jobs)
+	if (!jobs || !tested) {
+		free(jobs);
+		free(tested);
 		return -ENOMEM;
+	}
 	for (i = 0; i < r->n; i++) {
 		struct fabric_link *l = &r->links[i];
 
-		if (!link_active(ps, l))
+		tested[i] = link_active(ps, l);
+		if (!tested[i])
 			continue;
 		end_dev_port(ps, &l->a, &jobs[n].dev, &jobs[n].port);
 		jobs[n++].ms = ms;
@@ -349,26 +330,32 @@ static int run_prbs(struct npo_nl *nl, struct ports *ps, struct fabric_report *r
 		jobs[i].started = !pthread_create(&jobs[i].thread, NULL,
 						   prbs_run, &jobs[i]);
 	for (i = 0; i < n; i++) {
-		if (jobs[i].started)
+		if (jobs[i].started) {
 			pthread_join(jobs[i].thread, NULL);
-		else
-			snprintf(jobs[i].errmsg, sizeof(jobs[i].errmsg),
-				 "could not start a thread");
+			continue;
+		}
+		jobs[i].err = -EAGAIN;
+		snprintf(jobs[i].errmsg, sizeof(jobs[i].errmsg),
+			 "could not start a thread for it");
 	}
 	*jobs_out = jobs;
 	*njobs = n;
-	/* The links retrain after the test: wait for them to come back. */
-	deadline = now_s() + 30 + 2 * ms / 1000.0;
+	/* The tested links retrain after the test: wait for them to come back. */
+	deadline = now_s() + LINK_RETRAIN_S + 2 * ms / 1000.0;
 	for (;;) {
 		bool all = true;
 		int err = get_ports(nl, ps);
 
-		if (err)
+		if (err) {
+			free(tested);
 			return err;
+		}
 		for (i = 0; i < r->n; i++)
-			all &= link_active(ps, &r->links[i]);
-		if (all || now_s() > deadline)
+			all &= !tested[i] || link_active(ps, &r->links[i]);
+		if (all || now_s() > deadline) {
+			free(tested);
 			return 0;
+		}
 		usleep(100000);
 	}
 }
@@ -409,7 +396,7 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 		ln->active = flags & NPO_LANE_FLAG_ACTIVE;
 		ln->rx_dbm = (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_POWER, 0) / 100.0;
 		ln->has_ber = lt[NPO_ATTR_LANE_BER];
-		ln->ber = pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER, 0) / 100);
+		ln->ber = get_ber(lt, NPO_ATTR_LANE_BER);
 		/* Thresholds read 0 while no firmware runs: none published. */
 		ln->has_limits = lt[NPO_ATTR_LANE_RX_LOW_WARN] &&
 				 get_u32(lt, NPO_ATTR_LANE_BER_ALARM, 0);
@@ -417,8 +404,8 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 			continue;
 		ln->rx_warn_dbm = (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_LOW_WARN, 0) / 100.0;
 		ln->rx_alarm_dbm = (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_LOW_ALARM, 0) / 100.0;
-		ln->ber_warn = pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER_WARN, 0) / 100);
-		ln->ber_alarm = pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER_ALARM, 0) / 100);
+		ln->ber_warn = get_ber(lt, NPO_ATTR_LANE_BER_WARN);
+		ln->ber_alarm = get_ber(lt, NPO_ATTR_LANE_BER_ALARM);
 	}
 	return 0;
 }
@@ -430,36 +417,59 @@ static void fill_end(struct npo_nl *nl, const struct ports *ps,
 	const struct port_info *p = find_port(ps, e->node, e->port);
 	const struct prbs_job *j;
 	struct nl_msg *msg;
-	unsigned int i, k;
+	unsigned int i;
+	int err;
 
-	if (!p)
+	if (!p) {
+		snprintf(e->error, sizeof(e->error), "the port is gone");
 		return;
+	}
 	snprintf(e->device, sizeof(e->device), "%s", p->name);
 	snprintf(e->host, sizeof(e->host), "%s", host);
 	if (p->dev < MAX_DEVS && clk->known[p->dev]) {
-		e->clock_locked = clk->state[p->dev] == NPO_CLOCK_LOCKED;
+		e->clock_locked = clock_ok(clk, p->dev);
 		snprintf(e->clock, sizeof(e->clock), "%s",
+			 clk->role[p->dev] == NPO_CLOCK_ROLE_USER ? "user" :
 			 npo_clock_state_str(clk->state[p->dev]));
 	} else {
 		snprintf(e->clock, sizeof(e->clock), "unknown");
 	}
 	msg = port_msg(nl, NPO_CMD_LANE_GET, p->dev, p->port);
-	if (!msg || npo_nl_request(nl, msg, on_lanes, e))
+	err = msg ? npo_nl_request(nl, msg, on_lanes, e) : -ENOMEM;
+	if (err) {
 		e->nlanes = 0;
+		snprintf(e->error, sizeof(e->error), "its lanes cannot be read: %.60s",
+			 nl->errmsg[0] ? nl->errmsg : strerror(-err));
+		return;
+	}
 	j = find_job(jobs, njobs, p->dev, p->port);
 	if (!j)
 		return;
 	if (j->err) {
-		snprintf(e->prbs_error, sizeof(e->prbs_error), "%s", j->errmsg);
+		snprintf(e->error, sizeof(e->error), "PRBS test: %.80s", j->errmsg);
 		return;
 	}
-	for (i = 0; i < e->nlanes; i++)
-		for (k = 0; k < j->nlanes; k++)
-			if (j->lane[k] == e->lane[i].index) {
-				e->lane[i].prbs_run = true;
-				e->lane[i].prbs_bits = j->bits[k];
-				e->lane[i].prbs_errors = j->errors[k];
-			}
+	for (i = 0; i < e->nlanes; i++) {
+		struct fabric_lane *ln = &e->lane[i];
+
+		ln->prbs_run = ln->index < NPO_NL_PRBS_LANES &&
+			       j->after.seen & (1ull << ln->index);
+		npo_prbs_delta(&j->before, &j->after, ln->index, &ln->prbs_bits,
+			       &ln->prbs_errors);
+	}
+}
+
+/* A port's best, or less when an administrator set a target below it. */
+static uint32_t port_rate_limit(const struct port_info *p)
+{
+	return p->target_rate && p->target_rate < p->max_rate ? p->target_rate :
+	       p->max_rate;
+}
+
+static uint32_t port_width_limit(const struct port_info *p)
+{
+	return p->target_width && p->target_width < p->max_width ?
+	       p->target_width : p->max_width;
 }
 
 static void fill_link(const struct ports *ps, struct fabric_link *l)
@@ -476,14 +486,14 @@ static void fill_link(const struct ports *ps, struct fabric_link *l)
 		return;
 	l->rate_mbps = a->rate;
 	l->width = a->width;
-	l->max_rate_mbps = a->max_rate;
-	l->max_width = a->max_width;
+	/* What both ends can do, and may, is what the link could train to. */
+	l->max_rate_mbps = port_rate_limit(a);
+	l->max_width = port_width_limit(a);
 	if (b) {
-		/* What both ends can do is what the link could train to. */
-		if (b->max_rate < l->max_rate_mbps)
-			l->max_rate_mbps = b->max_rate;
-		if (b->max_width < l->max_width)
-			l->max_width = b->max_width;
+		if (port_rate_limit(b) < l->max_rate_mbps)
+			l->max_rate_mbps = port_rate_limit(b);
+		if (port_width_limit(b) < l->max_width)
+			l->max_width = port_width_limit(b);
 	}
 }
 
@@ -496,9 +506,12 @@ static void count_errors(const struct ports *then, const struct ports *now,
 
 	if (!e->measured || !p0 || !p1)
 		return;
-	e->crc_errors = p1->crc - p0->crc;
-	e->uncorrectable = p1->uncorrectable - p0->uncorrectable;
-	e->link_downs = p1->link_downs - p0->link_downs;
+	/* Counters cleared meanwhile start again from 0. */
+	e->crc_errors = p1->crc - (p1->crc >= p0->crc ? p0->crc : 0);
+	e->uncorrectable = p1->uncorrectable -
+			   (p1->uncorrectable >= p0->uncorrectable ? p0->uncorrectable : 0);
+	e->link_downs = p1->link_downs -
+			(p1->link_downs >= p0->link_downs ? p0->link_downs : 0);
 }
 
 /* --- data runs through the queues ---------------------------------------- */
@@ -538,8 +551,10 @@ static int reap(struct data_run *d)
 		npo_cq_advance(d->q, 1);
 		return -EIO;
 	}
-	if (cqe->port != NPO_CQE_PORT_NONE && cqe->port != d->port) {
+	if (cqe->port != d->port) {
 		snprintf(d->why, d->whylen,
+			 cqe->port == NPO_CQE_PORT_NONE ?
+			 "traffic to node %u stays in the device, not on this link" :
 			 "traffic to node %u leaves by port %u, not this link",
 			 d->dest_node, cqe->port);
 		npo_cq_advance(d->q, 1);
@@ -687,6 +702,14 @@ static void data_runs(const struct ports *ps, struct fabric_link *l,
 		snprintf(l->why_not, sizeof(l->why_not), "the link is down");
 		return;
 	}
+	if (a->dev == b->dev) {
+		/* Data for the device's own node never leaves it. */
+		snprintf(l->why_not, sizeof(l->why_not),
+			 "a loopback cable: both ends on %s", a->name);
+		return;
+	}
+	/* From here on, a run that does not finish is a failed test. */
+	l->data_failed = true;
 	d.ldev = npo_open_device(a->name);
 	d.rdev = d.ldev ? npo_open_device(b->name) : NULL;
 	d.src = alloc_region();
@@ -717,6 +740,7 @@ static void data_runs(const struct ports *ps, struct fabric_link *l,
 	    latency(&d, &l->latency_us, &l->latency_p99_us))
 		goto out;
 	l->data_run = true;
+	l->data_failed = false;
 	l->data_ok = !memcmp(d.src, d.dst, REGION);
 out:
 	data_close(&d);
@@ -758,8 +782,8 @@ static void print_text_report(const struct fabric_report *r, size_t failed)
 		for (k = 0; k < l->nreasons; k++)
 			printf("      %s: %s\n", fabric_reason_str(l->reason[k].kind),
 			       l->reason[k].text);
-		if (!l->data_run && l->why_not[0] && l->active)
-			printf("      (bandwidth not measured: %s)\n", l->why_not);
+		if (!l->data_run && !l->data_failed && l->why_not[0] && l->active)
+			printf("      (no data run: %s)\n", l->why_not);
 	}
 	printf("%zu of %zu links failed\n", failed, r->n);
 }
@@ -859,12 +883,19 @@ static int fabric_merge_files(int argc, char **argv,
 	int i, ret = NPOCTL_EXIT_ERROR;
 
 	for (i = 0; i < argc; i++) {
-		struct json_object *o = json_object_from_file(argv[i]);
+		struct json_object *o;
 		struct fabric_report one;
 
+		/* Unreadable is exit 1, not JSON exit 2, as topo check. */
+		if (access(argv[i], R_OK)) {
+			npoctl_err("fabric merge: %s: %s", argv[i], strerror(errno));
+			goto out;
+		}
+		o = json_object_from_file(argv[i]);
 		if (!o) {
-			npoctl_err("fabric merge: %s: %s", argv[i],
+			npoctl_err("fabric merge: %s: not JSON: %s", argv[i],
 				   json_util_get_last_err());
+			ret = NPOCTL_EXIT_USAGE;
 			goto out;
 		}
 		if (fabric_from_json(o, &one, err, sizeof(err))) {
@@ -932,6 +963,9 @@ int cmd_fabric(int argc, char **argv)
 		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		uint64_t v;
 
+		/* getopt's spelling is taken too: --duration as duration. */
+		if (!strncmp(arg, "--", 2) && arg[2])
+			arg += 2;
 		if (merge && !matches(arg, "slow-ratio") &&
 		    !matches(arg, "latency-ratio") && !matches(arg, "min-efficiency"))
 			break;	/* the files */
@@ -939,16 +973,24 @@ int cmd_fabric(int argc, char **argv)
 			o.prbs_ms = 0;
 			continue;
 		}
+		if (!((test && (matches(arg, "duration") || matches(arg, "bytes"))) ||
+		      matches(arg, "slow-ratio") || matches(arg, "latency-ratio") ||
+		      matches(arg, "min-efficiency"))) {
+			npoctl_err("fabric: unknown option \"%s\"", argv[i]);
+			fabric_usage(stderr);
+			return NPOCTL_EXIT_USAGE;
+		}
 		if (!val) {
-			npoctl_err("fabric: %s needs a value", arg);
+			npoctl_err("fabric: %s needs a value", argv[i]);
 			return NPOCTL_EXIT_USAGE;
 		}
 		i++;
-		if (test && matches(arg, "duration")) {
-			if (parse_u64("duration", val, 65535, &v))
+		if (matches(arg, "duration")) {
+			/* The driver's limit for one PRBS test. */
+			if (parse_u64("duration", val, 60000, &v))
 				return NPOCTL_EXIT_USAGE;
 			o.prbs_ms = v;
-		} else if (test && matches(arg, "bytes")) {
+		} else if (matches(arg, "bytes")) {
 			if (parse_u64("bytes", val, 1ull << 40, &v))
 				return NPOCTL_EXIT_USAGE;
 			o.bytes = v;
@@ -958,12 +1000,7 @@ int cmd_fabric(int argc, char **argv)
 		} else if (matches(arg, "latency-ratio")) {
 			if (parse_ratio("latency-ratio", val, &o.lim.latency_ratio))
 				return NPOCTL_EXIT_USAGE;
-		} else if (matches(arg, "min-efficiency")) {
-			if (parse_ratio("min-efficiency", val, &o.lim.min_efficiency))
-				return NPOCTL_EXIT_USAGE;
-		} else {
-			npoctl_err("fabric: unknown option \"%s\"", arg);
-			fabric_usage(stderr);
+		} else if (parse_ratio("min-efficiency", val, &o.lim.min_efficiency)) {
 			return NPOCTL_EXIT_USAGE;
 		}
 	}

@@ -17,7 +17,7 @@
 #include <json-c/json.h>
 
 #define FABRIC_MAX_LANES	16
-#define FABRIC_MAX_REASONS	12
+#define FABRIC_MAX_REASONS	24
 
 struct fabric_lane {
 	uint32_t index;
@@ -42,7 +42,7 @@ struct fabric_end {
 	char clock[16];		/* the clock's state, by name */
 	/* During the data runs: what the port counted. */
 	uint64_t crc_errors, uncorrectable, link_downs;
-	char prbs_error[96];	/* the PRBS test could not run: why */
+	char error[96];		/* what could not be tested here, and why */
 	unsigned int nlanes;
 	struct fabric_lane lane[FABRIC_MAX_LANES];
 };
@@ -78,8 +78,11 @@ struct fabric_link {
 	char state[16];			/* the port's state, by name */
 	uint32_t rate_mbps, width;	/* as trained */
 	uint32_t max_rate_mbps, max_width;
-	/* Data runs; not measured when 'why_not' says why. */
-	bool data_run;
+	/*
+	 * Data runs; not measured when why_not says why: not applicable
+	 * (the far end on another host), or data_failed (a run went wrong).
+	 */
+	bool data_run, data_failed;
 	double bandwidth_gbps, latency_us, latency_p99_us;
 	double bandwidth_min_gbps, bandwidth_max_gbps;	/* the runs' spread */
 	bool data_ok;
@@ -94,7 +97,8 @@ struct fabric_report {
 	struct fabric_link *links;
 	size_t n;
 	uint32_t prbs_ms;	/* 0: no PRBS run */
-	unsigned int hosts;
+	unsigned int hosts;	/* more than one: a merged report, where an
+				 * end no host measured is a missing report */
 };
 
 /* What makes a link an outlier; fabric_limits_default() fills them. */
@@ -122,8 +126,9 @@ int fabric_from_json(struct json_object *o, struct fabric_report *r,
 		     char *err, size_t errlen);
 /*
  * Add the links of src to dst: a link both hold (each host measured its
- * own end) becomes one with both ends measured.  Returns 0 or -1 with err
- * set when they disagree about a link.
+ * own end) becomes one with both ends measured, as narrow and as down as
+ * either saw it.  Returns 0, or -1 with err set when an end was measured
+ * in both or a port is at the end of two different links.
  */
 int fabric_merge(struct fabric_report *dst, const struct fabric_report *src,
 		 char *err, size_t errlen);

@@ -133,10 +133,11 @@ static void lane_reason(struct fabric_link *l, enum fabric_reason_kind kind,
 }
 
 static void judge_lanes(struct fabric_link *l, const struct fabric_end *e,
-			char which, bool *dead)
+			char which)
 {
 	struct lane_set los = { 0 }, rx_alarm = { 0 }, rx_warn = { 0 };
 	struct lane_set ber_alarm = { 0 }, ber_warn = { 0 };
+	struct lane_set no_limits = { 0 }, no_bits = { 0 };
 	bool many, prbs, measured_by_prbs = false;
 	char ls[64];
 	unsigned int i;
@@ -151,8 +152,12 @@ static void judge_lanes(struct fabric_link *l, const struct fabric_end *e,
 			lane_set_add(&los, ln, 0, 0, false);
 			continue;
 		}
-		if (!ln->has_limits)
+		if (ln->prbs_run && !ln->prbs_bits)
+			lane_set_add(&no_bits, ln, 0, 0, false);
+		if (!ln->has_limits) {
+			lane_set_add(&no_limits, ln, 0, 0, false);
 			continue;
+		}
 		if (ln->rx_dbm < ln->rx_alarm_dbm)
 			lane_set_add(&rx_alarm, ln, ln->rx_dbm, ln->rx_alarm_dbm, false);
 		else if (ln->rx_dbm < ln->rx_warn_dbm)
@@ -169,7 +174,6 @@ static void judge_lanes(struct fabric_link *l, const struct fabric_end *e,
 		measured_by_prbs |= prbs;
 	}
 	if (los.mask) {
-		*dead = true;
 		lanes_str(los.mask, ls, sizeof(ls));
 		many = los.mask & (los.mask - 1);
 		add_reason(l, FABRIC_DEAD_LANE, which, los.worst, los.mask,
@@ -177,6 +181,18 @@ static void judge_lanes(struct fabric_link *l, const struct fabric_end *e,
 			   ls, many ? "" : "s", l->width >= l->max_width ? "" :
 			   many ? ": the link runs without them" :
 			   ": the link runs without it");
+	}
+	if (no_limits.mask) {
+		lanes_str(no_limits.mask, ls, sizeof(ls));
+		add_reason(l, FABRIC_TEST_FAILED, which, no_limits.worst, no_limits.mask,
+			   "node %u/%u %s: the module publishes no thresholds, so Rx power and BER cannot be judged",
+			   e->node, e->port, ls);
+	}
+	if (no_bits.mask) {
+		lanes_str(no_bits.mask, ls, sizeof(ls));
+		add_reason(l, FABRIC_TEST_FAILED, which, no_bits.worst, no_bits.mask,
+			   "node %u/%u %s: the PRBS run counted no bits", e->node,
+			   e->port, ls);
 	}
 	lane_reason(l, FABRIC_LOW_RX_ALARM, which, e, &rx_alarm,
 		    "Rx power", "%.2f dBm", "the alarm");
@@ -189,15 +205,14 @@ static void judge_lanes(struct fabric_link *l, const struct fabric_end *e,
 }
 
 static void judge_end(struct fabric_link *l, const struct fabric_end *e,
-		      char which, bool *dead)
+		      char which)
 {
 	if (!e->measured)
 		return;
-	if (e->prbs_error[0])
-		add_reason(l, FABRIC_TEST_FAILED, which, -1, 0,
-			   "node %u/%u: PRBS test: %s", e->node, e->port,
-			   e->prbs_error);
-	judge_lanes(l, e, which, dead);
+	if (e->error[0])
+		add_reason(l, FABRIC_TEST_FAILED, which, -1, 0, "node %u/%u: %s",
+			   e->node, e->port, e->error);
+	judge_lanes(l, e, which);
 	if (e->crc_errors || e->uncorrectable || e->link_downs)
 		add_reason(l, FABRIC_LINK_ERRORS, which, -1, 0,
 			   "node %u/%u counted %llu CRC errors, %llu uncorrectable codewords, %llu link downs during the test",
@@ -210,25 +225,47 @@ static void judge_end(struct fabric_link *l, const struct fabric_end *e,
 			   e->device, e->node, e->clock);
 }
 
-static void judge_link(struct fabric_link *l)
+static bool any_dark_lane(const struct fabric_end *e)
 {
-	bool dead = false;
+	unsigned int i;
+
+	for (i = 0; e->measured && i < e->nlanes; i++)
+		if (e->lane[i].los)
+			return true;
+	return false;
+}
+
+static void judge_link(struct fabric_link *l, bool merged)
+{
+	bool dead = any_dark_lane(&l->a) || any_dark_lane(&l->b);
 
 	l->nreasons = 0;
+	/* The link's own reasons first: they are never crowded out. */
+	if (merged && (!l->a.measured || !l->b.measured)) {
+		const struct fabric_end *e = l->a.measured ? &l->b : &l->a;
+
+		add_reason(l, FABRIC_TEST_FAILED, l->a.measured ? 'b' : 'a', -1, 0,
+			   "node %u/%u was not measured: no report from its host",
+			   e->node, e->port);
+	}
 	if (!l->active) {
 		add_reason(l, FABRIC_DOWN, 0, -1, 0, "link %s", l->state);
 		return;
 	}
-	judge_end(l, &l->a, 'a', &dead);
-	judge_end(l, &l->b, 'b', &dead);
-	if (!dead && (l->width < l->max_width || l->rate_mbps < l->max_rate_mbps))
+	if (l->data_run && !l->data_ok)
+		add_reason(l, FABRIC_DATA_CORRUPT, 0, -1, 0,
+			   "data written across the link did not arrive intact");
+	if (l->data_failed)
+		add_reason(l, FABRIC_TEST_FAILED, 0, -1, 0, "data run: %s",
+			   l->why_not);
+	/* A dark lane explains a narrower link, not a slower one. */
+	if ((!dead && l->width < l->max_width) || l->rate_mbps < l->max_rate_mbps)
 		add_reason(l, FABRIC_DEGRADED, 0, -1, 0,
 			   "trained x%u at %.3g Gb/s a lane; the ports can do x%u at %.3g",
 			   l->width, l->rate_mbps / 1000.0, l->max_width,
 			   l->max_rate_mbps / 1000.0);
-	if (l->data_run && !l->data_ok)
-		add_reason(l, FABRIC_DATA_CORRUPT, 0, -1, 0,
-			   "data written across the link did not arrive intact");
+	judge_end(l, &l->a, 'a');
+	judge_end(l, &l->b, 'b');
 }
 
 int fabric_cmp_double(const void *x, const void *y)
@@ -333,7 +370,7 @@ size_t fabric_judge(struct fabric_report *r, const struct fabric_limits *lim)
 	size_t i, failed = 0;
 
 	for (i = 0; i < r->n; i++)
-		judge_link(&r->links[i]);
+		judge_link(&r->links[i], r->hosts > 1);
 	judge_speed(r, lim);
 	for (i = 0; i < r->n; i++) {
 		r->links[i].score = score(&r->links[i]);
@@ -377,8 +414,8 @@ static struct json_object *end_to_json(const struct fabric_end *e)
 	put(o, "crc_errors", json_object_new_uint64(e->crc_errors));
 	put(o, "fec_uncorrectable", json_object_new_uint64(e->uncorrectable));
 	put(o, "link_downs", json_object_new_uint64(e->link_downs));
-	if (e->prbs_error[0])
-		put(o, "prbs_error", json_object_new_string(e->prbs_error));
+	if (e->error[0])
+		put(o, "error", json_object_new_string(e->error));
 	lanes = json_object_new_array();
 	for (i = 0; i < e->nlanes; i++) {
 		const struct fabric_lane *ln = &e->lane[i];
@@ -432,6 +469,7 @@ static struct json_object *link_to_json(const struct fabric_link *l, size_t rank
 	put(o, "max_width", json_object_new_int64(l->max_width));
 	put(o, "capacity_gbps", num(cap, "%.6g"));
 	put(o, "data_run", json_object_new_boolean(l->data_run));
+	put(o, "data_failed", json_object_new_boolean(l->data_failed));
 	if (l->data_run)
 		put(o, "data_ok", json_object_new_boolean(l->data_ok));
 	put(o, "bandwidth_gbps", num_or_null(data, l->bandwidth_gbps, "%.4g"));
@@ -570,7 +608,23 @@ static void read_string(struct reader *rd, struct json_object *o,
 {
 	struct json_object *v = field(rd, o, key, json_type_string, need);
 
-	snprintf(buf, len, "%s", v ? json_object_get_string(v) : "");
+	buf[0] = '\0';
+	if (!v)
+		return;
+	if ((size_t)json_object_get_string_len(v) >= len) {
+		bad(rd, "\"%s\" is longer than %zu characters", key, len - 1);
+		return;
+	}
+	memcpy(buf, json_object_get_string(v), json_object_get_string_len(v) + 1);
+}
+
+/* A member that is there and not null. */
+static bool present(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	       !json_object_is_type(v, json_type_null);
 }
 
 static void read_lane(struct reader *rd, struct json_object *o,
@@ -580,17 +634,19 @@ static void read_lane(struct reader *rd, struct json_object *o,
 	ln->los = read_bool(rd, o, "los", true);
 	ln->active = read_bool(rd, o, "active", true);
 	ln->rx_dbm = read_double(rd, o, "rx_power_dbm", true);
-	ln->has_ber = json_object_object_get_ex(o, "ber", NULL);
+	ln->has_ber = present(o, "ber");
 	if (ln->has_ber)
 		ln->ber = read_double(rd, o, "ber", true);
-	ln->has_limits = json_object_object_get_ex(o, "rx_power_warn_dbm", NULL);
+	ln->has_limits = present(o, "rx_power_warn_dbm");
 	if (ln->has_limits) {
 		ln->rx_warn_dbm = read_double(rd, o, "rx_power_warn_dbm", true);
 		ln->rx_alarm_dbm = read_double(rd, o, "rx_power_alarm_dbm", true);
 		ln->ber_warn = read_double(rd, o, "ber_warn", true);
 		ln->ber_alarm = read_double(rd, o, "ber_alarm", true);
+		if (ln->ber_warn > ln->ber_alarm || ln->rx_warn_dbm < ln->rx_alarm_dbm)
+			bad(rd, "lane %u: a warning beyond its alarm", ln->index);
 	}
-	ln->prbs_run = json_object_object_get_ex(o, "prbs_bits", NULL);
+	ln->prbs_run = present(o, "prbs_bits");
 	if (ln->prbs_run) {
 		ln->prbs_bits = read_uint(rd, o, "prbs_bits", true, UINT64_MAX);
 		ln->prbs_errors = read_uint(rd, o, "prbs_errors", true, UINT64_MAX);
@@ -604,7 +660,7 @@ static void read_end(struct reader *rd, struct json_object *l, const char *key,
 {
 	struct json_object *o = field(rd, l, key, json_type_object, true);
 	struct json_object *lanes;
-	size_t i;
+	size_t i, k;
 
 	if (!o)
 		return;
@@ -620,7 +676,7 @@ static void read_end(struct reader *rd, struct json_object *l, const char *key,
 	e->crc_errors = read_uint(rd, o, "crc_errors", true, UINT64_MAX);
 	e->uncorrectable = read_uint(rd, o, "fec_uncorrectable", true, UINT64_MAX);
 	e->link_downs = read_uint(rd, o, "link_downs", true, UINT64_MAX);
-	read_string(rd, o, "prbs_error", false, e->prbs_error, sizeof(e->prbs_error));
+	read_string(rd, o, "error", false, e->error, sizeof(e->error));
 	lanes = field(rd, o, "lanes", json_type_array, true);
 	if (!lanes)
 		return;
@@ -637,6 +693,9 @@ static void read_end(struct reader *rd, struct json_object *l, const char *key,
 			return;
 		}
 		read_lane(rd, lo, &e->lane[i]);
+		for (k = 0; k < i; k++)
+			if (e->lane[k].index == e->lane[i].index)
+				bad(rd, "lane %u twice", e->lane[i].index);
 	}
 }
 
@@ -651,7 +710,12 @@ static void read_link(struct reader *rd, struct json_object *o,
 	l->width = read_uint(rd, o, "width", true, FABRIC_MAX_LANES);
 	l->max_rate_mbps = read_uint(rd, o, "max_rate_mbps", true, UINT32_MAX);
 	l->max_width = read_uint(rd, o, "max_width", true, FABRIC_MAX_LANES);
+	if (l->width > l->max_width || l->rate_mbps > l->max_rate_mbps)
+		bad(rd, "trained beyond what the ports can do");
+	if (!l->a.measured && !l->b.measured)
+		bad(rd, "neither end was measured");
 	l->data_run = read_bool(rd, o, "data_run", true);
+	l->data_failed = read_bool(rd, o, "data_failed", false);
 	read_string(rd, o, "not_measured", false, l->why_not, sizeof(l->why_not));
 	if (!l->data_run)
 		return;
@@ -659,12 +723,18 @@ static void read_link(struct reader *rd, struct json_object *o,
 	if (!l->data_ok)
 		return;
 	l->bandwidth_gbps = read_double(rd, o, "bandwidth_gbps", true);
-	l->bandwidth_min_gbps = read_double(rd, o, "bandwidth_min_gbps", false);
-	l->bandwidth_max_gbps = read_double(rd, o, "bandwidth_max_gbps", false);
+	l->bandwidth_min_gbps = l->bandwidth_max_gbps = l->bandwidth_gbps;
+	if (present(o, "bandwidth_min_gbps"))
+		l->bandwidth_min_gbps = read_double(rd, o, "bandwidth_min_gbps", true);
+	if (present(o, "bandwidth_max_gbps"))
+		l->bandwidth_max_gbps = read_double(rd, o, "bandwidth_max_gbps", true);
 	l->latency_us = read_double(rd, o, "latency_us", true);
 	l->latency_p99_us = read_double(rd, o, "latency_p99_us", true);
 	if (l->bandwidth_gbps <= 0 || l->latency_us <= 0)
 		bad(rd, "bandwidth and latency must be positive");
+	if (l->bandwidth_min_gbps > l->bandwidth_gbps ||
+	    l->bandwidth_max_gbps < l->bandwidth_gbps)
+		bad(rd, "the bandwidth is outside its own spread");
 }
 
 int fabric_from_json(struct json_object *o, struct fabric_report *r,
@@ -735,6 +805,27 @@ static int take_end(struct fabric_end *dst, const struct fabric_end *src,
 	return 0;
 }
 
+/* A port at the end of a link dst already has, to another port? */
+static int port_taken(const struct fabric_report *dst, const struct fabric_end *e,
+		      char *err, size_t errlen)
+{
+	size_t j;
+
+	for (j = 0; j < dst->n; j++) {
+		const struct fabric_link *c = &dst->links[j];
+
+		if (same_end(&c->a, e) || same_end(&c->b, e)) {
+			snprintf(err, errlen,
+				 "node %u/%u is cabled to node %u/%u in one report and elsewhere in another",
+				 e->node, e->port,
+				 same_end(&c->a, e) ? c->b.node : c->a.node,
+				 same_end(&c->a, e) ? c->b.port : c->a.port);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* The link as both ends see it: the worse of their two views. */
 static void take_link(struct fabric_link *d, const struct fabric_link *s)
 {
@@ -746,6 +837,7 @@ static void take_link(struct fabric_link *d, const struct fabric_link *s)
 		d->width = s->width;
 	if (s->rate_mbps < d->rate_mbps)
 		d->rate_mbps = s->rate_mbps;
+	d->data_failed |= s->data_failed && !d->data_run;
 	if (!d->data_run && s->data_run) {
 		d->data_run = true;
 		d->data_ok = s->data_ok;
@@ -754,6 +846,7 @@ static void take_link(struct fabric_link *d, const struct fabric_link *s)
 		d->bandwidth_max_gbps = s->bandwidth_max_gbps;
 		d->latency_us = s->latency_us;
 		d->latency_p99_us = s->latency_p99_us;
+		d->data_failed = false;
 		d->why_not[0] = 0;
 	}
 }
@@ -784,6 +877,9 @@ int fabric_merge(struct fabric_report *dst, const struct fabric_report *src,
 				d = c, swapped = true;
 		}
 		if (!d) {
+			if (port_taken(dst, &s->a, err, errlen) ||
+			    port_taken(dst, &s->b, err, errlen))
+				return -1;
 			dst->links[dst->n++] = *s;
 			continue;
 		}

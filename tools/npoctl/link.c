@@ -341,8 +341,6 @@ static struct nl_msg *port_msg(struct npo_nl *nl, uint8_t cmd,
 }
 
 /* A request naming one port, its replies fed to fn (NULL: none expected). */
-#define NPO_MAX_LANES_SEEN	64
-
 static int port_request(struct npo_nl *nl, uint8_t cmd, const char *which,
 			npo_nl_handler fn)
 {
@@ -352,38 +350,6 @@ static int port_request(struct npo_nl *nl, uint8_t cmd, const char *which,
 	if (!msg)
 		return err;
 	return npo_nl_report(nl, npo_nl_request(nl, msg, fn, NULL), which);
-}
-
-/*
- * The lanes' PRBS counters add up over tests; a test shows its own
- * figures, the difference from what the lanes had before it.
- */
-struct prbs_before {
-	uint64_t bits[NPO_MAX_LANES_SEEN];
-	uint64_t errors[NPO_MAX_LANES_SEEN];
-};
-
-static int on_prbs_before(UNUSED struct nlattr **tb, struct nlattr *attrs,
-			  int len, UNUSED uint8_t cmd, void *arg)
-{
-	struct prbs_before *b = arg;
-	struct nlattr *lane;
-	int rem;
-
-	nla_for_each_attr(lane, attrs, len, rem) {
-		struct nlattr *lt[NPO_ATTR_MAX + 1];
-		uint32_t i;
-
-		if (nla_type(lane) != NPO_ATTR_LANE ||
-		    nla_parse_nested(lt, NPO_ATTR_MAX, lane, NULL))
-			continue;
-		i = get_u32(lt, NPO_ATTR_LANE_INDEX, 0);
-		if (i >= NPO_MAX_LANES_SEEN)
-			continue;
-		b->bits[i] = get_u64(lt, NPO_ATTR_LANE_PRBS_BITS);
-		b->errors[i] = get_u64(lt, NPO_ATTR_LANE_PRBS_ERRORS);
-	}
-	return 0;
 }
 
 /*
@@ -398,9 +364,9 @@ static void print_lane_limits(struct nlattr **lt)
 		print_double("rx_power_alarm_dbm", "",
 			     (int32_t)get_u32(lt, NPO_ATTR_LANE_RX_LOW_ALARM, 0) / 100.0);
 		print_double("ber_warn", "",
-			     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER_WARN, 0) / 100));
+			     get_ber(lt, NPO_ATTR_LANE_BER_WARN));
 		print_double("ber_alarm", "",
-			     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER_ALARM, 0) / 100));
+			     get_ber(lt, NPO_ATTR_LANE_BER_ALARM));
 	}
 	if (lt[NPO_ATTR_LANE_BER_TREND]) {
 		/* Decades of BER per minute: positive is worsening. */
@@ -422,9 +388,13 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 		    uint8_t cmd, void *arg)
 {
 	bool test = cmd == NPO_CMD_PORT_TEST;
-	const struct prbs_before *before = arg;
+	const struct npo_prbs_counts *before = arg;
+	struct npo_prbs_counts after = { 0 };
 	struct nlattr *lane;
 	int rem;
+
+	if (test)
+		npo_nl_on_prbs(NULL, attrs, len, cmd, &after);
 
 	if (test)
 		print_text("%-4s  %14s  %10s  %9s\n", "LANE", "BITS", "ERRORS", "BER");
@@ -445,15 +415,10 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 		print_open_object(NULL);
 		print_uint("lane", "%-4llu", get_u32(lt, NPO_ATTR_LANE_INDEX, 0));
 		if (test) {
-			uint32_t i = get_u32(lt, NPO_ATTR_LANE_INDEX, 0);
-			uint64_t bits = get_u64(lt, NPO_ATTR_LANE_PRBS_BITS);
-			uint64_t errs = get_u64(lt, NPO_ATTR_LANE_PRBS_ERRORS);
+			uint64_t bits, errs;
 
-			if (before && i < NPO_MAX_LANES_SEEN &&
-			    bits >= before->bits[i] && errs >= before->errors[i]) {
-				bits -= before->bits[i];
-				errs -= before->errors[i];
-			}
+			npo_prbs_delta(before, &after,
+				       get_u32(lt, NPO_ATTR_LANE_INDEX, 0), &bits, &errs);
 
 			print_uint("prbs_bits", "  %14llu", bits);
 			print_uint("prbs_errors", "  %10llu", errs);
@@ -471,7 +436,7 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 		print_double("temp_c", "  %6.1f",
 			     (int32_t)get_u32(lt, NPO_ATTR_LANE_TEMP, 0) / 100.0);
 		print_double("ber", "  %8.1e",
-			     pow(10, -(double)get_u32(lt, NPO_ATTR_LANE_BER, 0) / 100));
+			     get_ber(lt, NPO_ATTR_LANE_BER));
 		print_uint("eye_height_mv", "  %9llu",
 			   get_u32(lt, NPO_ATTR_LANE_EYE_HEIGHT, 0));
 		print_uint("preset", "  %6llu", get_u32(lt, NPO_ATTR_LANE_PRESET, 0));
@@ -506,7 +471,7 @@ static int on_lanes(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
 /* The test's reply comes when it ends; show progress until then. */
 static int link_test(struct npo_nl *nl, const char *which, uint32_t ms)
 {
-	struct prbs_before before = { 0 };
+	struct npo_prbs_counts before = { 0 };
 	struct timespec t0, t;
 	struct nl_msg *msg;
 	int err;
@@ -514,7 +479,7 @@ static int link_test(struct npo_nl *nl, const char *which, uint32_t ms)
 	msg = port_msg(nl, NPO_CMD_LANE_GET, which, &err);
 	if (!msg)
 		return err;
-	err = npo_nl_request(nl, msg, on_prbs_before, &before);
+	err = npo_nl_request(nl, msg, npo_nl_on_prbs, &before);
 	if (err)
 		return npo_nl_report(nl, err, which);
 	msg = port_msg(nl, NPO_CMD_PORT_TEST, which, &err);

@@ -274,3 +274,44 @@ int npo_nl_report(struct npo_nl *nl, int err, const char *what)
 	return NPOCTL_EXIT_ERROR;
 }
 
+int npo_nl_on_prbs(UNUSED struct nlattr **tb, struct nlattr *attrs, int len,
+		   UNUSED uint8_t cmd, void *arg)
+{
+	struct npo_prbs_counts *c = arg;
+	struct nlattr *lane;
+	int rem;
+
+	nla_for_each_attr(lane, attrs, len, rem) {
+		struct nlattr *lt[NPO_ATTR_MAX + 1];
+		uint32_t i;
+
+		if (nla_type(lane) != NPO_ATTR_LANE ||
+		    nla_parse_nested(lt, NPO_ATTR_MAX, lane, NULL) ||
+		    !lt[NPO_ATTR_LANE_INDEX])
+			continue;
+		i = nla_get_u32(lt[NPO_ATTR_LANE_INDEX]);
+		if (i >= NPO_NL_PRBS_LANES)
+			continue;
+		c->bits[i] = get_u64(lt, NPO_ATTR_LANE_PRBS_BITS);
+		c->errors[i] = get_u64(lt, NPO_ATTR_LANE_PRBS_ERRORS);
+		c->seen |= 1ull << i;
+	}
+	return 0;
+}
+
+void npo_prbs_delta(const struct npo_prbs_counts *before,
+		    const struct npo_prbs_counts *after, uint32_t i,
+		    uint64_t *bits, uint64_t *errors)
+{
+	*bits = *errors = 0;
+	if (i >= NPO_NL_PRBS_LANES || !(after->seen & (1ull << i)))
+		return;
+	*bits = after->bits[i];
+	*errors = after->errors[i];
+	/* Counters below what they were have been reset since: all new. */
+	if (before && before->seen & (1ull << i) &&
+	    *bits >= before->bits[i] && *errors >= before->errors[i]) {
+		*bits -= before->bits[i];
+		*errors -= before->errors[i];
+	}
+}

@@ -5,6 +5,7 @@
 #ifndef NPOCTL_NL_H
 #define NPOCTL_NL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +59,29 @@ static inline uint64_t get_u64(struct nlattr **tb, int attr)
 {
 	return tb[attr] ? nla_get_u64(tb[attr]) : 0;
 }
+
+/* A BER the family reports as -log10(BER) x 100 (lanes, thresholds). */
+static inline double get_ber(struct nlattr **tb, int attr)
+{
+	return pow(10, -(double)get_u32(tb, attr, 0) / 100);
+}
+
+/*
+ * The lanes' PRBS counters by lane index, from a LANE_GET or PORT_TEST
+ * reply (npo_nl_on_prbs, a handler).  They add up over tests: a test's
+ * own figures are the difference from what the lanes had before it.
+ */
+#define NPO_NL_PRBS_LANES	64
+struct npo_prbs_counts {
+	uint64_t bits[NPO_NL_PRBS_LANES], errors[NPO_NL_PRBS_LANES];
+	uint64_t seen;		/* bit per lane index */
+};
+int npo_nl_on_prbs(struct nlattr **tb, struct nlattr *attrs, int len,
+		   uint8_t cmd, void *arg);
+/* Lane i's bits and errors since before (all of them after a reset). */
+void npo_prbs_delta(const struct npo_prbs_counts *before,
+		    const struct npo_prbs_counts *after, uint32_t i,
+		    uint64_t *bits, uint64_t *errors);
 
 /* Parse "npoN" or "N": the device index, or -1. */
 long npo_parse_dev(const char *s);

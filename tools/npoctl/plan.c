@@ -91,6 +91,7 @@ int plan_parse(const char *text, struct plan *out, char *err, size_t errlen)
 	out->n = json_object_array_length(list);
 	out->links = calloc(out->n ? out->n : 1, sizeof(*out->links));
 	if (!out->links) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		json_object_put(root);
 		return -ENOMEM;
 	}

@@ -29,6 +29,9 @@ struct edge {
 struct topo {
 	struct edge e[MAX_EDGES];
 	int n;
+	/* Every node of this host, cabled or not. */
+	uint32_t local[MAX_EDGES];
+	size_t nlocal;
 };
 
 static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
@@ -36,7 +39,16 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 {
 	struct topo *t = arg;
 	struct edge *e;
+	size_t i;
 
+	if (tb[NPO_ATTR_DEV_NODE_ID] && t->nlocal < MAX_EDGES) {
+		uint32_t node = nla_get_u32(tb[NPO_ATTR_DEV_NODE_ID]);
+
+		for (i = 0; i < t->nlocal && t->local[i] != node; i++)
+			;
+		if (i == t->nlocal)
+			t->local[t->nlocal++] = node;
+	}
 	if (!tb[NPO_ATTR_PORT_PEER_NODE_ID] || t->n == MAX_EDGES)
 		return 0;
 	e = &t->e[t->n++];
@@ -288,24 +300,17 @@ static void print_topo(struct topo *t)
 }
 
 /* The discovered links as a plan: each once, up or not, with its speed. */
-static int topo_as_plan(struct topo *t, struct plan *found, uint32_t **local,
-			size_t *nlocal)
+static int topo_as_plan(struct topo *t, struct plan *found)
 {
-	size_t i, j;
+	size_t i;
 
 	found->links = calloc(t->n ? t->n : 1, sizeof(*found->links));
-	*local = calloc(t->n ? t->n : 1, sizeof(**local));
-	if (!found->links || !*local)
+	if (!found->links)
 		return -1;
 	found->n = 0;
-	*nlocal = 0;
 	for (i = 0; i < (size_t)t->n; i++) {
 		struct edge *e = &t->e[i];
 
-		for (j = 0; j < *nlocal && (*local)[j] != e->node; j++)
-			;
-		if (j == *nlocal)
-			(*local)[(*nlocal)++] = e->node;
 		if (seen_from_other_end(t, i))
 			continue;
 		found->links[found->n++] = (struct plan_link) {
@@ -384,8 +389,7 @@ static int topo_check(struct topo *t, const char *path)
 {
 	struct plan plan = { 0 }, found = { 0 };
 	struct plan_finding *f = NULL;
-	uint32_t *local = NULL;
-	size_t nlocal, len = 0;
+	size_t len = 0;
 	char err[160], *text = NULL;
 	int n, ret = NPOCTL_EXIT_ERROR;
 	FILE *in = fopen(path, "r");
@@ -403,14 +407,17 @@ static int topo_check(struct topo *t, const char *path)
 		ret = NPOCTL_EXIT_USAGE;
 		goto out;
 	}
-	if (topo_as_plan(t, &found, &local, &nlocal))
+	if (topo_as_plan(t, &found) ||
+	    !(f = calloc(plan.n + found.n + 1, sizeof(*f)))) {
+		npoctl_err("topo check: %s", strerror(ENOMEM));
 		goto out;
-	f = calloc(plan.n + found.n + 1, sizeof(*f));
-	if (!f)
+	}
+	/* A device of this host with every cable out still has its plan. */
+	n = plan_compare(&plan, &found, t->local, t->nlocal, f, plan.n + found.n + 1);
+	if (n < 0) {
+		npoctl_err("topo check: the comparison failed");
 		goto out;
-	n = plan_compare(&plan, &found, local, nlocal, f, plan.n + found.n + 1);
-	if (n < 0)
-		goto out;
+	}
 	print_open_array(NULL);
 	for (int i = 0; i < n; i++)
 		print_finding(&f[i]);
@@ -422,7 +429,6 @@ out:
 	fclose(in);
 	free(text);
 	free(f);
-	free(local);
 	plan_free(&plan);
 	plan_free(&found);
 	return ret;

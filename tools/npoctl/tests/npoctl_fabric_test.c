@@ -67,6 +67,8 @@ static void ring(struct fabric_report *r, unsigned int n)
 		l->width = l->max_width = LANES;
 		l->data_run = l->data_ok = true;
 		l->bandwidth_gbps = 60 + i;
+		l->bandwidth_min_gbps = 59 + i;
+		l->bandwidth_max_gbps = 62 + i;
 		l->latency_us = 1.0 + i * 0.05;
 		l->latency_p99_us = 2.0;
 	}
@@ -192,8 +194,8 @@ TEST(each_fault_has_its_reason)
 	snprintf(find(&r, 1)->state, sizeof(find(&r, 1)->state), "detect");
 	find(&r, 2)->data_ok = false;
 	find(&r, 3)->width = 4;
-	snprintf(find(&r, 4)->b.prbs_error, sizeof(find(&r, 4)->b.prbs_error),
-		 "PRBS test did not finish");
+	snprintf(find(&r, 4)->b.error, sizeof(find(&r, 4)->b.error),
+		 "PRBS test: the test did not finish");
 	find(&r, 5)->a.lane[6].prbs_errors = 42500000000ull / 1000;
 	find(&r, 6)->b.lane[1].rx_dbm = -6;
 	find(&r, 7)->a.crc_errors = 3;
@@ -295,6 +297,19 @@ TEST(a_report_survives_its_json)
 		EXPECT_EQ(r.links[i].score, back.links[i].score);
 		EXPECT_TRUE(fabs(r.links[i].a.lane[7].rx_dbm -
 				 back.links[i].a.lane[7].rx_dbm) < 0.006);
+		EXPECT_EQ(r.links[i].a.lane[3].prbs_bits, back.links[i].a.lane[3].prbs_bits);
+		EXPECT_EQ(r.links[i].width, back.links[i].width);
+		EXPECT_EQ(r.links[i].data_run, back.links[i].data_run);
+		if (r.links[i].b.measured) {
+			EXPECT_EQ(r.links[i].b.lane[3].prbs_errors,
+				  back.links[i].b.lane[3].prbs_errors);
+			EXPECT_EQ(r.links[i].b.lane[5].los, back.links[i].b.lane[5].los);
+		}
+		if (r.links[i].data_run) {
+			EXPECT_TRUE(fabs(r.links[i].bandwidth_gbps -
+					 back.links[i].bandwidth_gbps) < 0.01);
+			EXPECT_TRUE(fabs(r.links[i].latency_us - back.links[i].latency_us) < 0.001);
+		}
 		if (r.links[i].nreasons)
 			EXPECT_STREQ(r.links[i].reason[0].text, back.links[i].reason[0].text);
 	}
@@ -336,8 +351,10 @@ TEST(two_hosts_merge_into_one_fabric)
 	fabric_limits_default(&lim);
 	half(&h1, "h1", 1);
 	half(&h2, "h2", 3);
-	/* Node 3 port 1's receiver is weak: only h2 sees it. */
+	/* Node 4 port 0's receiver is weak: only h2 sees it. */
 	h2.links[1].a.lane[4].rx_dbm = -3.5;	/* node 4/0, towards node 1/1 */
+	/* h2 saw the 4/0 -- 1/1 link retrain narrower: the merge keeps that. */
+	h2.links[1].width = 4;
 	ASSERT_EQ(0, fabric_merge(&all, &h1, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(0, fabric_merge(&all, &h2, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_EQ(2, all.hosts);
@@ -357,12 +374,85 @@ TEST(two_hosts_merge_into_one_fabric)
 	EXPECT_STREQ("h2", all.links[0].a.node == 4 ? all.links[0].a.host :
 		     all.links[0].b.host);
 
+	EXPECT_EQ(4, all.links[0].width);
+	EXPECT_NE(NULL, reason(&all.links[0], FABRIC_DEGRADED));
+
 	/* One host's report twice is a mistake, not a fabric. */
 	EXPECT_EQ(-1, fabric_merge(&all, &h1, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "two reports")) TH_LOG("%s", err);
 	fabric_free(&all);
 	fabric_free(&h1);
 	fabric_free(&h2);
+}
+
+TEST(merging_finds_missing_reports_and_disagreements)
+{
+	struct fabric_report all = { 0 }, h1, h2;
+	struct fabric_limits lim;
+	char err[160];
+	size_t i;
+
+	fabric_limits_default(&lim);
+	/* Only h1's report: its two links to h2 have an end no host measured. */
+	half(&h1, "h1", 1);
+	half(&h2, "h2", 3);
+	ASSERT_EQ(0, fabric_merge(&all, &h1, err, sizeof(err)));
+	ASSERT_EQ(0, fabric_merge(&all, &(struct fabric_report){ .hosts = 1 },
+				  err, sizeof(err)));
+	EXPECT_EQ(2, fabric_judge(&all, &lim));
+	for (i = 0; i < 2; i++) {
+		const struct fabric_reason *why = reason(&all.links[i], FABRIC_TEST_FAILED);
+
+		ASSERT_NE(NULL, why);
+		EXPECT_EQ('b', why->end);
+		EXPECT_NE(NULL, strstr(why->text, "no report from its host")) TH_LOG("%s", why->text);
+	}
+	fabric_free(&all);
+
+	/* h2 says its 4/0 goes to 2/1, where h1 has 4/0 at its 1/1. */
+	h2.links[1].b.node = 2;
+	ASSERT_EQ(0, fabric_merge(&all, &h1, err, sizeof(err)));
+	EXPECT_EQ(-1, fabric_merge(&all, &h2, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "node 4/0 is cabled to node 1/1 in one report and elsewhere"))
+		TH_LOG("%s", err);
+	fabric_free(&all);
+	fabric_free(&h1);
+	fabric_free(&h2);
+}
+
+TEST(what_could_not_be_tested_fails_the_link)
+{
+	struct fabric_limits lim;
+	struct fabric_report r;
+	unsigned int i;
+
+	fabric_limits_default(&lim);
+	ring(&r, 5);
+	/* A data run that went wrong. */
+	find(&r, 1)->data_run = false;
+	find(&r, 1)->data_failed = true;
+	snprintf(find(&r, 1)->why_not, sizeof(find(&r, 1)->why_not), "no completion");
+	/* A module with no thresholds: nothing to judge its optics by. */
+	for (i = 0; i < LANES; i++)
+		find(&r, 2)->b.lane[i].has_limits = false;
+	/* A PRBS run that counted nothing on lane 5. */
+	find(&r, 3)->a.lane[5].prbs_bits = 0;
+	find(&r, 3)->a.lane[5].prbs_errors = 0;
+	/* The lanes could not be read at all. */
+	snprintf(find(&r, 4)->a.error, sizeof(find(&r, 4)->a.error),
+		 "lanes: Operation not permitted");
+	find(&r, 4)->a.nlanes = 0;
+
+	EXPECT_EQ(4, fabric_judge(&r, &lim));
+	EXPECT_NE(NULL, strstr(reason(find(&r, 1), FABRIC_TEST_FAILED)->text,
+			       "data run: no completion"));
+	EXPECT_EQ(0xffu, reason(find(&r, 2), FABRIC_TEST_FAILED)->lanes);
+	EXPECT_NE(NULL, strstr(reason(find(&r, 2), FABRIC_TEST_FAILED)->text,
+			       "no thresholds"));
+	EXPECT_EQ(5, reason(find(&r, 3), FABRIC_TEST_FAILED)->lane);
+	EXPECT_EQ('a', reason(find(&r, 4), FABRIC_TEST_FAILED)->end);
+	EXPECT_EQ(0, find(&r, 5)->nreasons);
+	fabric_free(&r);
 }
 
 TEST(bad_reports_are_refused_with_a_reason)
@@ -387,6 +477,21 @@ TEST(bad_reports_are_refused_with_a_reason)
 		  "\"crc_errors\":0,\"fec_uncorrectable\":0,\"link_downs\":0,\"lanes\":[{\"lane\":99,"
 		  "\"los\":false,\"active\":true,\"rx_power_dbm\":-2}]}}]}",
 		  "\"lane\" is out of range" },
+		{ "{\"prbs_ms\":1,\"hosts\":1,\"links\":[{\"a\":{\"node_id\":1,\"port\":0,\"measured\":true,"
+		  "\"device\":\"npo0\",\"host\":\"hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh\","
+		  "\"clock\":\"locked\",\"clock_locked\":true,\"crc_errors\":0,\"fec_uncorrectable\":0,"
+		  "\"link_downs\":0,\"lanes\":[]}}]}",
+		  "\"host\" is longer than 63 characters" },
+		{ "{\"prbs_ms\":1,\"hosts\":1,\"links\":[{\"a\":{\"node_id\":1,\"port\":0,\"measured\":true,"
+		  "\"device\":\"npo0\",\"host\":\"h\",\"clock\":\"locked\",\"clock_locked\":true,"
+		  "\"crc_errors\":0,\"fec_uncorrectable\":0,\"link_downs\":0,\"lanes\":[{\"lane\":1,"
+		  "\"los\":false,\"active\":true,\"rx_power_dbm\":-2},{\"lane\":1,\"los\":false,"
+		  "\"active\":true,\"rx_power_dbm\":-2}]}}]}",
+		  "lane 1 twice" },
+		{ "{\"prbs_ms\":1,\"hosts\":1,\"links\":[{\"a\":{\"node_id\":1,\"port\":0,\"measured\":false},"
+		  "\"b\":{\"node_id\":2,\"port\":1,\"measured\":false},\"state\":\"active\",\"active\":true,"
+		  "\"rate_mbps\":1,\"width\":1,\"max_rate_mbps\":1,\"max_width\":1,\"data_run\":false}]}",
+		  "neither end was measured" },
 	};
 	struct fabric_report r;
 	char err[160];
