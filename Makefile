@@ -216,12 +216,12 @@ $(BUILD)/host-tests/npoctl_%_test: tools/npoctl/tests/npoctl_%_test.c \
 		tools/npoctl/print.c tools/npoctl/print.h tools/npoctl/plan.c \
 		tools/npoctl/plan.h tools/npoctl/fabric_report.c \
 		tools/npoctl/fabric.h tools/npoctl/nccl.c tools/npoctl/nccl.h \
-		$(BUILD)/.deps-stamp
+		tools/npoctl/diagnose.c tools/npoctl/diagnose.h $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(JSON_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Itools/npoctl -o $@ $< tools/npoctl/print.c \
 		tools/npoctl/plan.c tools/npoctl/fabric_report.c tools/npoctl/nccl.c \
-		$(JSON_LIBS) -lm
+		tools/npoctl/diagnose.c $(JSON_LIBS) -lm
 
 # Every struct the UAPI headers define, for the layout test to build.
 UAPI_HDRS := $(wildcard uapi/linux/*.h)

@@ -111,6 +111,74 @@ struct npo_port_down {
 struct npo_link_health;
 
 /**
+ * struct npo_module - an optical module's identity and limits
+ * @valid: read from the device (interface 1.15) or a peer's report.
+ * @vendor: vendor name.
+ * @part: part number.
+ * @serial: serial number.
+ * @tx_high_alarm: transmit power high alarm, 1/100 dBm.
+ * @tx_high_warn: transmit power high warning.
+ * @tx_low_warn: transmit power low warning.
+ * @tx_low_alarm: transmit power low alarm.
+ * @temp_high_alarm: temperature high alarm, 1/100 degC (own module only).
+ * @temp_high_warn: temperature high warning.
+ * @bias_high_alarm: laser bias high alarm, 1/100 mA (own module only).
+ * @bias_high_warn: laser bias high warning.
+ */
+struct npo_module {
+	bool valid;
+	char vendor[NPO_HW_MODULE_ID_LEN + 1];
+	char part[NPO_HW_MODULE_ID_LEN + 1];
+	char serial[NPO_HW_MODULE_ID_LEN + 1];
+	s16 tx_high_alarm;
+	s16 tx_high_warn;
+	s16 tx_low_warn;
+	s16 tx_low_alarm;
+	s16 temp_high_alarm;
+	s16 temp_high_warn;
+	u16 bias_high_alarm;
+	u16 bias_high_warn;
+};
+
+/**
+ * struct npo_peer_lane - one lane as the far end's report gave it
+ * @tx: its transmit power, 1/100 dBm.
+ * @rx: its received power, 1/100 dBm.
+ * @ber: its pre-FEC BER, -log10 x 100.
+ * @flags: NPO_HW_LANE_*.
+ */
+struct npo_peer_lane {
+	s16 tx;
+	s16 rx;
+	u16 ber;
+	u8 flags;
+};
+
+/**
+ * struct npo_link_diag - what each end of a port's link sees (npo_link_diag.c)
+ * @module: this port's optical module, read once per link-up.
+ * @peer_valid: a report came from the far end since the driver started.
+ * @peer_at: when, in jiffies.
+ * @peer_node: the sender's node.
+ * @peer_port: the sender's port.
+ * @peer_module: the sender's module: identity and transmit limits.
+ * @peer_lanes: lanes in the report.
+ * @peer_lane: the report's lanes.
+ *
+ * Protected by &npo_dev.link_lock.
+ */
+struct npo_link_diag {
+	struct npo_module module;
+	bool peer_valid;
+	unsigned long peer_at;
+	u32 peer_node;
+	u8 peer_port;
+	struct npo_module peer_module;
+	u8 peer_lanes;
+	struct npo_peer_lane peer_lane[NPO_MAX_LANES];
+};
+
+/**
  * struct npo_port - the driver's view of one link port
  * @ndev: the device.
  * @index: port number.
@@ -158,6 +226,7 @@ struct npo_link_health;
  *	before, sent with NPO_EVENT_LINK_DOWN.
  * @health: the port's devlink "link" reporter, or NULL (npo_link_health.c);
  *	set and cleared under &npo_dev.link_lock.
+ * @diag: its module and the far end's last report (npo_link_diag.c).
  *
  * All fields but @retrain_work, @prbs_done, @watch and the statistics are
  * protected by
@@ -201,6 +270,7 @@ struct npo_port {
 	struct ratelimit_state risk_log;
 	struct npo_port_down last_down;
 	struct npo_link_health *health;
+	struct npo_link_diag diag;
 };
 
 #define NPO_TS_SYNCS_KEPT	4
@@ -990,6 +1060,15 @@ int npo_history_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			 struct npo_dev *ndev, u64 after);
 void npo_history_fini(struct npo_dev *ndev);
 
+/* npo_link_diag.c; its link message type (hardware.rst "Link messages") */
+#define NPO_LMSG_TYPE_DIAG	2
+void npo_link_diag_send(struct npo_port *port,
+			const struct npo_hw_port_stats *st);
+void npo_link_diag_rx(struct npo_dev *ndev, unsigned int port,
+		      const void *msg, size_t len);
+void npo_link_diag_forget(struct npo_port *port);
+int npo_link_diag_fill(struct sk_buff *skb, struct npo_port *port);
+
 /* npo_link_health.c */
 void npo_link_health_event(struct npo_port *port, u32 event);
 int npo_link_health_create(struct npo_dev *ndev);
@@ -1124,6 +1203,8 @@ void npo_clock_event(struct npo_dev *ndev);
 int npo_route_start(struct npo_dev *ndev);
 void npo_route_stop(struct npo_dev *ndev);
 void npo_route_irq(struct npo_dev *ndev);
+int npo_lmsg_send(struct npo_dev *ndev, unsigned int port, const void *msg,
+		  size_t len);
 void npo_route_port_event(struct npo_port *port, u32 event);
 int npo_route_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 		       struct npo_dev *ndev);

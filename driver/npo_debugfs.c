@@ -138,6 +138,7 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_RX_DRIFT] = "rxdrift",
 		[NPO_HW_FAULT_FW_BOOT_FAIL] = "fwbootfail",
 		[NPO_HW_FAULT_FLASH_CORRUPT] = "flashcorrupt",
+		[NPO_HW_FAULT_TX_DROP] = "txdrop",
 	};
 	struct npo_dev *ndev = file->private_data;
 	unsigned int kind, port = 0, lane = 0, value = 0;
@@ -159,6 +160,7 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	case NPO_HW_FAULT_LANE_BER:
 	case NPO_HW_FAULT_LANE_DEAD:
 	case NPO_HW_FAULT_RX_DROP:
+	case NPO_HW_FAULT_TX_DROP:
 	case NPO_HW_FAULT_BER_RAMP:
 	case NPO_HW_FAULT_RX_DRIFT:
 		if (sscanf(buf, "%*s %u %u %u", &port, &lane, &value) != 3)

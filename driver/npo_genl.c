@@ -573,6 +573,42 @@ static int npo_nl_port_clear_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+static int npo_nl_port_diag_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct npo_port *port = npo_get_target(info);
+	struct npo_dev *ndev;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	if (IS_ERR(port))
+		return PTR_ERR(port);
+	ndev = port->ndev;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	err = -ENOMEM;
+	if (!msg)
+		goto out;
+	hdr = genlmsg_put_reply(msg, info, &npo_genl_family, 0,
+				NPO_CMD_PORT_DIAG_GET);
+	err = -EMSGSIZE;
+	if (!hdr ||
+	    nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
+	    nla_put_string(msg, NPO_ATTR_DEV_NAME, dev_name(&ndev->dev)) ||
+	    nla_put_u32(msg, NPO_ATTR_DEV_NODE_ID, ndev->node_id) ||
+	    nla_put_u32(msg, NPO_ATTR_PORT_INDEX, port->index))
+		goto out;
+	err = npo_link_diag_fill(msg, port);
+	if (err)
+		goto out;
+	genlmsg_end(msg, hdr);
+	err = genlmsg_reply(msg, info);
+	msg = NULL;
+out:
+	nlmsg_free(msg);
+	npo_put_target(port);
+	return err;
+}
+
 static int npo_nl_port_test_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
@@ -796,6 +832,10 @@ static const struct genl_small_ops npo_nl_ops[] = {
 	{
 		.cmd = NPO_CMD_ROUTE_GET,
 		.dumpit = npo_nl_route_get_dumpit,
+	},
+	{
+		.cmd = NPO_CMD_PORT_DIAG_GET,
+		.doit = npo_nl_port_diag_doit,
 	},
 };
 

@@ -303,6 +303,8 @@ static void npo_link_watch_work(struct work_struct *work)
 		    port->watch->gen == gen)
 			npo_watch_take(port, st);
 		mutex_unlock(&ndev->link_lock);
+		/* The far end hears what this end sees: npo_link_diag.c. */
+		npo_link_diag_send(port, st);
 		kfree(st);
 	}
 	mutex_lock(&ndev->link_lock);
@@ -374,6 +376,7 @@ void npo_link_watch_forget(struct npo_port *port)
 	unsigned int gen;
 
 	lockdep_assert_held(&port->ndev->link_lock);
+	npo_link_diag_forget(port);
 	if (!port->watch)
 		return;
 	gen = port->watch->gen;

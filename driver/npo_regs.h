@@ -37,6 +37,7 @@
 #define   NPO_IF_MINOR_SELF_TEST	12	/* PRBS.HOLD */
 #define   NPO_IF_MINOR_ROUTING		13	/* route table, link messages */
 #define   NPO_IF_MINOR_FLASH		14	/* firmware flash, A/B slots */
+#define   NPO_IF_MINOR_MODULE		15	/* module identity, TX_DROP fault */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -45,6 +46,7 @@
 #define   NPO_CAPS_QUEUES		BIT(4)
 #define   NPO_CAPS_CLOCK		BIT(5)	/* interface 1.4 */
 #define   NPO_CAPS_FLASH		BIT(6)	/* interface 1.14 */
+#define   NPO_CAPS_MODULE		BIT(7)	/* interface 1.15 */
 #define NPO_REG_GEOMETRY		0x00c
 #define   NPO_GEOMETRY_PORTS		GENMASK(7, 0)
 #define   NPO_GEOMETRY_LANES		GENMASK(15, 8)
@@ -148,6 +150,7 @@ enum npo_mbox_opcode {
 	NPO_MBOX_OP_FLASH_DATA = 0x51,		/* interface 1.14 */
 	NPO_MBOX_OP_FLASH_COMMIT = 0x52,	/* interface 1.14 */
 	NPO_MBOX_OP_FLASH_ERASE = 0x53,		/* interface 1.14 */
+	NPO_MBOX_OP_MODULE_INFO = 0x54,		/* interface 1.15 */
 };
 
 /* Mailbox results; FW_LOAD rejections are also latched in NPO_REG_FW_ERROR. */
@@ -360,6 +363,36 @@ struct npo_hw_lane_stats {
 	__le16 ber_warn_nlog_c;
 } __packed;
 
+#define NPO_HW_MODULE_ID_LEN		16
+
+/**
+ * struct npo_hw_module_info - MODULE_INFO block: a port's optical module
+ * @vendor: vendor name, ASCII, NUL padded.
+ * @part: part number, likewise.
+ * @serial: serial number, likewise.
+ * @tx_high_alarm_cdbm: transmit power high alarm, 1/100 dBm.
+ * @tx_high_warn_cdbm: transmit power high warning, 1/100 dBm.
+ * @tx_low_warn_cdbm: transmit power low warning, 1/100 dBm.
+ * @tx_low_alarm_cdbm: transmit power low alarm, 1/100 dBm.
+ * @temp_high_alarm_cdeg: temperature high alarm, 1/100 degC.
+ * @temp_high_warn_cdeg: temperature high warning, 1/100 degC.
+ * @bias_high_alarm_cma: laser bias high alarm, 1/100 mA.
+ * @bias_high_warn_cma: laser bias high warning, 1/100 mA.
+ */
+struct npo_hw_module_info {
+	char vendor[NPO_HW_MODULE_ID_LEN];
+	char part[NPO_HW_MODULE_ID_LEN];
+	char serial[NPO_HW_MODULE_ID_LEN];
+	__le16 tx_high_alarm_cdbm;
+	__le16 tx_high_warn_cdbm;
+	__le16 tx_low_warn_cdbm;
+	__le16 tx_low_alarm_cdbm;
+	__le16 temp_high_alarm_cdeg;
+	__le16 temp_high_warn_cdeg;
+	__le16 bias_high_alarm_cma;
+	__le16 bias_high_warn_cma;
+} __packed;
+
 #define NPO_HW_LANE_LOS			BIT(0)
 #define NPO_HW_LANE_CDR_LOCK		BIT(1)
 #define NPO_HW_LANE_ACTIVE		BIT(2)
@@ -432,6 +465,7 @@ enum npo_hw_fault_kind {
 	NPO_HW_FAULT_RX_DRIFT = 12,	/* 1/1000 dB/s of extra loss */
 	NPO_HW_FAULT_FW_BOOT_FAIL = 13,	/* next pending image (interface 1.14) */
 	NPO_HW_FAULT_FLASH_CORRUPT = 14, /* a bit of this slot flips */
+	NPO_HW_FAULT_TX_DROP = 15,	/* 1/100 dB weaker launch (interface 1.15) */
 	NPO_HW_NUM_FAULTS
 };
 

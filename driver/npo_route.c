@@ -41,7 +41,7 @@ MODULE_PARM_DESC(route_hold_ms,
 #define NPO_RT_EVENT_ROUTES	16
 
 /* Link message types: the first byte of every link message. */
-#define NPO_LMSG_TYPE_ADVERT	1
+#define NPO_LMSG_TYPE_ADVERT	1	/* NPO_LMSG_TYPE_DIAG is 2 (npo.h) */
 #define NPO_RT_ADVERT_VERSION	1
 
 /**
@@ -119,8 +119,19 @@ static bool npo_rt_supported(struct npo_dev *ndev)
 
 /* --- link messages --------------------------------------------------------- */
 
-static int npo_lmsg_send(struct npo_dev *ndev, unsigned int port,
-			 const void *msg, size_t len)
+/**
+ * npo_lmsg_send() - send a link message to the far end of a port
+ * @ndev: the device.
+ * @port: an active port.
+ * @msg: the message, its first byte its type (hardware.rst, "Link
+ *	messages").
+ * @len: its length, 1..%NPO_LMSG_MAX.
+ *
+ * Context: process context; takes &npo_dev.cmd_lock.
+ * Return: 0, or the mailbox's error.
+ */
+int npo_lmsg_send(struct npo_dev *ndev, unsigned int port, const void *msg,
+		  size_t len)
 {
 	u32 args[4];
 	int err;
@@ -690,11 +701,15 @@ static void npo_rt_rx_work(struct work_struct *work)
 	while (budget-- && !npo_lmsg_recv(ndev, m)) {
 		size_t len = le16_to_cpu(m->len);
 
-		if (m->port >= ndev->num_ports || len > NPO_LMSG_MAX ||
-		    len < sizeof(struct npo_rt_advert))
+		if (m->port >= ndev->num_ports || !len || len > NPO_LMSG_MAX)
 			continue;
+		if (m->payload[0] == NPO_LMSG_TYPE_DIAG) {
+			npo_link_diag_rx(ndev, m->port, m->payload, len);
+			continue;
+		}
 		/* Other types are for others: none yet. */
-		if (m->payload[0] != NPO_LMSG_TYPE_ADVERT)
+		if (m->payload[0] != NPO_LMSG_TYPE_ADVERT ||
+		    len < sizeof(struct npo_rt_advert))
 			continue;
 		npo_rt_rx_advert(ndev, m->port, (void *)m->payload, len);
 		news = true;

@@ -78,15 +78,6 @@ static void add_reason(struct fabric_link *l, enum fabric_reason_kind kind,
 	va_end(ap);
 }
 
-/* "lane 3" or "lanes 0-5,7" */
-static void lanes_str(uint32_t mask, char *buf, size_t len)
-{
-	char list[48];
-
-	print_lanes_str(list, sizeof(list), mask);
-	snprintf(buf, len, "lane%s %s", mask & (mask - 1) ? "s" : "", list);
-}
-
 /* The lanes of one end with one kind of fault, and the worst of them. */
 struct lane_set {
 	uint32_t mask;
@@ -119,7 +110,7 @@ static void lane_reason(struct fabric_link *l, enum fabric_reason_kind kind,
 
 	if (!set->mask)
 		return;
-	lanes_str(set->mask, ls, sizeof(ls));
+	print_lanes_text(ls, sizeof(ls), set->mask);
 	snprintf(value, sizeof(value), fmt, set->value);
 	snprintf(bound, sizeof(bound), fmt, set->limit);
 	if (set->mask & (set->mask - 1))
@@ -174,7 +165,7 @@ static void judge_lanes(struct fabric_link *l, const struct fabric_end *e,
 		measured_by_prbs |= prbs;
 	}
 	if (los.mask) {
-		lanes_str(los.mask, ls, sizeof(ls));
+		print_lanes_text(ls, sizeof(ls), los.mask);
 		many = los.mask & (los.mask - 1);
 		add_reason(l, FABRIC_DEAD_LANE, which, los.worst, los.mask,
 			   "node %u/%u %s receive%s no light%s", e->node, e->port,
@@ -183,13 +174,13 @@ static void judge_lanes(struct fabric_link *l, const struct fabric_end *e,
 			   ": the link runs without it");
 	}
 	if (no_limits.mask) {
-		lanes_str(no_limits.mask, ls, sizeof(ls));
+		print_lanes_text(ls, sizeof(ls), no_limits.mask);
 		add_reason(l, FABRIC_TEST_FAILED, which, no_limits.worst, no_limits.mask,
 			   "node %u/%u %s: the module publishes no thresholds, so Rx power and BER cannot be judged",
 			   e->node, e->port, ls);
 	}
 	if (no_bits.mask) {
-		lanes_str(no_bits.mask, ls, sizeof(ls));
+		print_lanes_text(ls, sizeof(ls), no_bits.mask);
 		add_reason(l, FABRIC_TEST_FAILED, which, no_bits.worst, no_bits.mask,
 			   "node %u/%u %s: the PRBS run counted no bits", e->node,
 			   e->port, ls);

@@ -26,6 +26,7 @@ static void link_usage(FILE *to)
 		"       npoctl link clear DEV/PORT\n"
 		"       npoctl link test DEV/PORT [ time MS ]\n"
 		"       npoctl link history DEV/PORT\n"
+		"       npoctl link diagnose DEV/PORT\n"
 		"       npoctl lane DEV/PORT\n"
 		"       npoctl monitor\n"
 		"where  DEV/PORT := npoN/P\n");
@@ -531,6 +532,8 @@ int cmd_link(int argc, char **argv)
 		ret = link_set(&nl, argc - 1, argv + 1);
 	else if (matches(argv[0], "retrain") && argc == 2)
 		ret = port_request(&nl, NPO_CMD_PORT_RETRAIN, argv[1], NULL);
+	else if (matches(argv[0], "diagnose") && argc == 2)
+		ret = link_diagnose(&nl, argv[1]);
 	else if (matches(argv[0], "clear") && argc == 2)
 		ret = port_request(&nl, NPO_CMD_PORT_CLEAR, argv[1], NULL);
 	else if (matches(argv[0], "test") && (argc == 2 ||

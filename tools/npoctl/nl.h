@@ -94,6 +94,8 @@ void clock_print_state(struct nlattr **tb);
 void link_print_speed(const char *key, uint32_t rate, uint32_t width);
 void link_print_flags(uint32_t flags, bool admin_up);
 void link_print_lanes(const char *key, const char *fmt, uint32_t mask);
+/* link_diag.c: npoctl link diagnose DEV/PORT. */
+int link_diagnose(struct npo_nl *nl, const char *which);
 /* queue.c: why the device put a queue in error, if the reply says. */
 void queue_print_owner(struct nlattr **tb);
 void queue_print_error(struct nlattr **tb);

@@ -192,3 +192,13 @@ void print_lanes_str(char *text, size_t len, uint32_t mask)
 			break;
 	}
 }
+
+/* The same with its noun: "lane 3" or "lanes 0-5,7". */
+const char *print_lanes_text(char *text, size_t len, uint32_t mask)
+{
+	char list[48];
+
+	print_lanes_str(list, sizeof(list), mask);
+	snprintf(text, len, "lane%s %.47s", mask & (mask - 1) ? "s" : "", list);
+	return text;
+}

@@ -37,6 +37,8 @@ void print_json(const char *key, struct json_object *value);
 void print_null(const char *key, const char *fmt);
 /* A lane mask as "0-3,7" into text[len]. */
 void print_lanes_str(char *text, size_t len, uint32_t mask);
+/* The same with its noun, "lane 3" or "lanes 0-5,7"; returns text. */
+const char *print_lanes_text(char *text, size_t len, uint32_t mask);
 /* Text mode only: headers, separators, line ends. */
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -620,6 +620,7 @@ void npo_link_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
     switch (type) {
     case WIRE_TS1:
     case WIRE_TS2:
+        p->light_lost = false;  /* the peer trains: its light is back */
         if (len == sizeof(WireTs) && p->state != PORT_TEST) {
             port_rx_ts_lagged(p, type, (const WireTs *)payload);
         }
@@ -627,6 +628,7 @@ void npo_link_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
     case WIRE_IDLE:
         break;
     case WIRE_DARK:
+        p->light_lost = true;
         if (len == sizeof(WireDark) && !port_test_goes_dark(p) &&
             p->state >= PORT_POLLING) {
             const WireDark *d = (const WireDark *)payload;
@@ -666,12 +668,15 @@ void npo_link_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
 void npo_link_cable(NpoPort *p, bool connected)
 {
     if (connected) {
+        p->light_lost = false;
+        npo_phy_send_light(p);
         if (npo_link_port_enabled(p) && p->state == PORT_DETECT) {
             port_enter_detect(p, false);
         }
         return;
     }
     p->peer_known = false;
+    npo_phy_peer_gone(p);
     if (port_test_goes_dark(p)) {
         return;
     }

@@ -27,8 +27,15 @@
 static const double rate_gbps[NPO_NUM_RATES] = { 53.125, 106.25, 212.5 };
 static const double sensitivity_dbm[NPO_NUM_RATES] = { -7.4, -4.4, -2.4 };
 #define NOMINAL_TX_DBM          1.0
+/* An optical module's transmit limits around it (MODULE_INFO, 1.15). */
+#define TX_HIGH_ALARM_DBM       5
+#define TX_HIGH_WARN_DBM        4
+#define TX_LOW_WARN_DBM         (-1.0)
+#define TX_LOW_ALARM_DBM        (-3.0)
+#define TX_DROP_MAX_DB          40.0    /* a laser this weak is off */
 #define LOS_DBM                 -15.0
 #define DEAD_RX_DBM             -40.0
+#define DEAD_LINK_MARGIN_DB     40.0    /* no light: no eye at all */
 #define KP4_LIMIT_BER           2.4e-4  /* BER at zero margin */
 #define EQ_BEST_GAIN_DB         3.0     /* margin the right preset adds */
 #define EQ_STEP_LOSS_DB         0.6     /* per preset step away from it */
@@ -65,7 +72,8 @@ static double lane_rx_dbm(NpoPort *p, NpoLane *l)
     if (l->dead) {
         return DEAD_RX_DBM;
     }
-    return NOMINAL_TX_DBM - p->dev->link_loss_cdb / 100.0 - l->base_loss_db -
+    return NOMINAL_TX_DBM - l->peer_tx_drop_db -
+           p->dev->link_loss_cdb / 100.0 - l->base_loss_db -
            l->rx_drop_db - lane_drift_db(l);
 }
 
@@ -283,14 +291,17 @@ void npo_phy_lane_diag(NpoPort *p, unsigned int i, NpoHwLaneStats *ls)
 {
     NpoLane *l = &p->lane[i];
     unsigned int rate = p->rate ? p->rate : 1;
-    double rx = lane_rx_dbm(p, l);
-    double ber = lane_ber(p, l, rate);
-    double margin = lane_margin_db(p, l, rate);
+    /* No light through a cut fibre or a pulled cable, whatever else. */
+    bool dark = p->cut || p->light_lost || !npo_port_connected(p);
+    double rx = dark ? DEAD_RX_DBM : lane_rx_dbm(p, l);
+    double ber = dark ? 0.5 : lane_ber(p, l, rate);
+    double margin = dark ? -DEAD_LINK_MARGIN_DB : lane_margin_db(p, l, rate);
     bool los = rx <= LOS_DBM;
     double alarm;
 
     ls->rx_power_cdbm = cpu_to_le16((int16_t)lrint(rx * 100));
-    ls->tx_power_cdbm = cpu_to_le16((int16_t)lrint(l->tx_power_dbm * 100));
+    ls->tx_power_cdbm = cpu_to_le16((int16_t)lrint((l->tx_power_dbm -
+                                                    l->tx_drop_db) * 100));
     ls->bias_cma = cpu_to_le16((uint16_t)lrint(l->bias_ma * 100));
     ls->temp_cdeg = cpu_to_le16((int16_t)lrint(l->temp_c * 100));
     ls->ber_nlog_c = cpu_to_le16((uint16_t)lrint(-log10(ber) * 100));
@@ -338,4 +349,86 @@ void npo_phy_init_lanes(NpoPort *p)
         l->bias_ma = 40 + g_rand_double_range(s->rand, -3, 3);
         l->best_preset = g_rand_int_range(s->rand, 0, 11);
     }
+}
+
+/* --- transmitters and the optical module (1.15) ------------------------- */
+
+/* Tell the far receiver how our lanes launch: its power follows. */
+void npo_phy_send_light(NpoPort *p)
+{
+    WireLight light = { 0 };
+    unsigned int i;
+
+    for (i = 0; i < NPO_MAX_LANES; i++) {
+        light.tx_drop_cdb[i] = cpu_to_le16((uint16_t)lrint(
+            MIN(p->lane[i].tx_drop_db, TX_DROP_MAX_DB) * 100));
+    }
+    npo_port_send(p, WIRE_LIGHT, &light, sizeof(light));
+}
+
+void npo_phy_rx_light(NpoPort *p, const uint8_t *payload, uint16_t len)
+{
+    const WireLight *light = (const WireLight *)payload;
+    unsigned int i;
+
+    if (len != sizeof(*light)) {
+        return;
+    }
+    for (i = 0; i < NPO_MAX_LANES; i++) {
+        p->lane[i].peer_tx_drop_db =
+            MIN(le16_to_cpu(light->tx_drop_cdb[i]) / 100.0, TX_DROP_MAX_DB);
+    }
+    p->light_lost = false;
+    npo_phy_compute_rx_ok(p);
+}
+
+/* The cable is out: nothing launches into this port any more. */
+void npo_phy_peer_gone(NpoPort *p)
+{
+    unsigned int i;
+
+    for (i = 0; i < NPO_MAX_LANES; i++) {
+        p->lane[i].peer_tx_drop_db = 0;
+    }
+}
+
+void npo_phy_tx_drop(NpoPort *p, unsigned int lane, double db)
+{
+    p->lane[lane].tx_drop_db = MIN(db, TX_DROP_MAX_DB);
+    npo_phy_send_light(p);
+}
+
+/*
+ * MODULE_INFO: ARG0 port, ARG1/ARG2 the block's address, ARG3 its room.
+ * The identity is the module's own; the transmit limits are around the
+ * nominal launch power, temperature and bias as a datasheet gives them.
+ */
+uint32_t npo_phy_module_info(NpoState *s)
+{
+    unsigned int port = s->mbox_arg[0];
+    NpoHwModuleInfo m = { 0 };
+
+    if (port >= s->num_ports || s->mbox_arg[3] < sizeof(m)) {
+        return MBOX_ERR_ARG;
+    }
+    snprintf(m.vendor, sizeof(m.vendor), "NPO Optics");
+    snprintf(m.part, sizeof(m.part), "NPO-OSFP-%uX%uG", s->lanes_per_port,
+             (unsigned int)lrint(rate_gbps[NPO_NUM_RATES - 1] / 50) * 50);
+    /* Unique per device and port, as a serial is. */
+    snprintf(m.serial, sizeof(m.serial), "N%08X%04X",
+             (uint32_t)(s->serial & 0xffffffff), port);
+    m.tx_high_alarm_cdbm = cpu_to_le16(TX_HIGH_ALARM_DBM * 100);
+    m.tx_high_warn_cdbm = cpu_to_le16(TX_HIGH_WARN_DBM * 100);
+    m.tx_low_warn_cdbm = cpu_to_le16((int16_t)(TX_LOW_WARN_DBM * 100));
+    m.tx_low_alarm_cdbm = cpu_to_le16((int16_t)(TX_LOW_ALARM_DBM * 100));
+    m.temp_high_alarm_cdeg = cpu_to_le16(75 * 100);
+    m.temp_high_warn_cdeg = cpu_to_le16(70 * 100);
+    m.bias_high_alarm_cma = cpu_to_le16(85 * 100);
+    m.bias_high_warn_cma = cpu_to_le16(75 * 100);
+    if (pci_dma_write(PCI_DEVICE(s), npo_mbox_addr(s, 1), &m, sizeof(m)) !=
+        MEMTX_OK) {
+        return MBOX_ERR_DMA;
+    }
+    s->mbox_ret[0] = sizeof(m);
+    return MBOX_OK;
 }

@@ -224,9 +224,11 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
                 s->port[i].lane[j].fault_ber = 0;
                 s->port[i].lane[j].dead = false;
                 s->port[i].lane[j].rx_drop_db = 0;
+                s->port[i].lane[j].tx_drop_db = 0;
                 npo_phy_ber_ramp(&s->port[i], j, 0);
                 npo_phy_rx_drift(&s->port[i], j, 0);
             }
+            npo_phy_send_light(&s->port[i]);
         }
         return MBOX_OK;
     }
@@ -251,6 +253,9 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
         break;
     case FAULT_RX_DRIFT:
         npo_phy_rx_drift(p, lane, value / 1000.0);
+        break;
+    case FAULT_TX_DROP:
+        npo_phy_tx_drop(p, lane, value / 100.0);
         break;
     case FAULT_CUT:
         npo_link_cut(p, value);
@@ -277,6 +282,8 @@ uint32_t npo_link_mbox(NpoState *s, uint32_t op)
     switch (op) {
     case MBOX_OP_PORT_STATS:
         return port_stats_dma(s);
+    case MBOX_OP_MODULE_INFO:
+        return npo_phy_module_info(s);
     case MBOX_OP_CLEAR_COUNTERS:
         if (s->mbox_arg[0] == NPO_CLEAR_ALL_PORTS) {
             for (i = 0; i < s->num_ports; i++) {
@@ -356,7 +363,7 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
         n = n == 3 ? 4 : 0;
     }
     if (n != 4 || value < 0) {
-        error_setg(errp, "npo: fault: expected 'ber|dead|rxdrop|berramp|"
+        error_setg(errp, "npo: fault: expected 'ber|dead|rxdrop|txdrop|berramp|"
                    "rxdrift PORT LANE VALUE', 'cut|burst|slow PORT VALUE', 'fwhang', "
                    "'fwassert CODE', 'parity', 'fwbootfail', 'flashcorrupt a|b' "
                    "or 'clear'");
@@ -370,6 +377,9 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
     } else if (!strcmp(kind, "rxdrop")) {
         res = npo_link_fault(s, FAULT_RX_DROP, port, lane,
                              (uint32_t)lrint(value * 100));
+    } else if (!strcmp(kind, "txdrop")) {
+        res = npo_link_fault(s, FAULT_TX_DROP, port, lane,
+                             (uint32_t)lrint(MIN(value * 100, 1e6)));
     } else if (!strcmp(kind, "berramp")) {
         res = npo_link_fault(s, FAULT_BER_RAMP, port, lane,
                              (uint32_t)lrint(MIN(value * 100, 1e6)));
@@ -417,6 +427,10 @@ static char *npo_get_fault(Object *obj, Error **errp)
             if (l->rx_drop_db > 0) {
                 g_string_append_printf(out, "rxdrop %u %u %g;", i, j,
                                        l->rx_drop_db);
+            }
+            if (l->tx_drop_db > 0) {
+                g_string_append_printf(out, "txdrop %u %u %g;", i, j,
+                                       l->tx_drop_db);
             }
             if (l->ber_ramp_dps > 0) {
                 g_string_append_printf(out, "berramp %u %u %g;", i, j,

@@ -510,6 +510,10 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
     case WIRE_SHM_SWITCH:
         port_shm_peer_switched(p, payload, len);
         return;
+    case WIRE_LIGHT:
+        /* Physics: the light arrives whether this port is on or not. */
+        npo_phy_rx_light(p, payload, len);
+        return;
     }
     p->last_rx = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     if (!npo_link_port_enabled(p) || p->cut) {

@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            14
+#define NPO_IF_MINOR            15
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -47,6 +47,7 @@ REG32(CAPS, 0x008)
     FIELD(CAPS, QUEUES, 4, 1)
     FIELD(CAPS, CLOCK, 5, 1)            /* 1.4 */
     FIELD(CAPS, FLASH, 6, 1)            /* 1.14 */
+    FIELD(CAPS, MODULE, 7, 1)           /* 1.15 */
 REG32(GEOMETRY, 0x00c)
     FIELD(GEOMETRY, PORTS, 0, 8)
     FIELD(GEOMETRY, LANES, 8, 8)
@@ -152,6 +153,7 @@ enum {
     MBOX_OP_FLASH_DATA = 0x51,          /* 1.14 */
     MBOX_OP_FLASH_COMMIT = 0x52,        /* 1.14 */
     MBOX_OP_FLASH_ERASE = 0x53,         /* 1.14 */
+    MBOX_OP_MODULE_INFO = 0x54,         /* 1.15 */
 };
 
 enum {
@@ -371,6 +373,7 @@ enum npo_fault_kind {
     FAULT_RX_DRIFT = 12,    /* value: extra loss, 1/1000 dB per second (1.9) */
     FAULT_FW_BOOT_FAIL = 13, /* the next pending image fails to boot (1.14) */
     FAULT_FLASH_CORRUPT = 14, /* value: slot; a bit of it flips (1.14) */
+    FAULT_TX_DROP = 15,     /* value: weaker launch in 1/100 dB (1.15) */
 };
 
 /* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */
@@ -427,6 +430,25 @@ typedef struct QEMU_PACKED NpoHwPortStats {
     uint64_t rsvd[3];
     NpoHwLaneStats lane[];
 } NpoHwPortStats;
+
+/*
+ * MODULE_INFO block (1.15), little endian: the optical module of a port,
+ * its identity (ASCII, NUL padded) and the limits it publishes.
+ */
+#define NPO_MODULE_ID_LEN           16
+typedef struct QEMU_PACKED NpoHwModuleInfo {
+    char vendor[NPO_MODULE_ID_LEN];
+    char part[NPO_MODULE_ID_LEN];
+    char serial[NPO_MODULE_ID_LEN];
+    int16_t tx_high_alarm_cdbm;
+    int16_t tx_high_warn_cdbm;
+    int16_t tx_low_warn_cdbm;
+    int16_t tx_low_alarm_cdbm;
+    int16_t temp_high_alarm_cdeg;
+    int16_t temp_high_warn_cdeg;
+    uint16_t bias_high_alarm_cma;
+    uint16_t bias_high_warn_cma;
+} NpoHwModuleInfo;
 
 /* MR_CREATE command block, little endian. */
 typedef struct QEMU_PACKED NpoHwMrCreate {

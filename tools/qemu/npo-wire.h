@@ -42,6 +42,8 @@ enum {
     WIRE_LMSG = 17,     /* a link message: its bytes, NPO_LMSG_MAX at most */
     /* fabric transport beyond the peer */
     WIRE_ROUTED = 18,   /* WireRouted, then a DATA..ABORT frame's payload */
+    /* physics */
+    WIRE_LIGHT = 19,    /* how much weaker each lane launches: WireLight */
 };
 
 typedef struct QEMU_PACKED WireHdr {
@@ -150,6 +152,15 @@ typedef struct QEMU_PACKED WireAbort {
 typedef struct QEMU_PACKED WireDark {
     uint64_t true_ns;
 } WireDark;
+
+/*
+ * LIGHT: the sender's lanes launch this much below nominal (a failing
+ * transmitter), 1/100 dB each, so that the receiver's power follows; sent
+ * when it changes and when the cable is plugged in.
+ */
+typedef struct QEMU_PACKED WireLight {
+    uint16_t tx_drop_cdb[NPO_MAX_LANES];
+} WireLight;
 
 /*
  * The sender's ring, offered with its memfd and the receiver's ends of

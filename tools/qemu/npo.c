@@ -358,7 +358,7 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case A_CAPS:
         val = R_CAPS_FW_MAILBOX_MASK | R_CAPS_AER_MASK | R_CAPS_LINK_MASK | R_CAPS_QUEUES_MASK | R_CAPS_CLOCK_MASK |
-              R_CAPS_FLASH_MASK |
+              R_CAPS_FLASH_MASK | R_CAPS_MODULE_MASK |
               (s->test_mode ? R_CAPS_FAULT_INJECT_MASK : 0);
         break;
     case A_GEOMETRY:

@@ -76,6 +76,8 @@ typedef struct NpoLane {
     double fault_ber;           /* 0: none */
     bool dead;
     double rx_drop_db;
+    double tx_drop_db;          /* this lane launches weaker (1.15) */
+    double peer_tx_drop_db;     /* the far end's lane does (WIRE_LIGHT) */
     /* slow degradation: the BER floor or the loss grows from *_since */
     double ber_ramp_dps;        /* decades per second, 0: none */
     double ber_ramp_from;       /* the lane's BER when the ramp began */
@@ -136,6 +138,7 @@ typedef struct NpoPort {
     enum npo_port_state state;
     bool listen;                /* DETECT waits for the peer to start */
     bool cut;
+    bool light_lost;            /* the far end's light went out (WIRE_DARK) */
     uint8_t fail_reason;
     uint8_t down_reason;        /* why the link last went down, latched */
     uint64_t down_time;         /* device clock then, latched (1.10) */
@@ -632,6 +635,11 @@ void npo_phy_prbs(NpoPort *p, unsigned int rate, double secs, bool dark);
 void npo_phy_lane_diag(NpoPort *p, unsigned int lane, NpoHwLaneStats *ls);
 void npo_phy_ber_ramp(NpoPort *p, unsigned int lane, double dps);
 void npo_phy_rx_drift(NpoPort *p, unsigned int lane, double dbps);
+void npo_phy_tx_drop(NpoPort *p, unsigned int lane, double db);
+void npo_phy_send_light(NpoPort *p);
+void npo_phy_rx_light(NpoPort *p, const uint8_t *payload, uint16_t len);
+void npo_phy_peer_gone(NpoPort *p);
+uint32_t npo_phy_module_info(NpoState *s);
 
 /* npo-route.c: which port leads to a node, and forwarding */
 typedef QTAILQ_HEAD(NpoDeviceList, NpoState) NpoDeviceList;

@@ -52,6 +52,11 @@
  *	(NPO_ATTR_DEV_INDEX): a message per destination node the device
  *	reaches through another device, with NPO_ATTR_ROUTE_* (interface
  *	1.13).
+ * @NPO_CMD_PORT_DIAG_GET: get what each end of one port's link sees
+ *	(NPO_ATTR_DEV_INDEX, NPO_ATTR_PORT_INDEX): this port's optical
+ *	module (NPO_ATTR_MODULE) and the last report its peer sent over the
+ *	link (NPO_ATTR_PEER_DIAG), kept after the link went down (interface
+ *	1.15).
  * @__NPO_CMD_MAX: one past the last command.
  * @NPO_CMD_MAX: the last command.
  */
@@ -70,6 +75,7 @@ enum npo_cmd {
 	NPO_CMD_CLOCK_SET,
 	NPO_CMD_EVENT_GET,
 	NPO_CMD_ROUTE_GET,
+	NPO_CMD_PORT_DIAG_GET,
 
 	__NPO_CMD_MAX,
 	NPO_CMD_MAX = __NPO_CMD_MAX - 1
@@ -512,6 +518,28 @@ enum npo_refusal_side {
  * @NPO_ATTR_ROUTE_OLD_HOPS: u32, in NPO_EVENT_REROUTE: the hops before.
  * @NPO_ATTR_ROUTE_MOVED: u32, in NPO_EVENT_REROUTE: destinations whose port
  *	changed or that lost their way, listed or not.
+ * @NPO_ATTR_MODULE: nest of NPO_ATTR_MODULE_*, an optical module: a
+ *	port's own, or in NPO_ATTR_PEER_DIAG the far end's.
+ * @NPO_ATTR_MODULE_VENDOR: string, the module's vendor.
+ * @NPO_ATTR_MODULE_PART: string, its part number.
+ * @NPO_ATTR_MODULE_SERIAL: string, its serial number.
+ * @NPO_ATTR_MODULE_TX_HIGH_ALARM: s32 as u32, transmit power high alarm,
+ *	1/100 dBm.
+ * @NPO_ATTR_MODULE_TX_HIGH_WARN: s32 as u32, transmit power high warning.
+ * @NPO_ATTR_MODULE_TX_LOW_WARN: s32 as u32, transmit power low warning.
+ * @NPO_ATTR_MODULE_TX_LOW_ALARM: s32 as u32, transmit power low alarm.
+ * @NPO_ATTR_MODULE_TEMP_HIGH_ALARM: s32 as u32, temperature high alarm,
+ *	1/100 degC.
+ * @NPO_ATTR_MODULE_TEMP_HIGH_WARN: s32 as u32, temperature high warning.
+ * @NPO_ATTR_MODULE_BIAS_HIGH_ALARM: u32, laser bias high alarm, 1/100 mA.
+ * @NPO_ATTR_MODULE_BIAS_HIGH_WARN: u32, laser bias high warning.
+ * @NPO_ATTR_PEER_DIAG: nest, the last report the far end of the link sent:
+ *	NPO_ATTR_PEER_DIAG_AGE_MS, the sender's NPO_ATTR_PORT_PEER_NODE_ID
+ *	and NPO_ATTR_PORT_PEER_PORT, its NPO_ATTR_MODULE and NPO_ATTR_LANE
+ *	nests with NPO_ATTR_LANE_INDEX, _FLAGS, _TX_POWER, _RX_POWER and
+ *	_BER as its lanes read.  Absent when none came since the driver
+ *	started.
+ * @NPO_ATTR_PEER_DIAG_AGE_MS: u32, how long ago the report arrived, ms.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -647,6 +675,20 @@ enum npo_attr {
 	NPO_ATTR_CNT_TX_FRAMES,
 	NPO_ATTR_CNT_RX_BYTES,
 	NPO_ATTR_CNT_RX_FRAMES,
+	NPO_ATTR_MODULE,
+	NPO_ATTR_MODULE_VENDOR,
+	NPO_ATTR_MODULE_PART,
+	NPO_ATTR_MODULE_SERIAL,
+	NPO_ATTR_MODULE_TX_HIGH_ALARM,
+	NPO_ATTR_MODULE_TX_HIGH_WARN,
+	NPO_ATTR_MODULE_TX_LOW_WARN,
+	NPO_ATTR_MODULE_TX_LOW_ALARM,
+	NPO_ATTR_MODULE_TEMP_HIGH_ALARM,
+	NPO_ATTR_MODULE_TEMP_HIGH_WARN,
+	NPO_ATTR_MODULE_BIAS_HIGH_ALARM,
+	NPO_ATTR_MODULE_BIAS_HIGH_WARN,
+	NPO_ATTR_PEER_DIAG,
+	NPO_ATTR_PEER_DIAG_AGE_MS,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

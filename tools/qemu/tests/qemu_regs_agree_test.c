@@ -74,6 +74,7 @@ enum {
 #define QERR(f)	offsetof(struct npo_hw_queue_error, f), offsetof(NpoHwQueueError, f)
 #define ROUTE(f) offsetof(struct npo_hw_route, f), offsetof(NpoHwRoute, f)
 #define LMSG(f)	offsetof(struct npo_hw_link_msg, f), offsetof(NpoHwLinkMsg, f)
+#define MODULE(f) offsetof(struct npo_hw_module_info, f), offsetof(NpoHwModuleInfo, f)
 
 /* X(what, the driver's value, the model's value) for every shared fact. */
 #define FACTS(X)							\
@@ -99,7 +100,8 @@ enum {
 	X(caps_queues, NPO_CAPS_QUEUES, R_CAPS_QUEUES_MASK)		\
 	X(caps_clock, NPO_CAPS_CLOCK, R_CAPS_CLOCK_MASK)		\
 	X(caps_flash, NPO_CAPS_FLASH, R_CAPS_FLASH_MASK)		\
-	X(if_minor_flash, NPO_IF_MINOR_FLASH, NPO_IF_MINOR)		\
+	X(caps_module, NPO_CAPS_MODULE, R_CAPS_MODULE_MASK)		\
+	X(if_minor_module, NPO_IF_MINOR_MODULE, NPO_IF_MINOR)		\
 	X(reg_flash_state, NPO_REG_FLASH_STATE, A_FLASH_STATE)		\
 	X(flash_running, NPO_FLASH_STATE_RUNNING, R_FLASH_STATE_RUNNING_MASK) \
 	X(flash_active, NPO_FLASH_STATE_ACTIVE, R_FLASH_STATE_ACTIVE_MASK) \
@@ -185,6 +187,7 @@ enum {
 	X(op_flash_data, NPO_MBOX_OP_FLASH_DATA, MBOX_OP_FLASH_DATA)	\
 	X(op_flash_commit, NPO_MBOX_OP_FLASH_COMMIT, MBOX_OP_FLASH_COMMIT) \
 	X(op_flash_erase, NPO_MBOX_OP_FLASH_ERASE, MBOX_OP_FLASH_ERASE)	\
+	X(op_module_info, NPO_MBOX_OP_MODULE_INFO, MBOX_OP_MODULE_INFO)	\
 	X(res_ok, NPO_MBOX_OK, MBOX_OK)					\
 	X(res_opcode, NPO_MBOX_ERR_OPCODE, MBOX_ERR_OPCODE)		\
 	X(res_busy, NPO_MBOX_ERR_BUSY, MBOX_ERR_BUSY)			\
@@ -223,6 +226,8 @@ enum {
 	X(fault_fw_boot_fail, NPO_HW_FAULT_FW_BOOT_FAIL, FAULT_FW_BOOT_FAIL) \
 	X(fault_flash_corrupt, NPO_HW_FAULT_FLASH_CORRUPT,		\
 	  FAULT_FLASH_CORRUPT)						\
+	X(fault_tx_drop, NPO_HW_FAULT_TX_DROP, FAULT_TX_DROP)		\
+	X(module_id_len, NPO_HW_MODULE_ID_LEN, NPO_MODULE_ID_LEN)	\
 	X(qc_queue, NPO_QC_QUEUE, R_QC_ARG0_QUEUE_MASK)			\
 	X(qc_sq_log2, NPO_QC_SQ_LOG2, R_QC_ARG0_SQ_LOG2_MASK)		\
 	X(qc_cq_log2, NPO_QC_CQ_LOG2, R_QC_ARG0_CQ_LOG2_MASK)		\
@@ -444,6 +449,14 @@ enum {
 	X(lmsg_size, sizeof(struct npo_hw_link_msg), sizeof(NpoHwLinkMsg)) \
 	X(lmsg_port, LMSG(port))					\
 	X(lmsg_len, LMSG(len))						\
+	X(module_size, sizeof(struct npo_hw_module_info),		\
+	  sizeof(NpoHwModuleInfo))					\
+	X(module_part, MODULE(part))					\
+	X(module_serial, MODULE(serial))				\
+	X(module_tx_high_alarm, MODULE(tx_high_alarm_cdbm))		\
+	X(module_tx_low_warn, MODULE(tx_low_warn_cdbm))		\
+	X(module_tx_low_alarm, MODULE(tx_low_alarm_cdbm))		\
+	X(module_bias_high_warn, MODULE(bias_high_warn_cma))		\
 	X(lmsg_payload, LMSG(payload))
 
 /* Through a second macro, so that LANE() and the like expand to two. */
@@ -466,6 +479,8 @@ _Static_assert(NPO_IF_MINOR_QUEUE_PORTS <= NPO_IF_MINOR,
 	       "the model is older than the queue ports the driver reads");
 _Static_assert(NPO_IF_MINOR_ROUTING <= NPO_IF_MINOR,
 	       "the model is older than the routing the driver sets up");
+_Static_assert(NPO_IF_MINOR_FLASH <= NPO_IF_MINOR,
+	       "the model implements firmware flash");
 
 struct fact {
 	const char *what;
