@@ -261,6 +261,12 @@ for k in "$@"; do
 	grep -E '^  ' "$logs/two-vm-$k.log"
 	record_script "kernel $k: two VMs" "$logs/two-vm-$k.log" $rc2
 
+	echo "== the fabric tools across two VMs: diagnose, fabric merge, miswired sockets, kernel $k"
+	BUILD=$build "$here/two-vm-fabric.sh" "$k" >"$logs/two-vm-fabric-$k.log" 2>&1
+	rc2=$?
+	grep -vE '^(not )?ok - ' "$logs/two-vm-fabric-$k.log" | sed 's/^/  /'
+	record_script "kernel $k: fabric across two VMs" "$logs/two-vm-fabric-$k.log" $rc2
+
 	echo "== Open MPI across two VMs, 2x4 ranks on one ring of 8, kernel $k"
 	BUILD=$build "$here/mpi-test.sh" "$k" --two-vms >"$logs/mpi-2vm-$k.log" 2>&1
 	rc2=$?
