@@ -157,6 +157,8 @@ struct npo_peer_lane {
 /**
  * struct npo_link_diag - what each end of a port's link sees (npo_link_diag.c)
  * @module: this port's optical module, read once per link-up.
+ * @module_gen: counts npo_link_diag_forget(): a module read across one is
+ *	not kept.
  * @peer_valid: a report came from the far end since the driver started.
  * @peer_at: when, in jiffies.
  * @peer_node: the sender's node.
@@ -169,6 +171,7 @@ struct npo_peer_lane {
  */
 struct npo_link_diag {
 	struct npo_module module;
+	unsigned int module_gen;
 	bool peer_valid;
 	unsigned long peer_at;
 	u32 peer_node;
@@ -1060,12 +1063,15 @@ int npo_history_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			 struct npo_dev *ndev, u64 after);
 void npo_history_fini(struct npo_dev *ndev);
 
+/* npo_genl.c */
+u32 npo_lane_flags(u8 hw);
+
 /* npo_link_diag.c; its link message type (hardware.rst "Link messages") */
 #define NPO_LMSG_TYPE_DIAG	2
 void npo_link_diag_send(struct npo_port *port,
 			const struct npo_hw_port_stats *st);
-void npo_link_diag_rx(struct npo_dev *ndev, unsigned int port,
-		      const void *msg, size_t len);
+void npo_link_diag_rx(struct npo_dev *ndev, unsigned int index,
+		      const void *data, size_t len);
 void npo_link_diag_forget(struct npo_port *port);
 int npo_link_diag_fill(struct sk_buff *skb, struct npo_port *port);
 

@@ -141,6 +141,27 @@ static int npo_put_lane_limits(struct sk_buff *msg,
 	return 0;
 }
 
+/**
+ * npo_lane_flags() - a lane's NPO_HW_LANE_* flags as NPO_LANE_FLAG_*
+ * @hw: the device's flags, or those a peer reported.
+ *
+ * Return: the netlink flags; bits the interface does not define dropped.
+ */
+u32 npo_lane_flags(u8 hw)
+{
+	u32 flags = 0;
+
+	if (hw & NPO_HW_LANE_LOS)
+		flags |= NPO_LANE_FLAG_LOS;
+	if (hw & NPO_HW_LANE_CDR_LOCK)
+		flags |= NPO_LANE_FLAG_CDR_LOCK;
+	if (hw & NPO_HW_LANE_ACTIVE)
+		flags |= NPO_LANE_FLAG_ACTIVE;
+	if (hw & NPO_HW_LANE_TX_FAULT)
+		flags |= NPO_LANE_FLAG_TX_FAULT;
+	return flags;
+}
+
 static int npo_put_lanes(struct sk_buff *msg, struct npo_dev *ndev,
 			 const struct npo_hw_port_stats *st,
 			 const struct npo_lane_trends *trends)
@@ -151,18 +172,10 @@ static int npo_put_lanes(struct sk_buff *msg, struct npo_dev *ndev,
 	for (i = 0; i < ndev->lanes_per_port; i++) {
 		const struct npo_hw_lane_stats *l = &st->lane[i];
 		struct nlattr *nest = nla_nest_start(msg, NPO_ATTR_LANE);
-		u32 flags = 0;
+		u32 flags = npo_lane_flags(l->flags);
 
 		if (!nest)
 			return -EMSGSIZE;
-		if (l->flags & NPO_HW_LANE_LOS)
-			flags |= NPO_LANE_FLAG_LOS;
-		if (l->flags & NPO_HW_LANE_CDR_LOCK)
-			flags |= NPO_LANE_FLAG_CDR_LOCK;
-		if (l->flags & NPO_HW_LANE_ACTIVE)
-			flags |= NPO_LANE_FLAG_ACTIVE;
-		if (l->flags & NPO_HW_LANE_TX_FAULT)
-			flags |= NPO_LANE_FLAG_TX_FAULT;
 		if (nla_put_u32(msg, NPO_ATTR_LANE_INDEX, i) ||
 		    nla_put_u32(msg, NPO_ATTR_LANE_FLAGS, flags) ||
 		    nla_put_s32(msg, NPO_ATTR_LANE_RX_POWER,

@@ -79,11 +79,19 @@ static bool npo_diag_supported(struct npo_dev *ndev)
 	       NPO_IF_MINOR_ROUTING;
 }
 
-/* A fixed-size, NUL-padded field as a string. */
+/*
+ * A fixed-size, NUL-padded field as a string; what is not printable ASCII
+ * (a peer's report is not to be trusted with a terminal) becomes '?'.
+ */
 static void npo_diag_id(char *dst, const char *src)
 {
+	unsigned int i;
+
 	memcpy(dst, src, NPO_HW_MODULE_ID_LEN);
 	dst[NPO_HW_MODULE_ID_LEN] = '\0';
+	for (i = 0; i < NPO_HW_MODULE_ID_LEN && dst[i]; i++)
+		if (dst[i] < 0x20 || dst[i] > 0x7e)
+			dst[i] = '?';
 }
 
 /* The port's module, from the device; nothing from one before 1.15. */
@@ -123,18 +131,33 @@ static int npo_module_read(struct npo_port *port, struct npo_module *m)
 	return err;
 }
 
-/* This port's module, read once per link-up (it may change while down). */
+/* A string into a fixed-size field, NUL padded, not necessarily ended. */
+static void npo_diag_put_id(char *dst, const char *src)
+{
+	memcpy_and_pad(dst, NPO_HW_MODULE_ID_LEN, src,
+		       strnlen(src, NPO_HW_MODULE_ID_LEN), 0);
+}
+
+/*
+ * This port's module, read once per link-up: a module may be swapped
+ * while the link is down, so one read then, or across a link-down
+ * (npo_link_diag_forget()), is not kept.
+ */
 static void npo_diag_own_module(struct npo_port *port, struct npo_module *m)
 {
 	struct npo_dev *ndev = port->ndev;
+	unsigned int gen;
 
 	mutex_lock(&ndev->link_lock);
 	*m = port->diag.module;
+	gen = port->diag.module_gen;
 	mutex_unlock(&ndev->link_lock);
 	if (m->valid || npo_module_read(port, m))
 		return;
 	mutex_lock(&ndev->link_lock);
-	port->diag.module = *m;
+	if (port->diag.module_gen == gen &&
+	    FIELD_GET(NPO_PST_STATE, port->status) == NPO_HW_PORT_ACTIVE)
+		port->diag.module = *m;
 	mutex_unlock(&ndev->link_lock);
 }
 
@@ -166,9 +189,9 @@ void npo_link_diag_send(struct npo_port *port,
 	msg->port = port->index;
 	msg->node = cpu_to_le32(ndev->node_id);
 	/* Fixed-size fields, NUL padded, as the module gives them. */
-	strtomem_pad(msg->vendor, m.vendor, 0);
-	strtomem_pad(msg->part, m.part, 0);
-	strtomem_pad(msg->serial, m.serial, 0);
+	npo_diag_put_id(msg->vendor, m.vendor);
+	npo_diag_put_id(msg->part, m.part);
+	npo_diag_put_id(msg->serial, m.serial);
 	msg->tx_high_alarm = cpu_to_le16(m.tx_high_alarm);
 	msg->tx_high_warn = cpu_to_le16(m.tx_high_warn);
 	msg->tx_low_warn = cpu_to_le16(m.tx_low_warn);
@@ -190,23 +213,34 @@ void npo_link_diag_send(struct npo_port *port,
  * @data: the link message.
  * @len: its length.
  *
- * A message of another version or too short for its lanes is dropped.
+ * A message of another version, too short for its lanes, or from another
+ * node or port than the one the port trained with, is dropped.
  *
- * Context: process context (the link message work).
+ * Context: process context (the link message work), under
+ * &npo_routing.lock; takes &npo_dev.link_lock.
  */
 void npo_link_diag_rx(struct npo_dev *ndev, unsigned int index,
 		      const void *data, size_t len)
 {
 	const struct npo_diag_msg *msg = data;
 	struct npo_link_diag *d;
+	struct npo_port *port;
 	unsigned int i;
 
 	if (index >= ndev->num_ports || len < sizeof(*msg) ||
-	    msg->version != NPO_DIAG_VERSION || msg->nlanes > NPO_MAX_LANES ||
+	    msg->version != NPO_DIAG_VERSION || !msg->nlanes ||
+	    msg->nlanes > NPO_MAX_LANES ||
 	    len < struct_size(msg, lane, msg->nlanes))
 		return;
-	d = &ndev->ports[index].diag;
+	port = &ndev->ports[index];
+	d = &port->diag;
 	mutex_lock(&ndev->link_lock);
+	/* Only from the peer the port trained with: it names itself. */
+	if (!port->peer_valid || port->peer_node != le32_to_cpu(msg->node) ||
+	    port->peer_port != msg->port) {
+		mutex_unlock(&ndev->link_lock);
+		return;
+	}
 	d->peer_valid = true;
 	d->peer_at = jiffies;
 	d->peer_node = le32_to_cpu(msg->node);
@@ -241,6 +275,7 @@ void npo_link_diag_forget(struct npo_port *port)
 {
 	lockdep_assert_held(&port->ndev->link_lock);
 	port->diag.module.valid = false;
+	port->diag.module_gen++;
 }
 
 /* --- netlink -------------------------------------------------------------- */
@@ -254,14 +289,14 @@ static int npo_diag_put_module(struct sk_buff *skb, const struct npo_module *m,
 	    nla_put_string(skb, NPO_ATTR_MODULE_VENDOR, m->vendor) ||
 	    nla_put_string(skb, NPO_ATTR_MODULE_PART, m->part) ||
 	    nla_put_string(skb, NPO_ATTR_MODULE_SERIAL, m->serial) ||
-	    nla_put_u32(skb, NPO_ATTR_MODULE_TX_HIGH_ALARM, (u32)(s32)m->tx_high_alarm) ||
-	    nla_put_u32(skb, NPO_ATTR_MODULE_TX_HIGH_WARN, (u32)(s32)m->tx_high_warn) ||
-	    nla_put_u32(skb, NPO_ATTR_MODULE_TX_LOW_WARN, (u32)(s32)m->tx_low_warn) ||
-	    nla_put_u32(skb, NPO_ATTR_MODULE_TX_LOW_ALARM, (u32)(s32)m->tx_low_alarm))
+	    nla_put_s32(skb, NPO_ATTR_MODULE_TX_HIGH_ALARM, m->tx_high_alarm) ||
+	    nla_put_s32(skb, NPO_ATTR_MODULE_TX_HIGH_WARN, m->tx_high_warn) ||
+	    nla_put_s32(skb, NPO_ATTR_MODULE_TX_LOW_WARN, m->tx_low_warn) ||
+	    nla_put_s32(skb, NPO_ATTR_MODULE_TX_LOW_ALARM, m->tx_low_alarm))
 		return -EMSGSIZE;
 	if (own &&
-	    (nla_put_u32(skb, NPO_ATTR_MODULE_TEMP_HIGH_ALARM, (u32)(s32)m->temp_high_alarm) ||
-	     nla_put_u32(skb, NPO_ATTR_MODULE_TEMP_HIGH_WARN, (u32)(s32)m->temp_high_warn) ||
+	    (nla_put_s32(skb, NPO_ATTR_MODULE_TEMP_HIGH_ALARM, m->temp_high_alarm) ||
+	     nla_put_s32(skb, NPO_ATTR_MODULE_TEMP_HIGH_WARN, m->temp_high_warn) ||
 	     nla_put_u32(skb, NPO_ATTR_MODULE_BIAS_HIGH_ALARM, m->bias_high_alarm) ||
 	     nla_put_u32(skb, NPO_ATTR_MODULE_BIAS_HIGH_WARN, m->bias_high_warn)))
 		return -EMSGSIZE;
@@ -291,9 +326,9 @@ static int npo_diag_put_peer(struct sk_buff *skb, const struct npo_link_diag *d)
 		lane = nla_nest_start(skb, NPO_ATTR_LANE);
 		if (!lane ||
 		    nla_put_u32(skb, NPO_ATTR_LANE_INDEX, i) ||
-		    nla_put_u32(skb, NPO_ATTR_LANE_FLAGS, l->flags) ||
-		    nla_put_u32(skb, NPO_ATTR_LANE_TX_POWER, (u32)(s32)l->tx) ||
-		    nla_put_u32(skb, NPO_ATTR_LANE_RX_POWER, (u32)(s32)l->rx) ||
+		    nla_put_u32(skb, NPO_ATTR_LANE_FLAGS, npo_lane_flags(l->flags)) ||
+		    nla_put_s32(skb, NPO_ATTR_LANE_TX_POWER, l->tx) ||
+		    nla_put_s32(skb, NPO_ATTR_LANE_RX_POWER, l->rx) ||
 		    nla_put_u32(skb, NPO_ATTR_LANE_BER, l->ber))
 			return -EMSGSIZE;
 		nla_nest_end(skb, lane);
@@ -310,7 +345,7 @@ static int npo_diag_put_peer(struct sk_buff *skb, const struct npo_link_diag *d)
  * Context: process context; reads the module from the device if it has
  * not been read since the link came up (a link that is down still has a
  * module).
- * Return: 0 or -EMSGSIZE.
+ * Return: 0, -ENOMEM or -EMSGSIZE.
  */
 int npo_link_diag_fill(struct sk_buff *skb, struct npo_port *port)
 {

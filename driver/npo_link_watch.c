@@ -273,7 +273,7 @@ static void npo_link_watch_work(struct work_struct *work)
 		struct npo_port *port = &ndev->ports[i];
 		struct npo_hw_port_stats *st;
 		unsigned int gen;
-		bool running;
+		bool running, taken;
 
 		mutex_lock(&ndev->link_lock);
 		gen = port->watch->gen;
@@ -299,12 +299,14 @@ static void npo_link_watch_work(struct work_struct *work)
 		 */
 		if (ndev->link_running)
 			npo_port_refresh(port);
-		if (ndev->link_running && npo_port_active(port) &&
-		    port->watch->gen == gen)
+		taken = ndev->link_running && npo_port_active(port) &&
+			port->watch->gen == gen;
+		if (taken)
 			npo_watch_take(port, st);
 		mutex_unlock(&ndev->link_lock);
 		/* The far end hears what this end sees: npo_link_diag.c. */
-		npo_link_diag_send(port, st);
+		if (taken)
+			npo_link_diag_send(port, st);
 		kfree(st);
 	}
 	mutex_lock(&ndev->link_lock);

@@ -20,6 +20,7 @@
 
 struct diag_lane {
 	bool los;
+	bool active;			/* carries the link */
 	double tx_dbm, rx_dbm;
 	double ber;			/* pre-FEC */
 	/* This end's own lanes only: the thresholds at the link's rate. */
@@ -45,10 +46,19 @@ struct diag_input {
 	bool far_reported;		/* a report came from the far end */
 	uint32_t far_age_ms;
 	bool link_up;
+	/* The peer the port trained with, to check the report's sender by. */
+	bool peer_known;
+	uint32_t peer_node, peer_port;
 };
+
+/* A report this old while the link is up: the far end stopped sending. */
+#define DIAG_STALE_MS		5000
 
 enum diag_kind {
 	DIAG_NO_REPORT,		/* nothing heard from the far end */
+	DIAG_STALE,		/* a report from another peer, or too old */
+	DIAG_NO_LIMITS,		/* this end publishes no thresholds */
+	DIAG_CABLE,		/* no light on any lane */
 	DIAG_LANE_IN,		/* one lane: no light in, far end sends */
 	DIAG_LANE_OUT,		/* one lane: no light at the far end */
 	DIAG_FAR_TX,		/* far-end transmitter weak */
@@ -63,7 +73,7 @@ struct diag_finding {
 	enum diag_kind kind;
 	uint32_t lanes;			/* the lanes it is about */
 	int worst;			/* the worst of them, -1: none */
-	char text[256];
+	char text[320];
 };
 
 struct diag_result {

@@ -62,6 +62,7 @@ static void parse_lanes(struct nlattr *attrs, int len, struct diag_end *e,
 		if (i >= e->nlanes)
 			e->nlanes = i + 1;
 		l->los = get_u32(lt, NPO_ATTR_LANE_FLAGS, 0) & NPO_LANE_FLAG_LOS;
+		l->active = get_u32(lt, NPO_ATTR_LANE_FLAGS, 0) & NPO_LANE_FLAG_ACTIVE;
 		l->tx_dbm = cdbm(lt, NPO_ATTR_LANE_TX_POWER);
 		l->rx_dbm = cdbm(lt, NPO_ATTR_LANE_RX_POWER);
 		l->ber = get_ber(lt, NPO_ATTR_LANE_BER);
@@ -87,6 +88,9 @@ static int on_reply(struct nlattr **tb, struct nlattr *attrs, int len,
 		in->near.node = get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0);
 		in->near.port = get_u32(tb, NPO_ATTR_PORT_INDEX, 0);
 		in->link_up = get_u32(tb, NPO_ATTR_PORT_STATE, 0) == NPO_PORT_ACTIVE;
+		in->peer_known = tb[NPO_ATTR_PORT_PEER_NODE_ID];
+		in->peer_node = get_u32(tb, NPO_ATTR_PORT_PEER_NODE_ID, 0);
+		in->peer_port = get_u32(tb, NPO_ATTR_PORT_PEER_PORT, 0);
 		break;
 	case NPO_CMD_LANE_GET:
 		parse_lanes(attrs, len, &in->near, true);

@@ -628,7 +628,6 @@ void npo_link_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
     case WIRE_IDLE:
         break;
     case WIRE_DARK:
-        p->light_lost = true;
         if (len == sizeof(WireDark) && !port_test_goes_dark(p) &&
             p->state >= PORT_POLLING) {
             const WireDark *d = (const WireDark *)payload;
@@ -701,6 +700,8 @@ void npo_link_cut(NpoPort *p, bool cut)
         }
     } else if (!cut && p->cut) {
         p->cut = false;
+        /* Whatever changed meanwhile, the far receiver learns it now. */
+        npo_phy_send_light(p);
         if (npo_link_port_enabled(p) && p->state != PORT_TEST) {
             port_enter_detect(p, false);
         }

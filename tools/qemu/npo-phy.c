@@ -406,17 +406,23 @@ void npo_phy_tx_drop(NpoPort *p, unsigned int lane, double db)
 uint32_t npo_phy_module_info(NpoState *s)
 {
     unsigned int port = s->mbox_arg[0];
+    g_autofree char *part = NULL;
+    g_autofree char *serial = NULL;
     NpoHwModuleInfo m = { 0 };
 
     if (port >= s->num_ports || s->mbox_arg[3] < sizeof(m)) {
         return MBOX_ERR_ARG;
     }
-    snprintf(m.vendor, sizeof(m.vendor), "NPO Optics");
-    snprintf(m.part, sizeof(m.part), "NPO-OSFP-%uX%uG", s->lanes_per_port,
-             (unsigned int)lrint(rate_gbps[NPO_NUM_RATES - 1] / 50) * 50);
+    part = g_strdup_printf("NPO-OSFP-%uX%uG", s->lanes_per_port,
+                           (unsigned int)lrint(rate_gbps[NPO_NUM_RATES - 1] /
+                                               50) * 50);
     /* Unique per device and port, as a serial is. */
-    snprintf(m.serial, sizeof(m.serial), "N%08X%04X",
-             (uint32_t)(s->serial & 0xffffffff), port);
+    serial = g_strdup_printf("N%08X%04X", (uint32_t)(s->serial & 0xffffffff),
+                             port);
+    /* NUL padded, all 16 bytes usable: "NPO-OSFP-16X200G" fills one. */
+    strpadcpy(m.vendor, sizeof(m.vendor), "NPO Optics", '\0');
+    strpadcpy(m.part, sizeof(m.part), part, '\0');
+    strpadcpy(m.serial, sizeof(m.serial), serial, '\0');
     m.tx_high_alarm_cdbm = cpu_to_le16(TX_HIGH_ALARM_DBM * 100);
     m.tx_high_warn_cdbm = cpu_to_le16(TX_HIGH_WARN_DBM * 100);
     m.tx_low_warn_cdbm = cpu_to_le16((int16_t)(TX_LOW_WARN_DBM * 100));

@@ -516,6 +516,9 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
         return;
     }
     p->last_rx = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (type == WIRE_DARK) {
+        p->light_lost = true;   /* physics, whether the port is on or not */
+    }
     if (!npo_link_port_enabled(p) || p->cut) {
         return;
     }

@@ -523,21 +523,22 @@ enum npo_refusal_side {
  * @NPO_ATTR_MODULE_VENDOR: string, the module's vendor.
  * @NPO_ATTR_MODULE_PART: string, its part number.
  * @NPO_ATTR_MODULE_SERIAL: string, its serial number.
- * @NPO_ATTR_MODULE_TX_HIGH_ALARM: s32 as u32, transmit power high alarm,
+ * @NPO_ATTR_MODULE_TX_HIGH_ALARM: s32, transmit power high alarm,
  *	1/100 dBm.
- * @NPO_ATTR_MODULE_TX_HIGH_WARN: s32 as u32, transmit power high warning.
- * @NPO_ATTR_MODULE_TX_LOW_WARN: s32 as u32, transmit power low warning.
- * @NPO_ATTR_MODULE_TX_LOW_ALARM: s32 as u32, transmit power low alarm.
- * @NPO_ATTR_MODULE_TEMP_HIGH_ALARM: s32 as u32, temperature high alarm,
+ * @NPO_ATTR_MODULE_TX_HIGH_WARN: s32, transmit power high warning.
+ * @NPO_ATTR_MODULE_TX_LOW_WARN: s32, transmit power low warning.
+ * @NPO_ATTR_MODULE_TX_LOW_ALARM: s32, transmit power low alarm.
+ * @NPO_ATTR_MODULE_TEMP_HIGH_ALARM: s32, temperature high alarm,
  *	1/100 degC.
- * @NPO_ATTR_MODULE_TEMP_HIGH_WARN: s32 as u32, temperature high warning.
+ * @NPO_ATTR_MODULE_TEMP_HIGH_WARN: s32, temperature high warning.
  * @NPO_ATTR_MODULE_BIAS_HIGH_ALARM: u32, laser bias high alarm, 1/100 mA.
  * @NPO_ATTR_MODULE_BIAS_HIGH_WARN: u32, laser bias high warning.
  * @NPO_ATTR_PEER_DIAG: nest, the last report the far end of the link sent:
  *	NPO_ATTR_PEER_DIAG_AGE_MS, the sender's NPO_ATTR_PORT_PEER_NODE_ID
  *	and NPO_ATTR_PORT_PEER_PORT, its NPO_ATTR_MODULE and NPO_ATTR_LANE
  *	nests with NPO_ATTR_LANE_INDEX, _FLAGS, _TX_POWER, _RX_POWER and
- *	_BER as its lanes read.  Absent when none came since the driver
+ *	_BER as its lanes read.  Only a report from the peer the port
+ *	trained with is kept; absent when none came since the driver
  *	started.
  * @NPO_ATTR_PEER_DIAG_AGE_MS: u32, how long ago the report arrived, ms.
  * @__NPO_ATTR_MAX: one past the last attribute.

@@ -29,6 +29,7 @@ static void end(struct diag_end *e, uint32_t node, uint32_t port, bool own)
 	for (i = 0; i < LANES; i++) {
 		struct diag_lane *l = &e->lane[i];
 
+		l->active = true;
 		l->tx_dbm = 1.0 + 0.02 * i;
 		l->rx_dbm = -1.8 - 0.05 * i;
 		l->ber = 5e-8;
@@ -189,6 +190,94 @@ TEST(a_weak_near_transmitter_is_this_end)
 	ASSERT_EQ(1, r.n) TH_LOG("%s", r.f[1].text);
 	EXPECT_EQ(DIAG_NEAR_TX, r.f[0].kind);
 	EXPECT_EQ(1u << 5, r.f[0].lanes);
+}
+
+TEST(a_report_from_another_peer_or_too_old_is_not_evidence)
+{
+	struct diag_input in;
+	struct diag_result r;
+
+	healthy(&in);
+	in.near.lane[1].rx_dbm = -6;	/* something to find, were it judged */
+	in.peer_known = true;
+	in.peer_node = 5;		/* recabled: now to node 5/1 */
+	in.peer_port = 1;
+	diag_judge(&in, &r);
+	ASSERT_EQ(1, r.n);
+	EXPECT_EQ(DIAG_STALE, r.f[0].kind);
+	EXPECT_NE(NULL, strstr(r.f[0].text, "came from node 8/1")) TH_LOG("%s", r.f[0].text);
+
+	healthy(&in);
+	in.peer_known = true;
+	in.peer_node = 8;
+	in.peer_port = 1;
+	in.far_age_ms = DIAG_STALE_MS + 1;
+	diag_judge(&in, &r);
+	ASSERT_EQ(1, r.n);
+	EXPECT_EQ(DIAG_STALE, r.f[0].kind);
+	/* The same age with the link down is the last word from before. */
+	in.link_up = false;
+	diag_judge(&in, &r);
+	EXPECT_EQ(0, r.n);
+}
+
+TEST(no_light_on_any_lane_is_the_cable)
+{
+	struct diag_input in;
+	struct diag_result r;
+	unsigned int i;
+
+	healthy(&in);
+	in.link_up = false;
+	in.far_age_ms = 2500;
+	for (i = 0; i < LANES; i++) {
+		in.near.lane[i].los = true;
+		in.near.lane[i].active = false;
+		in.near.lane[i].rx_dbm = -40;
+	}
+	diag_judge(&in, &r);
+	ASSERT_LE(1, r.n);
+	EXPECT_EQ(DIAG_CABLE, r.f[0].kind);
+	EXPECT_EQ(0xffu, r.f[0].lanes);
+	EXPECT_EQ(NULL, find(&r, DIAG_LANE_IN));
+	EXPECT_NE(NULL, strstr(r.f[0].text, "2.5 s ago")) TH_LOG("%s", r.f[0].text);
+}
+
+TEST(unknown_limits_are_said_and_unused_lanes_left_alone)
+{
+	const struct diag_finding *f;
+	struct diag_input in;
+	struct diag_result r;
+	unsigned int i;
+
+	/* The far module's limits unknown: loss, not "transmit normal". */
+	healthy(&in);
+	in.far.module.known = false;
+	for (i = 0; i < LANES; i++)
+		in.near.lane[i].rx_dbm -= 2.4;
+	diag_judge(&in, &r);
+	f = find(&r, DIAG_PATH_IN);
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, strstr(f->text, "far-end transmit limits unknown")) TH_LOG("%s", f->text);
+	EXPECT_EQ(NULL, strstr(f->text, "transmit normal"));
+
+	/* Lanes outside the trained width are not judged for power or BER. */
+	healthy(&in);
+	for (i = 4; i < LANES; i++) {
+		in.near.lane[i].active = false;
+		in.near.lane[i].rx_dbm = -9;
+	}
+	diag_judge(&in, &r);
+	EXPECT_EQ(0, r.n) TH_LOG("%s", r.f[0].text);
+
+	/* This end without thresholds: said, not "healthy". */
+	healthy(&in);
+	for (i = 0; i < LANES; i++)
+		in.near.lane[i].has_limits = false;
+	diag_judge(&in, &r);
+	ASSERT_EQ(1, r.n);
+	EXPECT_EQ(DIAG_NO_LIMITS, r.f[0].kind);
+	EXPECT_EQ(0xffu, r.f[0].lanes);
 }
 
 TEST(without_a_report_nothing_is_guessed)
