@@ -30,31 +30,6 @@ FIXTURE(accept) {
 	char out[1 << 18];
 };
 
-static int ports_active(FIXTURE_DATA(accept) *self)
-{
-	const char *p = self->out;
-	int up = 0;
-
-	if (npo_test_run(self->out, sizeof(self->out), "npoctl -j link"))
-		return -1;
-	while ((p = strstr(p, "\"state\":\"active\"")))
-		up++, p++;
-	return up;
-}
-
-/* Every ring link up at both ends, within 30 s. */
-static bool ring_up(FIXTURE_DATA(accept) *self)
-{
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		if (ports_active(self) >= 2 * self->n)
-			return true;
-		usleep(100000);
-	}
-	return false;
-}
-
 FIXTURE_SETUP(accept)
 {
 	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
@@ -66,20 +41,13 @@ FIXTURE_SETUP(accept)
 		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
 	if (npo_test_run(NULL, 0, "command -v npoctl >/dev/null"))
 		SKIP(return, "npoctl not installed");
-	ASSERT_TRUE(ring_up(self)) TH_LOG("the ring did not come up");
+	ASSERT_TRUE(npo_test_ring_up(self->n)) TH_LOG("the ring did not come up");
 	NPO_TEST_SETUP_DONE();
 }
 
 FIXTURE_TEARDOWN(accept)
 {
-	int i;
-
-	/* Leave the ring as found: faults cleared, both ring ports retrained. */
-	for (i = 0; i < self->n; i++) {
-		npo_test_fault(i, "clear");
-		npo_test_run(NULL, 0, "npoctl link retrain npo%d/0 >/dev/null 2>&1", i);
-		npo_test_run(NULL, 0, "npoctl link retrain npo%d/1 >/dev/null 2>&1", i);
-	}
+	npo_test_ring_reset(self->n);
 	unlink(REPORT);
 }
 
@@ -256,7 +224,7 @@ TEST_F_TIMEOUT(accept, faulty_links_rank_first_with_their_reasons, 240)
 		usleep(100000);
 	}
 	ASSERT_GT(100, i) TH_LOG("npo%d/0 did not drop its dark lane", dead);
-	ASSERT_TRUE(ring_up(self));
+	ASSERT_TRUE(npo_test_ring_up(self->n));
 
 	st = fabric_test(self, "duration 200 bytes 8388608", &doc);
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);

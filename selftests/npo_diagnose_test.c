@@ -29,30 +29,6 @@ FIXTURE(diag) {
 	char out[1 << 16];
 };
 
-static int ports_active(FIXTURE_DATA(diag) *self)
-{
-	const char *p = self->out;
-	int up = 0;
-
-	if (npo_test_run(self->out, sizeof(self->out), "npoctl -j link"))
-		return -1;
-	while ((p = strstr(p, "\"state\":\"active\"")))
-		up++, p++;
-	return up;
-}
-
-static bool ring_up(FIXTURE_DATA(diag) *self)
-{
-	int i;
-
-	for (i = 0; i < 300; i++) {
-		if (ports_active(self) >= 2 * self->n)
-			return true;
-		usleep(100000);
-	}
-	return false;
-}
-
 FIXTURE_SETUP(diag)
 {
 	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
@@ -64,19 +40,13 @@ FIXTURE_SETUP(diag)
 		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
 	if (npo_test_run(NULL, 0, "command -v npoctl >/dev/null"))
 		SKIP(return, "npoctl not installed");
-	ASSERT_TRUE(ring_up(self)) TH_LOG("the ring did not come up");
+	ASSERT_TRUE(npo_test_ring_up(self->n)) TH_LOG("the ring did not come up");
 	NPO_TEST_SETUP_DONE();
 }
 
 FIXTURE_TEARDOWN(diag)
 {
-	int i;
-
-	for (i = 0; i < self->n; i++) {
-		npo_test_fault(i, "clear");
-		npo_test_run(NULL, 0, "npoctl link retrain npo%d/0 >/dev/null 2>&1", i);
-		npo_test_run(NULL, 0, "npoctl link retrain npo%d/1 >/dev/null 2>&1", i);
-	}
+	npo_test_ring_reset(self->n);
 }
 
 static struct json_object *get(struct json_object *o, const char *key)

@@ -450,3 +450,33 @@ bool npo_test_all_are(const void *p, size_t len, unsigned char v)
 			return false;
 	return true;
 }
+
+bool npo_test_ring_up(int n)
+{
+	static char out[1 << 16];
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		const char *p = out;
+		int up = 0;
+
+		if (!npo_test_run(out, sizeof(out), "npoctl -j link"))
+			while ((p = strstr(p, "\"state\":\"active\"")))
+				up++, p++;
+		if (up >= 2 * n)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+void npo_test_ring_reset(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		npo_test_fault(i, "clear");
+		npo_test_run(NULL, 0, "npoctl link retrain npo%d/0 >/dev/null 2>&1", i);
+		npo_test_run(NULL, 0, "npoctl link retrain npo%d/1 >/dev/null 2>&1", i);
+	}
+}

@@ -49,6 +49,14 @@ int npo_test_run(char *out, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
+ * npo-vm --topology ring: wait up to 30 s until both ring ports of each of
+ * the n devices are active (npoctl -j link); false if they never are.
+ */
+bool npo_test_ring_up(int n);
+/* Put the ring back: every device's faults cleared, its ring ports retrained. */
+void npo_test_ring_reset(int n);
+
+/*
  * (Re)load the driver with the given module parameters ("" for none) and
  * wait until every device has left the probing state.  0 on success.
  */

@@ -34,7 +34,6 @@ FIXTURE(topo) {
 FIXTURE_SETUP(topo)
 {
 	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
-	int i;
 
 	self->n = npo_test_count_devices();
 	if (self->n < 4)
@@ -43,20 +42,7 @@ FIXTURE_SETUP(topo)
 		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
 	if (npo_test_run(NULL, 0, "command -v npoctl >/dev/null"))
 		SKIP(return, "npoctl not installed");
-	/* Every ring link up (both ends of n links). */
-	for (i = 0; i < 300; i++) {
-		if (!npo_test_run(self->out, sizeof(self->out), "npoctl -j link")) {
-			int up = 0;
-			const char *p = self->out;
-
-			while ((p = strstr(p, "\"state\":\"active\"")))
-				up++, p++;
-			if (up >= 2 * self->n)
-				break;
-		}
-		usleep(100000);
-	}
-	ASSERT_GT(300, i) TH_LOG("the ring did not come up");
+	ASSERT_TRUE(npo_test_ring_up(self->n)) TH_LOG("the ring did not come up");
 }
 
 FIXTURE_TEARDOWN(topo)
