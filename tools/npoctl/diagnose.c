@@ -59,6 +59,18 @@ static void add(struct diag_result *out, enum diag_kind kind, uint32_t lanes,
 	va_end(ap);
 }
 
+/* " (module NPO Optics NPO-OSFP-8X200G serial N...)", or "" unknown. */
+static const char *module_text(const struct diag_module *m, char *buf,
+			       size_t len)
+{
+	if (!m->vendor[0] && !m->serial[0])
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, " (module %s %s serial %s)", m->vendor, m->part,
+			 m->serial);
+	return buf;
+}
+
 /* One direction: from the sending end's transmitters to the receiving end. */
 struct direction {
 	const struct diag_end *tx_end, *rx_end;
@@ -75,10 +87,12 @@ static void judge_direction(const struct diag_input *in,
 	int worst_weak = -1, worst_loss = -1, worst_noisy = -1, worst_dark = -1;
 	double loss_sum_ok = 0, worst_loss_db = 0;
 	unsigned int i, n, nok = 0;
-	char ls[64], when[48] = "";
+	char ls[64], when[48] = "", txmod[80], rxmod[80];
 
 	n = d->tx_end->nlanes < d->rx_end->nlanes ? d->tx_end->nlanes :
 	    d->rx_end->nlanes;
+	module_text(txm, txmod, sizeof(txmod));
+	module_text(&d->rx_end->module, rxmod, sizeof(rxmod));
 	/* With the link down the far end's figures are from before. */
 	if (!in->link_up)
 		snprintf(when, sizeof(when), " (%.1f s ago, before the link went down)",
@@ -135,18 +149,18 @@ static void judge_direction(const struct diag_input *in,
 		    d->tx_end->port, d->tx_end->lane[worst_dark].tx_dbm, when);
 	else if (dark)
 		add(out, d->rx_is_near ? DIAG_LANE_IN : DIAG_LANE_OUT, dark, worst_dark,
-		    "%s: no light arrives at node %u/%u although node %u/%u transmits %.2f dBm on it%s: that lane's fibre or connector",
+		    "%s: no light arrives at node %u/%u%s although node %u/%u transmits %.2f dBm on it%s: that lane's fibre or connector",
 		    print_lanes_text(ls, sizeof(ls), dark), d->rx_end->node,
-		    d->rx_end->port, d->tx_end->node, d->tx_end->port,
+		    d->rx_end->port, rxmod, d->tx_end->node, d->tx_end->port,
 		    d->tx_end->lane[worst_dark].tx_dbm, when);
 	if (weak_tx)
 		add(out, d->rx_is_near ? DIAG_FAR_TX : DIAG_NEAR_TX, weak_tx, worst_weak,
-		    "%s transmitter: node %u/%u %s transmit%s down to %.2f dBm (lane %d), below its module's warning %.2f dBm",
+		    "%s transmitter: node %u/%u %s transmit%s down to %.2f dBm (lane %d), below its module's warning %.2f dBm%s",
 		    d->rx_is_near ? "far-end" : "near-end", d->tx_end->node,
 		    d->tx_end->port, print_lanes_text(ls, sizeof(ls), weak_tx),
 		    weak_tx & (weak_tx - 1) ? "" : "s",
 		    d->tx_end->lane[worst_weak].tx_dbm, worst_weak,
-		    txm->tx_low_warn_dbm);
+		    txm->tx_low_warn_dbm, txmod);
 	if (lossy) {
 		char normal[80] = "";
 
@@ -165,11 +179,11 @@ static void judge_direction(const struct diag_input *in,
 	}
 	if (noisy)
 		add(out, d->rx_is_near ? DIAG_NEAR_RX : DIAG_FAR_RX, noisy, worst_noisy,
-		    "%s receiver: node %u/%u %s receive%s enough light yet see BER up to %.1e (lane %d)",
+		    "%s receiver: node %u/%u %s receive%s enough light yet see BER up to %.1e (lane %d)%s",
 		    d->rx_is_near ? "near-end" : "far-end", d->rx_end->node,
 		    d->rx_end->port, print_lanes_text(ls, sizeof(ls), noisy),
 		    noisy & (noisy - 1) ? "" : "s",
-		    d->rx_end->lane[worst_noisy].ber, worst_noisy);
+		    d->rx_end->lane[worst_noisy].ber, worst_noisy, rxmod);
 }
 
 /* Lanes of this end whose thresholds are not published: not judged. */

@@ -73,7 +73,7 @@ struct diag_finding {
 	enum diag_kind kind;
 	uint32_t lanes;			/* the lanes it is about */
 	int worst;			/* the worst of them, -1: none */
-	char text[320];
+	char text[448];
 };
 
 struct diag_result {

@@ -938,6 +938,13 @@ static int parse_u64(const char *what, const char *s, uint64_t max, uint64_t *v)
 
 	errno = 0;
 	*v = strtoull(s, &end, 0);
+	/* A duration may say its unit: 200ms, 2s. */
+	if (!strcmp(what, "duration") && end != s && !errno) {
+		if (!strcmp(end, "ms"))
+			end += 2;
+		else if (!strcmp(end, "s") && *v <= max / 1000)
+			*v *= 1000, end++;
+	}
 	if (errno || end == s || *end || s[0] == '-' || !*v || *v > max) {
 		npoctl_err("fabric: %s must be 1..%llu, not \"%s\"", what,
 			   (unsigned long long)max, s);
@@ -963,6 +970,11 @@ int cmd_fabric(int argc, char **argv)
 		const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		uint64_t v;
 
+		/* As the synopsis writes it: -j after the command too. */
+		if (!strcmp(arg, "-j") || !strcmp(arg, "--json")) {
+			print_begin(true, print_is_pretty());
+			continue;
+		}
 		/* getopt's spelling is taken too: --duration as duration. */
 		if (!strncmp(arg, "--", 2) && arg[2])
 			arg += 2;

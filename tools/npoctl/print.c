@@ -29,6 +29,11 @@ bool print_is_json(void)
 	return json_mode;
 }
 
+bool print_is_pretty(void)
+{
+	return json_pretty;
+}
+
 static void add(const char *key, struct json_object *val)
 {
 	struct json_object *top;

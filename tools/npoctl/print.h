@@ -14,6 +14,7 @@
 void print_begin(bool json, bool pretty);
 int print_end(void);
 bool print_is_json(void);
+bool print_is_pretty(void);
 
 /* Containers: key is NULL inside an array or at the top level. */
 void print_open_array(const char *key);

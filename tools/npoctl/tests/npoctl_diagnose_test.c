@@ -23,6 +23,8 @@ static void end(struct diag_end *e, uint32_t node, uint32_t port, bool own)
 	e->port = port;
 	e->module.known = true;
 	snprintf(e->module.vendor, sizeof(e->module.vendor), "NPO Optics");
+	snprintf(e->module.part, sizeof(e->module.part), "NPO-OSFP-8X200G");
+	snprintf(e->module.serial, sizeof(e->module.serial), "N%u-%u", node, port);
 	e->module.tx_low_warn_dbm = -1.0;
 	e->module.tx_low_alarm_dbm = -3.0;
 	e->nlanes = LANES;
@@ -131,6 +133,9 @@ TEST(a_weak_far_transmitter_is_the_far_end)
 	EXPECT_EQ(0, f->worst);		/* lane 0 launches least */
 	EXPECT_NE(NULL, strstr(f->text, "far-end transmitter: node 8/1 lanes 0-7"))
 		TH_LOG("%s", f->text);
+	/* The module to replace, by its serial. */
+	EXPECT_NE(NULL, strstr(f->text, "(module NPO Optics NPO-OSFP-8X200G serial N8-1)"))
+		TH_LOG("%s", f->text);
 	/* Not also called loss on the way. */
 	EXPECT_EQ(NULL, find(&r, DIAG_PATH_IN));
 }
@@ -151,7 +156,7 @@ TEST(one_dark_lane_with_its_far_laser_lit_is_that_lane)
 	ASSERT_NE(NULL, f);
 	EXPECT_EQ(1u << 3, f->lanes);
 	EXPECT_EQ(3, f->worst);
-	EXPECT_NE(NULL, strstr(f->text, "lane 3: no light arrives at node 7/0"))
+	EXPECT_NE(NULL, strstr(f->text, "lane 3: no light arrives at node 7/0 (module NPO Optics NPO-OSFP-8X200G serial N7-0)"))
 		TH_LOG("%s", f->text);
 
 	/* Its far laser off instead: the far transmitter, not the fibre. */
