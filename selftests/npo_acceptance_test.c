@@ -270,6 +270,24 @@ TEST_F_TIMEOUT(accept, faulty_links_rank_first_with_their_reasons, 240)
 	EXPECT_NE(NULL, strstr(self->out, cmd)) TH_LOG("%s", self->out);
 }
 
+/* With every default (1 s of PRBS, 64 MiB a link), well under a minute. */
+TEST_F_TIMEOUT(accept, the_whole_test_takes_well_under_a_minute, 180)
+{
+	double t0 = npo_test_now_s(), secs;
+	struct json_object *doc;
+	int st;
+
+	st = fabric_test(self, "", &doc);
+	secs = npo_test_now_s() - t0;
+	ASSERT_NE(NULL, doc) TH_LOG("%.2000s", self->out);
+	EXPECT_EQ(0, st) TH_LOG("%.2000s", self->out);
+	EXPECT_EQ(1000, num(doc, "prbs_ms"));
+	EXPECT_EQ(self->n, num(doc, "links_tested"));
+	EXPECT_GT(60, secs) TH_LOG("the test took %.1f s", secs);
+	TH_LOG("the default test took %.1f s on %d links", secs, self->n);
+	json_object_put(doc);
+}
+
 TEST_F(accept, bad_arguments_and_reports_exit_2)
 {
 	struct json_object *doc;

@@ -129,7 +129,7 @@ static void fault_all_lanes(struct __test_metadata *_metadata, int dev,
 
 TEST_F_TIMEOUT(diag, a_healthy_link_and_the_far_ends_true_report, 60)
 {
-	struct json_object *doc, *far, *mine, *nl, *fl;
+	struct json_object *doc, *far, *mine, *nl, *fl, *module;
 	const char *near_serial, *far_serial;
 	size_t i;
 	int st;
@@ -159,6 +159,16 @@ TEST_F_TIMEOUT(diag, a_healthy_link_and_the_far_ends_true_report, 60)
 	ASSERT_NE(NULL, far_serial);
 	EXPECT_STRNE(near_serial, far_serial);
 	EXPECT_STREQ("NPO Optics", json_object_get_string(get(get(far, "module"), "vendor")));
+	/* The limits this end's module publishes, through netlink. */
+	module = get(get(doc, "near"), "module");
+	EXPECT_EQ(-1.0, dbl(module, "tx_low_warn_dbm"));
+	EXPECT_EQ(-3.0, dbl(module, "tx_low_alarm_dbm"));
+	EXPECT_EQ(4.0, dbl(module, "tx_high_warn_dbm"));
+	EXPECT_EQ(5.0, dbl(module, "tx_high_alarm_dbm"));
+	EXPECT_EQ(70.0, dbl(module, "temp_high_warn_c"));
+	EXPECT_EQ(75.0, dbl(module, "temp_high_alarm_c"));
+	EXPECT_EQ(75.0, dbl(module, "bias_high_warn_ma"));
+	EXPECT_EQ(85.0, dbl(module, "bias_high_alarm_ma"));
 
 	/* What the report says the far end transmits, its lanes read too. */
 	mine = lanes(self, "npo1/1");

@@ -32,6 +32,11 @@ struct diag_module {
 	bool known;
 	char vendor[17], part[17], serial[17];
 	double tx_low_warn_dbm, tx_low_alarm_dbm;
+	/* Shown, not judged here: this end's own module only. */
+	bool has_own_limits;
+	double tx_high_warn_dbm, tx_high_alarm_dbm;
+	double temp_high_warn_c, temp_high_alarm_c;
+	double bias_high_warn_ma, bias_high_alarm_ma;
 };
 
 struct diag_end {

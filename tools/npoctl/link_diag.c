@@ -38,6 +38,15 @@ static void parse_module(struct nlattr *nest, struct diag_module *m)
 		 nla_get_string(tb[NPO_ATTR_MODULE_SERIAL]) : "");
 	m->tx_low_warn_dbm = cdbm(tb, NPO_ATTR_MODULE_TX_LOW_WARN);
 	m->tx_low_alarm_dbm = cdbm(tb, NPO_ATTR_MODULE_TX_LOW_ALARM);
+	m->tx_high_warn_dbm = cdbm(tb, NPO_ATTR_MODULE_TX_HIGH_WARN);
+	m->tx_high_alarm_dbm = cdbm(tb, NPO_ATTR_MODULE_TX_HIGH_ALARM);
+	m->has_own_limits = tb[NPO_ATTR_MODULE_TEMP_HIGH_ALARM] &&
+			    tb[NPO_ATTR_MODULE_BIAS_HIGH_ALARM];
+	/* 1/100 degC and 1/100 mA, as the powers' 1/100 dBm. */
+	m->temp_high_warn_c = cdbm(tb, NPO_ATTR_MODULE_TEMP_HIGH_WARN);
+	m->temp_high_alarm_c = cdbm(tb, NPO_ATTR_MODULE_TEMP_HIGH_ALARM);
+	m->bias_high_warn_ma = get_u32(tb, NPO_ATTR_MODULE_BIAS_HIGH_WARN, 0) / 100.0;
+	m->bias_high_alarm_ma = get_u32(tb, NPO_ATTR_MODULE_BIAS_HIGH_ALARM, 0) / 100.0;
 }
 
 /* NPO_ATTR_LANE nests into end's lanes, by index. */
@@ -142,6 +151,14 @@ static void print_diag_end(const char *key, const struct diag_end *e)
 		if (m->known) {
 			print_double("tx_low_warn_dbm", "", m->tx_low_warn_dbm);
 			print_double("tx_low_alarm_dbm", "", m->tx_low_alarm_dbm);
+			print_double("tx_high_warn_dbm", "", m->tx_high_warn_dbm);
+			print_double("tx_high_alarm_dbm", "", m->tx_high_alarm_dbm);
+		}
+		if (m->has_own_limits) {
+			print_double("temp_high_warn_c", "", m->temp_high_warn_c);
+			print_double("temp_high_alarm_c", "", m->temp_high_alarm_c);
+			print_double("bias_high_warn_ma", "", m->bias_high_warn_ma);
+			print_double("bias_high_alarm_ma", "", m->bias_high_alarm_ma);
 		}
 		print_close_object();
 	}
