@@ -1209,6 +1209,7 @@ void npo_clock_event(struct npo_dev *ndev);
 int npo_route_start(struct npo_dev *ndev);
 void npo_route_stop(struct npo_dev *ndev);
 void npo_route_irq(struct npo_dev *ndev);
+bool npo_lmsg_supported(struct npo_dev *ndev);
 int npo_lmsg_send(struct npo_dev *ndev, unsigned int port, const void *msg,
 		  size_t len);
 void npo_route_port_event(struct npo_port *port, u32 event);

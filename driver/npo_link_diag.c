@@ -73,12 +73,6 @@ struct npo_diag_msg {
 static_assert(sizeof(struct npo_diag_msg) +
 	      NPO_MAX_LANES * sizeof(struct npo_diag_lane_msg) <= NPO_LMSG_MAX);
 
-static bool npo_diag_supported(struct npo_dev *ndev)
-{
-	return FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
-	       NPO_IF_MINOR_ROUTING;
-}
-
 /*
  * A fixed-size, NUL-padded field as a string; what is not printable ASCII
  * (a peer's report is not to be trusted with a terminal) becomes '?'.
@@ -177,7 +171,7 @@ void npo_link_diag_send(struct npo_port *port,
 	struct npo_diag_msg *msg;
 	struct npo_module m;
 
-	if (!npo_diag_supported(ndev))
+	if (!npo_lmsg_supported(ndev))
 		return;
 	npo_diag_own_module(port, &m);
 	msg = kzalloc(struct_size(msg, lane, nlanes), GFP_KERNEL);

@@ -110,7 +110,14 @@ static bool npo_rt_newer(u32 a, u32 b)
 	return (s32)(a - b) > 0;
 }
 
-static bool npo_rt_supported(struct npo_dev *ndev)
+/**
+ * npo_lmsg_supported() - whether the device has link messages
+ * @ndev: the device.
+ *
+ * Return: true from interface 1.13 (link messages, the route table), for
+ * a device with ports.
+ */
+bool npo_lmsg_supported(struct npo_dev *ndev)
 {
 	return ndev->ports &&
 	       FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
@@ -838,7 +845,7 @@ int npo_route_start(struct npo_dev *ndev)
 	mutex_init(&rt->lock);
 	xa_init(&rt->lsdb);
 	rt->self = ndev->node_id;
-	if (!npo_rt_supported(ndev))
+	if (!npo_lmsg_supported(ndev))
 		return 0;
 	rt->wq = alloc_ordered_workqueue("npo%d_route", WQ_MEM_RECLAIM,
 					 ndev->minor);
