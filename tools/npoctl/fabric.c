@@ -38,8 +38,14 @@
 #define DEPTH		8
 #define BW_RUNS		3
 #define BW_RUN_MIN_S	0.1
-#define LAT_WARMUP	20
-#define LAT_SAMPLES	200
+/* Round trips: LAT_ROUNDS rounds, one before each timed bandwidth run
+ * and one after the last, each of LAT_WARMUP + LAT_PER_ROUND writes. */
+#define LAT_ROUNDS	(BW_RUNS + 1)
+#define LAT_WARMUP	5
+#define LAT_PER_ROUND	50
+#define LAT_SAMPLES	(LAT_ROUNDS * LAT_PER_ROUND)
+/* Passes of a link's data run, at most, before it is called slow. */
+#define SPEED_PASSES	3
 #define CQE_TIMEOUT_MS	5000
 /* How long links may take to retrain after their PRBS run. */
 #define LINK_RETRAIN_S	30
@@ -609,53 +615,68 @@ static int write_stream(struct data_run *d, uint64_t n, double min_s,
 }
 
 /*
- * One untimed pass over the whole region first (it also leaves the far
- * end's copy complete, for the data check), then BW_RUNS timed runs of a
- * share of the bytes each (and BW_RUN_MIN_S at least): the median, with
- * the spread.
+ * LAT_PER_ROUND round trips of an 8-byte write after LAT_WARMUP untimed
+ * ones: their median goes into round_median, every sample into t.
  */
-static int bandwidth(struct data_run *d, uint64_t bytes, struct fabric_link *l)
+static int latency_round(struct data_run *d, double *t, double *round_median)
 {
-	uint64_t n = (bytes / BW_RUNS + CHUNK - 1) / CHUNK, written;
-	double secs, gbps[BW_RUNS];
-	unsigned int i;
-	int err;
-
-	err = write_stream(d, REGION / CHUNK, 0, &written, &secs);
-	for (i = 0; i < BW_RUNS && !err; i++) {
-		err = write_stream(d, n, BW_RUN_MIN_S, &written, &secs);
-		gbps[i] = written * 8.0 / secs / 1e9;
-	}
-	if (err)
-		return err;
-	qsort(gbps, BW_RUNS, sizeof(gbps[0]), fabric_cmp_double);
-	l->bandwidth_gbps = gbps[BW_RUNS / 2];
-	l->bandwidth_min_gbps = gbps[0];
-	l->bandwidth_max_gbps = gbps[BW_RUNS - 1];
-	return 0;
-}
-
-static int latency(struct data_run *d, double *median, double *p99)
-{
-	double *t = calloc(LAT_SAMPLES, sizeof(*t));
+	double r[LAT_PER_ROUND];
 	unsigned int i;
 	int err = 0;
 
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < LAT_WARMUP + LAT_SAMPLES && !err; i++) {
+	for (i = 0; i < LAT_WARMUP + LAT_PER_ROUND && !err; i++) {
 		double t0 = now_s();
 
 		err = post_write(d, 0, 8);
 		if (!err)
 			err = reap(d);
-		if (i >= LAT_WARMUP)
-			t[i - LAT_WARMUP] = (now_s() - t0) * 1e6;
+		if (!err && i >= LAT_WARMUP)
+			r[i - LAT_WARMUP] = (now_s() - t0) * 1e6;
+	}
+	if (err)
+		return err;
+	memcpy(t, r, sizeof(r));
+	*round_median = fabric_median(r, LAT_PER_ROUND);
+	return 0;
+}
+
+/*
+ * One untimed pass over the whole region first (it also leaves the far
+ * end's copy complete, for the data check), then BW_RUNS timed runs of a
+ * share of the bytes each (and BW_RUN_MIN_S at least): the median, with
+ * the spread.  A round of round trips goes before each timed run and
+ * after the last.  A link's round trip is the lowest round's median:
+ * a slow link is slow in every round, while a stall of the host (a
+ * timer, another process, an emulator's thread) spoils one round, not
+ * the verdict.  The 99th percentile is over every round's samples.
+ */
+static int measure(struct data_run *d, uint64_t bytes, struct fabric_link *l)
+{
+	uint64_t n = (bytes / BW_RUNS + CHUNK - 1) / CHUNK, written;
+	double secs, gbps[BW_RUNS], lat_med[LAT_ROUNDS];
+	double *t = calloc(LAT_SAMPLES, sizeof(*t));
+	unsigned int i;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	err = write_stream(d, REGION / CHUNK, 0, &written, &secs);
+	for (i = 0; i < LAT_ROUNDS && !err; i++) {
+		err = latency_round(d, t + i * LAT_PER_ROUND, &lat_med[i]);
+		if (err || i == BW_RUNS)
+			break;
+		err = write_stream(d, n, BW_RUN_MIN_S, &written, &secs);
+		gbps[i] = written * 8.0 / secs / 1e9;
 	}
 	if (!err) {
+		qsort(gbps, BW_RUNS, sizeof(gbps[0]), fabric_cmp_double);
+		l->bandwidth_gbps = gbps[BW_RUNS / 2];
+		l->bandwidth_min_gbps = gbps[0];
+		l->bandwidth_max_gbps = gbps[BW_RUNS - 1];
+		qsort(lat_med, LAT_ROUNDS, sizeof(lat_med[0]), fabric_cmp_double);
+		l->latency_us = lat_med[0];
 		qsort(t, LAT_SAMPLES, sizeof(*t), fabric_cmp_double);
-		*median = t[LAT_SAMPLES / 2];
-		*p99 = t[LAT_SAMPLES * 99 / 100];
+		l->latency_p99_us = t[LAT_SAMPLES * 99 / 100];
 	}
 	free(t);
 	return err;
@@ -736,14 +757,59 @@ static void data_runs(const struct ports *ps, struct fabric_link *l,
 			 strerror(-err));
 		goto out;
 	}
-	if (bandwidth(&d, bytes, l) ||
-	    latency(&d, &l->latency_us, &l->latency_p99_us))
+	if (measure(&d, bytes, l))
 		goto out;
 	l->data_run = true;
 	l->data_failed = false;
 	l->data_ok = !memcmp(d.src, d.dst, REGION);
+	l->data_passes = 1;
 out:
 	data_close(&d);
+}
+
+/*
+ * A link whose data run makes it look slow, or slow to answer, is
+ * measured again before it is blamed, up to SPEED_PASSES times in all,
+ * and keeps its best bandwidth and round trip: a link's own fault shows
+ * in every pass, while a stall of the host in one pass (another
+ * process, a timer, an emulator's thread) is not the link's.  A pass
+ * that fails or corrupts data counts as it is.
+ */
+static void confirm_outliers(const struct ports *ps, struct fabric_report *r,
+			     const struct fabric_opts *o)
+{
+	unsigned int pass;
+	size_t i;
+
+	for (pass = 1; pass < SPEED_PASSES; pass++) {
+		bool again = false;
+
+		for (i = 0; i < r->n; i++) {
+			struct fabric_link *l = &r->links[i], m = *l;
+
+			if (l->data_passes != pass ||
+			    !fabric_speed_outlier(r, l, &o->lim))
+				continue;
+			again = true;
+			data_runs(ps, &m, o->bytes);
+			if (!m.data_run || !m.data_ok) {
+				*l = m;
+				continue;
+			}
+			l->data_passes = pass + 1;
+			if (m.bandwidth_gbps > l->bandwidth_gbps) {
+				l->bandwidth_gbps = m.bandwidth_gbps;
+				l->bandwidth_min_gbps = m.bandwidth_min_gbps;
+				l->bandwidth_max_gbps = m.bandwidth_max_gbps;
+			}
+			if (m.latency_us < l->latency_us) {
+				l->latency_us = m.latency_us;
+				l->latency_p99_us = m.latency_p99_us;
+			}
+		}
+		if (!again)
+			break;
+	}
 }
 
 /* --- output --------------------------------------------------------------- */
@@ -844,6 +910,7 @@ static int fabric_test(struct fabric_opts *o)
 		fill_link(ps, &r.links[i]);
 		data_runs(ps, &r.links[i], o->bytes);
 	}
+	confirm_outliers(ps, &r, o);
 	err = get_ports(&nl, ps);
 	if (!err)
 		err = wait_clocks(&nl, &clk, CLOCK_RELOCK_S);

@@ -86,6 +86,7 @@ struct fabric_link {
 	double bandwidth_gbps, latency_us, latency_p99_us;
 	double bandwidth_min_gbps, bandwidth_max_gbps;	/* the runs' spread */
 	bool data_ok;
+	unsigned int data_passes;	/* >1: measured again, looking slow */
 	char why_not[96];
 	/* The verdict (fabric_judge). */
 	unsigned int score;
@@ -116,9 +117,18 @@ double fabric_capacity_gbps(const struct fabric_link *l);
  * first.  Returns the number of links that failed.
  */
 size_t fabric_judge(struct fabric_report *r, const struct fabric_limits *lim);
+/*
+ * Whether l's data run makes it a slow or high-latency outlier among r's
+ * links, by the rule fabric_judge() applies.
+ */
+bool fabric_speed_outlier(const struct fabric_report *r,
+			  const struct fabric_link *l,
+			  const struct fabric_limits *lim);
 const char *fabric_reason_str(enum fabric_reason_kind k);
 /* qsort() order of doubles, for medians. */
 int fabric_cmp_double(const void *x, const void *y);
+/* The median of v[0..n), n > 0; sorts v. */
+double fabric_median(double *v, size_t n);
 
 /* The report as JSON (after fabric_judge), and back. */
 struct json_object *fabric_to_json(const struct fabric_report *r);

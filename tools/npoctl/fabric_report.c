@@ -266,7 +266,7 @@ int fabric_cmp_double(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-static double median(double *v, size_t n)
+double fabric_median(double *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), fabric_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -280,17 +280,22 @@ static bool data_measured(const struct fabric_link *l)
 /*
  * Bandwidth is compared as a share of each link's capacity: a link that
  * trained narrower is expected to move less, and the host (PCIe, memory)
- * may bound every link below its capacity alike.
+ * may bound every link below its capacity alike.  The medians are 0 when
+ * too few links were measured to have one.
  */
-static void judge_speed(struct fabric_report *r, const struct fabric_limits *lim)
+static int speed_medians(const struct fabric_report *r, double *eff_med,
+			 double *lat_med)
 {
 	double *eff = calloc(r->n + 1, sizeof(*eff));
 	double *lat = calloc(r->n + 1, sizeof(*lat));
-	double eff_med = 0, lat_med = 0;
 	size_t i, n = 0;
 
-	if (!eff || !lat)
-		goto out;
+	*eff_med = *lat_med = 0;
+	if (!eff || !lat) {
+		free(eff);
+		free(lat);
+		return -1;
+	}
 	for (i = 0; i < r->n; i++) {
 		if (!data_measured(&r->links[i]))
 			continue;
@@ -298,9 +303,45 @@ static void judge_speed(struct fabric_report *r, const struct fabric_limits *lim
 		lat[n++] = r->links[i].latency_us;
 	}
 	if (n >= MIN_PEERS) {
-		eff_med = median(eff, n);
-		lat_med = median(lat, n);
+		*eff_med = fabric_median(eff, n);
+		*lat_med = fabric_median(lat, n);
 	}
+	free(eff);
+	free(lat);
+	return 0;
+}
+
+static bool slow(const struct fabric_link *l, double eff_med,
+		 const struct fabric_limits *lim)
+{
+	return eff_med > 0 &&
+	       l->bandwidth_gbps / fabric_capacity_gbps(l) < lim->slow_ratio * eff_med;
+}
+
+static bool high_latency(const struct fabric_link *l, double lat_med,
+			 const struct fabric_limits *lim)
+{
+	return lat_med > 0 && l->latency_us > lim->latency_ratio * lat_med;
+}
+
+bool fabric_speed_outlier(const struct fabric_report *r,
+			  const struct fabric_link *l,
+			  const struct fabric_limits *lim)
+{
+	double eff_med, lat_med;
+
+	if (!data_measured(l) || speed_medians(r, &eff_med, &lat_med))
+		return false;
+	return slow(l, eff_med, lim) || high_latency(l, lat_med, lim);
+}
+
+static void judge_speed(struct fabric_report *r, const struct fabric_limits *lim)
+{
+	double eff_med, lat_med;
+	size_t i;
+
+	if (speed_medians(r, &eff_med, &lat_med))
+		return;
 	for (i = 0; i < r->n; i++) {
 		struct fabric_link *l = &r->links[i];
 		double e;
@@ -308,7 +349,7 @@ static void judge_speed(struct fabric_report *r, const struct fabric_limits *lim
 		if (!data_measured(l))
 			continue;
 		e = l->bandwidth_gbps / fabric_capacity_gbps(l);
-		if (eff_med > 0 && e < lim->slow_ratio * eff_med)
+		if (slow(l, eff_med, lim))
 			add_reason(l, FABRIC_SLOW, 0, -1, 0,
 				   "moved %.3g Gb/s, %.0f%% of its capacity where the median link moves %.0f%% of its own",
 				   l->bandwidth_gbps, e * 100, eff_med * 100);
@@ -317,14 +358,11 @@ static void judge_speed(struct fabric_report *r, const struct fabric_limits *lim
 				   "moved %.3g Gb/s, %.0f%% of its %.4g Gb/s capacity, below the floor of %.0f%%",
 				   l->bandwidth_gbps, e * 100,
 				   fabric_capacity_gbps(l), lim->min_efficiency * 100);
-		if (lat_med > 0 && l->latency_us > lim->latency_ratio * lat_med)
+		if (high_latency(l, lat_med, lim))
 			add_reason(l, FABRIC_HIGH_LATENCY, 0, -1, 0,
 				   "round trip %.1f us, %.1f times the median link's %.1f us",
 				   l->latency_us, l->latency_us / lat_med, lat_med);
 	}
-out:
-	free(eff);
-	free(lat);
 }
 
 /* Each kind counts once: a link is as bad as the kinds of its faults. */
@@ -461,8 +499,10 @@ static struct json_object *link_to_json(const struct fabric_link *l, size_t rank
 	put(o, "capacity_gbps", num(cap, "%.6g"));
 	put(o, "data_run", json_object_new_boolean(l->data_run));
 	put(o, "data_failed", json_object_new_boolean(l->data_failed));
-	if (l->data_run)
+	if (l->data_run) {
 		put(o, "data_ok", json_object_new_boolean(l->data_ok));
+		put(o, "data_passes", json_object_new_int64(l->data_passes));
+	}
 	put(o, "bandwidth_gbps", num_or_null(data, l->bandwidth_gbps, "%.4g"));
 	put(o, "bandwidth_min_gbps", num_or_null(data, l->bandwidth_min_gbps, "%.4g"));
 	put(o, "bandwidth_max_gbps", num_or_null(data, l->bandwidth_max_gbps, "%.4g"));
@@ -711,6 +751,9 @@ static void read_link(struct reader *rd, struct json_object *o,
 	if (!l->data_run)
 		return;
 	l->data_ok = read_bool(rd, o, "data_ok", true);
+	l->data_passes = 1;
+	if (present(o, "data_passes"))
+		l->data_passes = read_uint(rd, o, "data_passes", true, 1000);
 	if (!l->data_ok)
 		return;
 	l->bandwidth_gbps = read_double(rd, o, "bandwidth_gbps", true);
@@ -832,6 +875,7 @@ static void take_link(struct fabric_link *d, const struct fabric_link *s)
 	if (!d->data_run && s->data_run) {
 		d->data_run = true;
 		d->data_ok = s->data_ok;
+		d->data_passes = s->data_passes;
 		d->bandwidth_gbps = s->bandwidth_gbps;
 		d->bandwidth_min_gbps = s->bandwidth_min_gbps;
 		d->bandwidth_max_gbps = s->bandwidth_max_gbps;

@@ -66,6 +66,7 @@ static void ring(struct fabric_report *r, unsigned int n)
 		l->rate_mbps = l->max_rate_mbps = 212500;
 		l->width = l->max_width = LANES;
 		l->data_run = l->data_ok = true;
+		l->data_passes = 1;
 		l->bandwidth_gbps = 60 + i;
 		l->bandwidth_min_gbps = 59 + i;
 		l->bandwidth_max_gbps = 62 + i;
@@ -253,6 +254,15 @@ TEST(speed_is_judged_against_capacity_and_like_links)
 	EXPECT_NE(NULL, reason(find(&r, 2), FABRIC_SLOW));
 	EXPECT_NE(NULL, reason(find(&r, 3), FABRIC_HIGH_LATENCY));
 	EXPECT_EQ(NULL, reason(find(&r, 3), FABRIC_SLOW));
+	/* What npoctl measures again before blaming: exactly those two. */
+	EXPECT_FALSE(fabric_speed_outlier(&r, find(&r, 1), &lim));
+	EXPECT_TRUE(fabric_speed_outlier(&r, find(&r, 2), &lim));
+	EXPECT_TRUE(fabric_speed_outlier(&r, find(&r, 3), &lim));
+	EXPECT_FALSE(fabric_speed_outlier(&r, find(&r, 4), &lim));
+	/* Its second pass as quick as the rest: no longer an outlier. */
+	find(&r, 3)->latency_us = 1.1;
+	EXPECT_FALSE(fabric_speed_outlier(&r, find(&r, 3), &lim));
+	find(&r, 3)->latency_us = 5.5;
 
 	/* An absolute floor, when asked for: every link here is below 50%. */
 	lim.min_efficiency = 0.5;
@@ -280,6 +290,7 @@ TEST(a_report_survives_its_json)
 	ring(&r, 4);
 	find(&r, 3)->b.lane[5].los = true;
 	find(&r, 3)->width = 4;
+	find(&r, 2)->data_passes = 3;	/* measured again, looking slow */
 	find(&r, 4)->b.measured = false;	/* its far end is elsewhere */
 	find(&r, 4)->data_run = false;
 	snprintf(find(&r, 4)->why_not, sizeof(find(&r, 4)->why_not), "far");
@@ -309,6 +320,7 @@ TEST(a_report_survives_its_json)
 			EXPECT_TRUE(fabs(r.links[i].bandwidth_gbps -
 					 back.links[i].bandwidth_gbps) < 0.01);
 			EXPECT_TRUE(fabs(r.links[i].latency_us - back.links[i].latency_us) < 0.001);
+			EXPECT_EQ(r.links[i].data_passes, back.links[i].data_passes);
 		}
 		if (r.links[i].nreasons)
 			EXPECT_STREQ(r.links[i].reason[0].text, back.links[i].reason[0].text);
