@@ -38,6 +38,7 @@
 #define   NPO_IF_MINOR_ROUTING		13	/* route table, link messages */
 #define   NPO_IF_MINOR_FLASH		14	/* firmware flash, A/B slots */
 #define   NPO_IF_MINOR_MODULE		15	/* module identity, TX_DROP fault */
+#define   NPO_IF_MINOR_QUARANTINE	16	/* P_CONTROL.QUARANTINE */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -227,6 +228,7 @@ enum npo_mbox_result {
 #define   NPO_PCTL_RETRAIN		BIT(1)
 #define   NPO_PCTL_MAX_RATE		GENMASK(6, 4)
 #define   NPO_PCTL_MAX_WIDTH		GENMASK(12, 8)
+#define   NPO_PCTL_QUARANTINE		BIT(16)
 #define NPO_P_STATUS			0x04
 #define   NPO_PST_STATE			GENMASK(3, 0)
 #define   NPO_PST_RATE			GENMASK(6, 4)

@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            15
+#define NPO_IF_MINOR            16
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -292,6 +292,7 @@ REG32(P_CONTROL, 0x00)
     FIELD(P_CONTROL, RETRAIN, 1, 1)
     FIELD(P_CONTROL, MAX_RATE, 4, 3)    /* 0: any, n: rate n at most */
     FIELD(P_CONTROL, MAX_WIDTH, 8, 5)   /* 0: any, n: n lanes at most */
+    FIELD(P_CONTROL, QUARANTINE, 16, 1) /* 1.16: carries no fabric data */
 REG32(P_STATUS, 0x04)
     FIELD(P_STATUS, STATE, 0, 4)
     FIELD(P_STATUS, RATE, 4, 3)         /* 0: none, 1..3 */

@@ -89,10 +89,16 @@ static const NpoHwRoute *route_find(NpoState *s, uint32_t node)
                    route_cmp);
 }
 
+/* A quarantined port (1.16) carries no fabric data out. */
+static bool port_quarantined(const NpoPort *p)
+{
+    return p->control & R_P_CONTROL_QUARANTINE_MASK;
+}
+
 /*
  * The port that leads to node: a port whose trained peer it is and that
  * carries traffic now, else the route table's, else a port that once
- * reached it.  NULL if nothing leads there.
+ * reached it.  Never a quarantined port.  NULL if nothing leads there.
  */
 NpoPort *npo_link_route(NpoState *s, uint32_t node)
 {
@@ -103,7 +109,7 @@ NpoPort *npo_link_route(NpoState *s, uint32_t node)
     for (i = 0; i < s->num_ports; i++) {
         NpoPort *p = &s->port[i];
 
-        if (!p->peer_known || p->peer_node != node) {
+        if (!p->peer_known || p->peer_node != node || port_quarantined(p)) {
             continue;
         }
         if (p->state == PORT_ACTIVE) {
@@ -112,7 +118,10 @@ NpoPort *npo_link_route(NpoState *s, uint32_t node)
         found = found ? found : p;
     }
     r = route_find(s, node);
-    return r ? &s->port[r->port] : found;
+    if (r && !port_quarantined(&s->port[r->port])) {
+        return &s->port[r->port];
+    }
+    return r ? NULL : found;
 }
 
 /*
