@@ -230,6 +230,12 @@ struct npo_link_diag {
  * @health: the port's devlink "link" reporter, or NULL (npo_link_health.c);
  *	set and cleared under &npo_dev.link_lock.
  * @diag: its module and the far end's last report (npo_link_diag.c).
+ * @plan_set: the administrator said which peer the port is cabled to:
+ * @plan_node: its node id
+ * @plan_port: and port.
+ * @miswired: the port's link trained with another peer than @plan_node
+ *	and @plan_port: it is quarantined (npo_link_plan.c).  Read without
+ *	the lock by routing and time sync.
  *
  * All fields but @retrain_work, @prbs_done, @watch and the statistics are
  * protected by
@@ -274,6 +280,10 @@ struct npo_port {
 	struct npo_port_down last_down;
 	struct npo_link_health *health;
 	struct npo_link_diag diag;
+	bool plan_set;
+	u32 plan_node;
+	u8 plan_port;
+	bool miswired;
 };
 
 #define NPO_TS_SYNCS_KEPT	4
@@ -1074,6 +1084,13 @@ void npo_link_diag_rx(struct npo_dev *ndev, unsigned int index,
 		      const void *data, size_t len);
 void npo_link_diag_forget(struct npo_port *port);
 int npo_link_diag_fill(struct sk_buff *skb, struct npo_port *port);
+
+/* npo_link_plan.c */
+u32 npo_port_control_plan(const struct npo_port *port);
+bool npo_port_miswired(const struct npo_port *port);
+void npo_link_plan_check(struct npo_port *port);
+void npo_link_plan_set(struct npo_port *port, bool set, u32 node,
+		       u8 peer_port);
 
 /* npo_link_health.c */
 void npo_link_health_event(struct npo_port *port, u32 event);

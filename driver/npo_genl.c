@@ -32,6 +32,9 @@ static const struct nla_policy npo_nl_policy[NPO_ATTR_MAX + 1] = {
 	[NPO_ATTR_CLOCK_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 255),
 	[NPO_ATTR_CLOCK_SYNC] = NLA_POLICY_MAX(NLA_U8, 1),
 	[NPO_ATTR_EVENT_SEQ] = { .type = NLA_U64 },
+	[NPO_ATTR_PORT_PLANNED_PEER_NODE] = { .type = NLA_U32 },
+	[NPO_ATTR_PORT_PLANNED_PEER_PORT] = NLA_POLICY_MAX(NLA_U32, 255),
+	[NPO_ATTR_PORT_PLAN_CLEAR] = { .type = NLA_FLAG },
 };
 
 static struct genl_family npo_genl_family;
@@ -265,6 +268,8 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 		flags |= NPO_PORT_FLAG_AT_RISK;
 	if (port->selftest == NPO_SELFTEST_FAILED)
 		flags |= NPO_PORT_FLAG_SELF_TEST_FAILED;
+	if (port->miswired)
+		flags |= NPO_PORT_FLAG_MISWIRED;
 
 	if (nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
 	    nla_put_string(msg, NPO_ATTR_DEV_NAME, dev_name(&ndev->dev)) ||
@@ -291,6 +296,10 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 	if (port->peer_valid &&
 	    (nla_put_u32(msg, NPO_ATTR_PORT_PEER_NODE_ID, port->peer_node) ||
 	     nla_put_u32(msg, NPO_ATTR_PORT_PEER_PORT, port->peer_port)))
+		return -EMSGSIZE;
+	if (port->plan_set &&
+	    (nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_NODE, port->plan_node) ||
+	     nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_PORT, port->plan_port)))
 		return -EMSGSIZE;
 	if (npo_hw_blames_lanes(ndev) &&
 	    (nla_put_u32(msg, NPO_ATTR_PORT_FAULT_LANES, port->fault_lanes) ||
@@ -517,13 +526,41 @@ static int npo_rate_index(u32 mbps)
 	return -1;
 }
 
+/* The plan's part of NPO_CMD_PORT_SET: 1 if it had one, 0 if not, or -errno. */
+static int npo_nl_port_plan(struct npo_port *port, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **a = info->attrs;
+	struct nlattr *node = a[NPO_ATTR_PORT_PLANNED_PEER_NODE];
+	struct nlattr *pport = a[NPO_ATTR_PORT_PLANNED_PEER_PORT];
+
+	if (a[NPO_ATTR_PORT_PLAN_CLEAR]) {
+		if (node || pport) {
+			NL_SET_ERR_MSG_ATTR(extack, a[NPO_ATTR_PORT_PLAN_CLEAR],
+					    "a plan cannot be set and cleared at once");
+			return -EINVAL;
+		}
+		npo_link_plan_set(port, false, 0, 0);
+		return 1;
+	}
+	if (!node && !pport)
+		return 0;
+	if (!node || !pport) {
+		NL_SET_ERR_MSG_ATTR(extack, node ? node : pport,
+				    "the planned peer needs both its node and its port");
+		return -EINVAL;
+	}
+	npo_link_plan_set(port, true, nla_get_u32(node), nla_get_u32(pport));
+	return 1;
+}
+
 static int npo_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **a = info->attrs;
 	struct npo_port *port = npo_get_target(info);
 	struct npo_dev *ndev;
-	int rate = -1, width = -1, err = 0;
+	int rate = -1, width = -1, err = 0, planned;
 
 	if (IS_ERR(port))
 		return PTR_ERR(port);
@@ -547,6 +584,15 @@ static int npo_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 		}
 	}
+	planned = npo_nl_port_plan(port, info);
+	if (planned < 0) {
+		err = planned;
+		goto out;
+	}
+	/* A plan alone leaves the link as it is, also during a PRBS test. */
+	if (planned && !a[NPO_ATTR_PORT_ADMIN_UP] &&
+	    !a[NPO_ATTR_PORT_TARGET_RATE] && !a[NPO_ATTR_PORT_TARGET_WIDTH])
+		goto out;
 	err = npo_port_configure(port, a[NPO_ATTR_PORT_ADMIN_UP] ?
 				 nla_get_u8(a[NPO_ATTR_PORT_ADMIN_UP]) : -1,
 				 rate, width);

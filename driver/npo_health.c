@@ -67,6 +67,15 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 			 min_t(unsigned int, ndev->lanes_per_port, port->peer_lanes),
 			 why);
 		break;
+	case NPO_EVENT_MISWIRED:
+		if (port->miswired)
+			npo_warn(ndev, "port %u: cabled to node %u port %u, planned for node %u port %u: quarantined, no data or fabric time goes through it\n",
+				 port->index, port->peer_node, port->peer_port,
+				 port->plan_node, port->plan_port);
+		else
+			npo_info(ndev, "port %u: no longer miswired: back in service\n",
+				 port->index);
+		break;
 	case NPO_EVENT_ERR_THRESHOLD:
 		lanes = port->ber_lanes;
 		npo_warn(ndev, "port %u: pre-FEC bit error rate above the warning threshold on lanes %*pbl\n",

@@ -136,7 +136,8 @@ const char *npo_port_rate_name(unsigned int rate)
  * npo_port_control() - the CONTROL value the administrator asked for
  * @port: the port.
  *
- * Return: ENABLE and the rate and width limits, without RETRAIN.
+ * Return: ENABLE, the rate and width limits and, for a miswired port,
+ * QUARANTINE; never RETRAIN.
  */
 u32 npo_port_control(struct npo_port *port)
 {
@@ -146,7 +147,7 @@ u32 npo_port_control(struct npo_port *port)
 		ctl |= NPO_PCTL_ENABLE;
 	ctl |= FIELD_PREP(NPO_PCTL_MAX_RATE, port->max_rate);
 	ctl |= FIELD_PREP(NPO_PCTL_MAX_WIDTH, port->max_width);
-	return ctl;
+	return ctl | npo_port_control_plan(port);
 }
 
 /**
@@ -611,6 +612,8 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 		npo_health_port_event(port, NPO_EVENT_TEST_DONE);
 		complete_all(&port->prbs_done);
 	}
+	/* After LINK_UP: the log says whom it reached, then that it is wrong. */
+	npo_link_plan_check(port);
 }
 
 static void npo_link_work(struct work_struct *work)

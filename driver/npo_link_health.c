@@ -43,6 +43,9 @@ struct npo_link_snapshot {
 	u8 peer_port;
 	u64 flaps;
 	u32 selftest_lanes;
+	bool miswired;
+	u32 plan_node;
+	u8 plan_port;
 };
 
 /**
@@ -82,6 +85,8 @@ static const char *npo_link_event_name(u32 event)
 		return "at risk";
 	case NPO_EVENT_SELF_TEST:
 		return "self-test failed";
+	case NPO_EVENT_MISWIRED:
+		return "miswired";
 	}
 	return "none";
 }
@@ -106,6 +111,9 @@ static void npo_link_snapshot(struct npo_port *port, u32 event,
 		.flaps = port->flaps,
 		.selftest_lanes = port->selftest == NPO_SELFTEST_FAILED ?
 				  port->selftest_lanes : 0,
+		.miswired = port->miswired,
+		.plan_node = port->plan_node,
+		.plan_port = port->plan_port,
 	};
 }
 
@@ -134,6 +142,13 @@ static void npo_link_fmsg_put(struct devlink_fmsg *fmsg,
 	devlink_fmsg_u32_pair_put(fmsg, "at_risk_lanes", snap->risk_lanes);
 	devlink_fmsg_u32_pair_put(fmsg, "self_test_failed_lanes",
 				  snap->selftest_lanes);
+	devlink_fmsg_bool_pair_put(fmsg, "miswired", snap->miswired);
+	if (snap->miswired) {
+		devlink_fmsg_u32_pair_put(fmsg, "planned_peer_node",
+					  snap->plan_node);
+		devlink_fmsg_u32_pair_put(fmsg, "planned_peer_port",
+					  snap->plan_port);
+	}
 	if (snap->risk_lanes) {
 		devlink_fmsg_u32_pair_put(fmsg, "at_risk_lane", snap->risk_lane);
 		devlink_fmsg_string_pair_put(fmsg, "at_risk_reason",
@@ -322,7 +337,7 @@ static bool npo_link_clean(const struct npo_port *port)
 		     (npo_link_watch_judges_ber(port) ? 0 : NPO_PST_HIGH_BER);
 
 	return FIELD_GET(NPO_PST_STATE, st) == NPO_HW_PORT_ACTIVE &&
-	       !(st & faults) && !port->risk_lanes;
+	       !(st & faults) && !port->risk_lanes && !port->miswired;
 }
 
 static void npo_link_report_msg(const struct npo_port *port,
@@ -362,6 +377,11 @@ static void npo_link_report_msg(const struct npo_port *port,
 		lanes = snap->selftest_lanes;
 		snprintf(msg, len, "port %u: failed its self-test after a reset: lanes %*pbl; held",
 			 port->index, NPO_MAX_LANES, &lanes);
+		break;
+	case NPO_EVENT_MISWIRED:
+		snprintf(msg, len, "port %u: cabled to node %u port %u, planned node %u port %u",
+			 port->index, snap->peer_node, snap->peer_port,
+			 snap->plan_node, snap->plan_port);
 		break;
 	}
 }
@@ -424,8 +444,9 @@ static bool npo_link_health_judge(struct npo_port *port, u32 event,
 	case NPO_EVENT_SELF_TEST:
 		/* A pass is followed by the link coming up, which clears it. */
 		return port->selftest == NPO_SELFTEST_FAILED;
+	case NPO_EVENT_MISWIRED:
 	case NPO_EVENT_AT_RISK:
-		if (port->risk_lanes)
+		if (event == NPO_EVENT_MISWIRED ? port->miswired : port->risk_lanes)
 			return true;
 		fallthrough;
 	case NPO_EVENT_LINK_UP:

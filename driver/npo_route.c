@@ -227,8 +227,9 @@ static void npo_rt_own_links(struct npo_dev *ndev, struct npo_rt_lsa *lsa)
 		struct npo_port *port = &ndev->ports[i];
 		u32 st = port->status;
 
+		/* A miswired port is no link of ours: nothing is routed over it. */
 		if (FIELD_GET(NPO_PST_STATE, st) != NPO_HW_PORT_ACTIVE ||
-		    !port->peer_valid)
+		    !port->peer_valid || port->miswired)
 			continue;
 		lsa->link[lsa->nlinks++] = (struct npo_rt_link) {
 			.peer_node = cpu_to_le32(port->peer_node),
@@ -760,6 +761,7 @@ void npo_route_port_event(struct npo_port *port, u32 event)
 	case NPO_EVENT_LINK_DOWN:
 	case NPO_EVENT_RECOVERED:
 	case NPO_EVENT_DEGRADED:
+	case NPO_EVENT_MISWIRED:
 		if (READ_ONCE(rt->running))
 			mod_delayed_work(rt->wq, &rt->work, 0);
 		break;

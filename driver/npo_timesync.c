@@ -200,11 +200,12 @@ static int npo_ts_recv(struct npo_dev *ndev, struct npo_hw_time_msg *m)
 	return err;
 }
 
+/* Up, and not miswired: fabric time never goes over a cable out of plan. */
 static bool npo_ts_port_active(struct npo_dev *ndev, unsigned int i)
 {
 	return ndev->ports &&
 	       FIELD_GET(NPO_PST_STATE, READ_ONCE(ndev->ports[i].status)) ==
-	       NPO_HW_PORT_ACTIVE;
+	       NPO_HW_PORT_ACTIVE && !npo_port_miswired(&ndev->ports[i]);
 }
 
 /* --- error bound ----------------------------------------------------------- */
@@ -589,7 +590,8 @@ static void npo_ts_rx_work(struct work_struct *work)
 	mutex_lock(&ts->lock);
 	while (budget-- && !npo_ts_recv(ndev, &m)) {
 		if (m.port >= ndev->num_ports || m.len < NPO_TS_MSG_MIN_LEN ||
-		    ts->role == NPO_CLOCK_ROLE_USER)
+		    ts->role == NPO_CLOCK_ROLE_USER ||
+		    npo_port_miswired(&ndev->ports[m.port]))
 			continue;
 		/* An older sender announces no bound. */
 		memset(&msg, 0xff, sizeof(msg));

@@ -113,6 +113,7 @@ const char *npo_event_str(uint32_t event)
 		[NPO_EVENT_QUEUE_ERROR] = "queue-error",
 		[NPO_EVENT_SELF_TEST] = "self-test",
 		[NPO_EVENT_REROUTE] = "reroute",
+		[NPO_EVENT_MISWIRED] = "miswired",
 	};
 
 	return NAME_OF(names, event);

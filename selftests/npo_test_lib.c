@@ -283,18 +283,20 @@ long long npo_test_bar_read(const char *name, unsigned int off)
 	long long v;
 	int fd;
 
-	if (off >= 4096 || off % 4)
+	size_t page = off & ~4095u;
+
+	if (off >= NPO_TEST_BAR_REGS_SIZE || off % 4)
 		return -1;
 	snprintf(path, sizeof(path), NPO_SYSFS_CLASS "/%s/device/resource0",
 		 name);
 	fd = open(path, O_RDONLY | O_SYNC);
 	if (fd < 0)
 		return -1;
-	regs = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	regs = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, page);
 	close(fd);
 	if (regs == MAP_FAILED)
 		return -1;
-	v = regs[off / 4];
+	v = regs[(off - page) / 4];
 	munmap((void *)regs, 4096);
 	return v;
 }

@@ -76,6 +76,9 @@ int npo_test_expected_devices(void);
 bool npo_test_is_root(void);
 /* RESET_COUNT's offset in BAR0 (hardware.rst, interface 1.6). */
 #define NPO_TEST_RESET_COUNT_REG	0x050
+/* BAR0's registers: the device's, then its ports' at 0x1000 + p * 0x40. */
+#define NPO_TEST_BAR_REGS_SIZE		0x4000
+#define NPO_TEST_PORT_REG(p, off)	(0x1000 + (p) * 0x40 + (off))
 /*
  * A 32-bit register of the device's BAR0 (Documentation/hardware.rst),
  * read through sysfs: the device's view, not the driver's.  -1 if

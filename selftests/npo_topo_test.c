@@ -8,7 +8,12 @@
  * plan than the links trained to finds every link under-trained; a plan
  * that is not one is refused (exit 2) with a reason.  The topology XML
  * written for NCCL names each device's two ring neighbours by the PCI
- * addresses sysfs gives them.
+ * addresses sysfs gives them.  The swapped plan handed to the driver
+ * (npoctl topo check --apply) quarantines exactly the four ports at the
+ * ends of the two cables, in the driver's flags and in the device's
+ * CONTROL register; routes and fabric time then avoid them (two islands,
+ * each with its own grandmaster) and data for the peer across one does
+ * not take it; forgetting the plan takes them back.
  *
  * Needs npo-vm --topology ring: device i port 0 to device i+1 port 1,
  * device i is node i + 1.
@@ -251,6 +256,285 @@ TEST_F(topo, nccl_xml_links_each_device_to_its_ring_neighbours)
 			links++;
 		EXPECT_EQ(2, links);
 	}
+}
+
+/* --- the plan handed to the driver ------------------------------------- */
+
+#define QUARANTINE_BIT	(1u << 16)	/* port CONTROL.QUARANTINE, 1.16 */
+
+/* The ports the plan with 1/0 and 3/0's far ends swapped miswires. */
+static bool swapped_port(int64_t node, int64_t port)
+{
+	return (port == 0 && (node == 1 || node == 3)) ||
+	       (port == 1 && (node == 2 || node == 4));
+}
+
+/* The island the two quarantined cables leave node in: 2-3, or the rest. */
+static bool in_small_island(int64_t node)
+{
+	return node == 2 || node == 3;
+}
+
+static struct json_object *run_json(FIXTURE_DATA(topo) *self, const char *cmd,
+				    const char *key)
+{
+	struct json_object *doc, *arr;
+
+	if (npo_test_run(self->out, sizeof(self->out), "%s 2>/dev/null", cmd))
+		return NULL;
+	doc = json_tokener_parse(self->out);
+	if (!key)
+		return doc;
+	if (!doc || !json_object_object_get_ex(doc, key, &arr)) {
+		json_object_put(doc);
+		return NULL;
+	}
+	json_object_get(arr);
+	json_object_put(doc);
+	return arr;
+}
+
+/*
+ * Every route avoids the quarantined ports and, with them, node 1 has no
+ * way into the island 2-3 (planned: the ring with them; unplanned: node 1
+ * reaches node 2 through its port 0, one hop).
+ */
+static bool routes_as_expected(FIXTURE_DATA(topo) *self, bool planned)
+{
+	struct json_object *routes = run_json(self, "npoctl -j route", "routes");
+	bool ok = routes && json_object_array_length(routes) > 0, direct = false;
+	size_t i;
+
+	for (i = 0; ok && i < json_object_array_length(routes); i++) {
+		struct json_object *r = json_object_array_get_idx(routes, i);
+		int64_t node = jnum(r, "node_id", NULL);
+		int64_t dest = jnum(r, "dest_node", NULL);
+		int64_t port = jnum(r, "port", NULL);
+
+		if (planned && (swapped_port(node, port) ||
+				in_small_island(node) != in_small_island(dest)))
+			ok = false;
+		if (node == 1 && dest == 2 && port == 0 && jnum(r, "hops", NULL) == 1)
+			direct = true;
+	}
+	json_object_put(routes);
+	return ok && (planned || direct);
+}
+
+/*
+ * Every clock locked to a grandmaster of its own island, never through a
+ * quarantined port (unplanned: all to one).
+ */
+static bool clocks_as_expected(FIXTURE_DATA(topo) *self, bool planned)
+{
+	struct json_object *clocks = run_json(self, "npoctl -j clock", "clocks");
+	bool ok = clocks && (int)json_object_array_length(clocks) == self->n;
+	int64_t gm[2] = { -1, -1 };
+	size_t i;
+
+	for (i = 0; ok && i < json_object_array_length(clocks); i++) {
+		struct json_object *c = json_object_array_get_idx(clocks, i), *x;
+		int64_t node = jnum(c, "node_id", NULL);
+		int64_t g = jnum(c, "grandmaster", NULL);
+		int island = planned && in_small_island(node);
+
+		if (!json_object_object_get_ex(c, "state", &x) ||
+		    (strcmp(json_object_get_string(x), "locked") && g != node))
+			ok = false;
+		if (json_object_object_get_ex(c, "parent_port", &x) &&
+		    planned && swapped_port(node, json_object_get_int64(x)))
+			ok = false;
+		if (gm[island] < 0)
+			gm[island] = g;
+		ok = ok && g == gm[island] &&
+		     (!planned || in_small_island(g) == island);
+	}
+	json_object_put(clocks);
+	return ok;
+}
+
+/* Each port's MISWIRED flag and CONTROL.QUARANTINE as planned. */
+static int ports_as_expected(FIXTURE_DATA(topo) *self, bool planned)
+{
+	struct json_object *ports = run_json(self, "npoctl -j link", NULL);
+	int wrong = ports ? 0 : 1;
+	size_t i, k;
+
+	for (i = 0; ports && i < json_object_array_length(ports); i++) {
+		struct json_object *p = json_object_array_get_idx(ports, i), *f, *x;
+		int64_t node = jnum(p, "node_id", NULL);
+		const char *name = json_object_get_string(
+			json_object_object_get_ex(p, "port", &x) ? x : NULL);
+		bool flag = false, want;
+		unsigned int dev, port;
+		char dname[16];
+		long long ctl;
+
+		if (!name || sscanf(name, "npo%u/%u", &dev, &port) != 2) {
+			wrong++;
+			continue;
+		}
+		want = planned && swapped_port(node, port);
+		if (json_object_object_get_ex(p, "flags", &f))
+			for (k = 0; k < json_object_array_length(f); k++)
+				flag |= !strcmp(json_object_get_string(
+					json_object_array_get_idx(f, k)), "MISWIRED");
+		snprintf(dname, sizeof(dname), "npo%u", dev);
+		ctl = npo_test_bar_read(dname, NPO_TEST_PORT_REG(port, 0));
+		/* Ports 0 and 1 are in the plan; any other has none. */
+		if (planned && port <= 1 &&
+		    jnum(p, "planned_peer", "node_id") < 1)
+			wrong++;
+		if (flag != want || ctl < 0 || !!(ctl & QUARANTINE_BIT) != want) {
+			fprintf(stderr, "# %s: MISWIRED %d, CONTROL 0x%llx, want %d\n",
+				name, flag, ctl, want);
+			wrong++;
+		}
+	}
+	json_object_put(ports);
+	return wrong;
+}
+
+/*
+ * The miswired events each device kept: on each swapped port, want of
+ * them and the last with MISWIRED set as 'flagged'; none elsewhere.
+ */
+static int events_as_expected(FIXTURE_DATA(topo) *self, int want, bool flagged)
+{
+	struct json_object *evs = run_json(self, "npoctl -j events", NULL);
+	int wrong = evs ? 0 : 1, count[64][2] = { { 0 } };
+	bool last[64][2] = { { false } };
+	unsigned int dev, port;
+	size_t i, k;
+
+	for (i = 0; evs && i < json_object_array_length(evs); i++) {
+		struct json_object *e = json_object_array_get_idx(evs, i), *x, *f;
+
+		if (!json_object_object_get_ex(e, "event", &x) ||
+		    strcmp(json_object_get_string(x), "miswired"))
+			continue;
+		if (!json_object_object_get_ex(e, "port", &x) ||
+		    sscanf(json_object_get_string(x), "npo%u/%u", &dev, &port) != 2 ||
+		    dev >= 64 || port > 1) {
+			wrong++;
+			continue;
+		}
+		count[dev][port]++;
+		last[dev][port] = false;
+		if (json_object_object_get_ex(e, "flags", &f))
+			for (k = 0; k < json_object_array_length(f); k++)
+				last[dev][port] |= !strcmp(json_object_get_string(
+					json_object_array_get_idx(f, k)), "MISWIRED");
+	}
+	for (dev = 0; dev < (unsigned int)self->n && dev < 64; dev++)
+		for (port = 0; port <= 1; port++) {
+			bool sw = swapped_port(dev + 1, port);
+
+			if (count[dev][port] != (sw ? want : 0) ||
+			    (sw && last[dev][port] != flagged)) {
+				fprintf(stderr, "# npo%u/%u: %d miswired events, last flagged %d\n",
+					dev, port, count[dev][port], last[dev][port]);
+				wrong++;
+			}
+		}
+	json_object_put(evs);
+	return wrong;
+}
+
+static bool wait_for(FIXTURE_DATA(topo) *self,
+		     bool (*fn)(FIXTURE_DATA(topo) *, bool), bool planned,
+		     int secs)
+{
+	double end = npo_test_now_s() + secs;
+
+	do {
+		if (fn(self, planned))
+			return true;
+		usleep(200000);
+	} while (npo_test_now_s() < end);
+	return false;
+}
+
+TEST_F_TIMEOUT(topo, an_applied_plan_quarantines_the_miswired_ports, 180)
+{
+	char plan[8192], log[1 << 14];
+	struct json_object *doc;
+	size_t mark;
+	int st, lines = 0;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_for(self, clocks_as_expected, false, 30)) TH_LOG("%s", self->out);
+	ring_plan(self, plan, sizeof(plan), 1, 3, "", "");
+	ASSERT_EQ(0, write_plan(plan));
+	mark = npo_test_dmesg_mark();
+	st = npo_test_run(self->out, sizeof(self->out),
+			  "npoctl -j topo check --apply " PLAN " 2>/dev/null");
+	EXPECT_EQ(3, st) TH_LOG("%s", self->out);
+	doc = json_tokener_parse(self->out);
+	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
+	EXPECT_EQ(2, json_object_array_length(doc));
+	json_object_put(doc);
+
+	/* Exactly the four ends of the two cables, in the driver and the device. */
+	EXPECT_EQ(0, ports_as_expected(self, true));
+	EXPECT_EQ(0, events_as_expected(self, 1, true));
+	EXPECT_EQ(3, npo_test_run(self->out, sizeof(self->out), "npoctl health 2>&1"));
+	EXPECT_NE(NULL, strstr(self->out,
+			       "miswired: cabled to node 2/1, planned node 4/1; quarantined"))
+		TH_LOG("%s", self->out);
+	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
+	for (const char *p = log; (p = strstr(p, "quarantined")); p++)
+		lines++;
+	EXPECT_EQ(4, lines) TH_LOG("%s", log);
+	/* No route and no clock goes through them: two islands. */
+	EXPECT_TRUE(wait_for(self, routes_as_expected, true, 20)) TH_LOG("%s", self->out);
+	EXPECT_TRUE(wait_for(self, clocks_as_expected, true, 60)) TH_LOG("%s", self->out);
+	/*
+	 * Data for the peer across a quarantined cable does not take it:
+	 * with no route, the device's own "the peer is the destination"
+	 * shortcut would, were the port not quarantined.
+	 */
+	EXPECT_NE(0, npo_test_run(self->out, sizeof(self->out),
+				  "npo-perf -d npo0 -r npo1 -s 8 -n 4 write lat 2>&1"))
+		TH_LOG("%s", self->out);
+	/* The link itself stays up, for whoever recables it. */
+	EXPECT_EQ(0, npo_test_run(NULL, 0,
+				  "npoctl link show npo0/0 | grep -q 'state *active'"));
+
+	/* Forgetting the plan takes the ports back. */
+	EXPECT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl topo unplan 2>&1")) TH_LOG("%s", self->out);
+	EXPECT_EQ(0, ports_as_expected(self, false));
+	EXPECT_EQ(0, events_as_expected(self, 2, false));
+	EXPECT_TRUE(wait_for(self, routes_as_expected, false, 20)) TH_LOG("%s", self->out);
+	EXPECT_TRUE(wait_for(self, clocks_as_expected, false, 60)) TH_LOG("%s", self->out);
+	EXPECT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  "npo-perf -d npo0 -r npo1 -s 8 -n 4 write lat 2>&1"))
+		TH_LOG("%s", self->out);
+}
+
+TEST_F(topo, a_bad_port_plan_is_refused)
+{
+	NPO_TEST_SETUP_DONE();
+	EXPECT_EQ(2, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl link set npo0/0 plan 2 2>&1"));
+	EXPECT_EQ(2, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl link set npo0/0 plan npo2/1 2>&1"));
+	EXPECT_EQ(2, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl link set npo0/0 plan 2/256 2>&1"));
+	/* The same port planned and cleared at once is the driver's to refuse. */
+	EXPECT_NE(0, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl link set npo0/0 plan 2/1 plan none 2>&1"));
+	EXPECT_NE(NULL, strstr(self->out, "set and cleared")) TH_LOG("%s", self->out);
+	/* Nothing was left behind. */
+	EXPECT_EQ(0, ports_as_expected(self, false));
+	EXPECT_EQ(0, npo_test_run(self->out, sizeof(self->out),
+				  "npoctl -j link show npo0/0 | grep -q '\"planned_peer\":null'"))
+		TH_LOG("%s", self->out);
+	/* Planned as cabled: not miswired. */
+	EXPECT_EQ(0, npo_test_run(NULL, 0, "npoctl link set npo0/0 plan 2/1"));
+	EXPECT_EQ(0, ports_as_expected(self, false));
+	EXPECT_EQ(0, npo_test_run(NULL, 0, "npoctl link set npo0/0 plan none"));
 }
 
 TEST_HARNESS_MAIN

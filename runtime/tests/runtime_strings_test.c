@@ -48,7 +48,8 @@ TEST(events_and_clocks)
 	EXPECT_STREQ("queue-error", npo_event_str(NPO_EVENT_QUEUE_ERROR));
 	EXPECT_STREQ("self-test", npo_event_str(NPO_EVENT_SELF_TEST));
 	EXPECT_STREQ("reroute", npo_event_str(NPO_EVENT_REROUTE));
-	EXPECT_STREQ("unknown", npo_event_str(NPO_EVENT_REROUTE + 1));
+	EXPECT_STREQ("miswired", npo_event_str(NPO_EVENT_MISWIRED));
+	EXPECT_STREQ("unknown", npo_event_str(NPO_EVENT_MISWIRED + 1));
 	EXPECT_STREQ("none", npo_risk_str(NPO_RISK_NONE));
 	EXPECT_STREQ("low Rx power", npo_risk_str(NPO_RISK_RX_POWER));
 	EXPECT_STREQ("unknown", npo_risk_str(NPO_RISK_RX_POWER + 1));

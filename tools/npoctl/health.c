@@ -95,6 +95,17 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	p->seen = true;
 	p->since_ms = get_u64(tb, NPO_ATTR_PORT_TIME_IN_STATE_MS);
 	snprintf(p->state, sizeof(p->state), "%s", npo_port_state_str(state));
+	/* Up or not, a cable out of plan carries nothing: quarantined. */
+	if ((flags & NPO_PORT_FLAG_MISWIRED) && tb[NPO_ATTR_PORT_PLANNED_PEER_NODE]) {
+		p->verdict = FAILED;
+		snprintf(p->reason, sizeof(p->reason),
+			 "miswired: cabled to node %u/%u, planned node %u/%u; quarantined",
+			 get_u32(tb, NPO_ATTR_PORT_PEER_NODE_ID, 0),
+			 get_u32(tb, NPO_ATTR_PORT_PEER_PORT, 0),
+			 nla_get_u32(tb[NPO_ATTR_PORT_PLANNED_PEER_NODE]),
+			 get_u32(tb, NPO_ATTR_PORT_PLANNED_PEER_PORT, 0));
+		return 0;
+	}
 	if (state == NPO_PORT_ACTIVE) {
 		if (get_u32(tb, NPO_ATTR_PORT_RISK_LANES, 0)) {
 			p->verdict = AT_RISK;

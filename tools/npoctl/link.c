@@ -22,6 +22,7 @@ static void link_usage(FILE *to)
 		"Usage: npoctl link [ show [ DEV/PORT ] ]\n"
 		"       npoctl link set DEV/PORT [ up | down ] [ rate { 53G | 106G | 212G | any } ]\n"
 		"                                [ width { 1 | 2 | 4 | 8 | 16 | any } ]\n"
+		"                                [ plan { NODE/PORT | none } ]\n"
 		"       npoctl link retrain DEV/PORT\n"
 		"       npoctl link clear DEV/PORT\n"
 		"       npoctl link test DEV/PORT [ time MS ]\n"
@@ -62,6 +63,8 @@ void link_print_flags(uint32_t flags, bool admin_up)
 		print_string(NULL, " %s", "AT-RISK");
 	if (flags & NPO_PORT_FLAG_SELF_TEST_FAILED)
 		print_string(NULL, " %s", "SELF-TEST-FAILED");
+	if (flags & NPO_PORT_FLAG_MISWIRED)
+		print_string(NULL, " %s", "MISWIRED");
 	if (!admin_up)
 		print_string(NULL, " %s", "ADMIN-DOWN");
 	print_close_array();
@@ -200,6 +203,22 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	} else {
 		print_null("peer", ctx->detail ? "\n  peer                 %s" : "  %-12s");
 	}
+	/* The cabling plan's peer, when the driver was given one. */
+	if (tb[NPO_ATTR_PORT_PLANNED_PEER_NODE]) {
+		uint32_t pn = nla_get_u32(tb[NPO_ATTR_PORT_PLANNED_PEER_NODE]);
+		uint32_t pp = get_u32(tb, NPO_ATTR_PORT_PLANNED_PEER_PORT, 0);
+
+		if (print_is_json()) {
+			print_open_object("planned_peer");
+			print_uint("node_id", "", pn);
+			print_uint("port", "", pp);
+			print_close_object();
+		} else if (ctx->detail) {
+			print_text("\n  planned peer         node %u/%u", pn, pp);
+		}
+	} else {
+		print_null("planned_peer", "");
+	}
 	print_uint("flaps", ctx->detail ? "\n  flaps                %llu\n" : "  %5llu",
 		   get_u64(tb, NPO_ATTR_PORT_FLAPS));
 	print_uint("time_in_state_ms",
@@ -312,6 +331,19 @@ static int link_set(struct npo_nl *nl, int argc, char **argv)
 				err = NPOCTL_EXIT_USAGE;
 			}
 			nla_put_u32(msg, NPO_ATTR_PORT_TARGET_WIDTH, v);
+		} else if (!strcmp(argv[i], "plan") && i + 1 < argc) {
+			uint32_t node, port;
+
+			i++;
+			if (!strcmp(argv[i], "none")) {
+				nla_put_flag(msg, NPO_ATTR_PORT_PLAN_CLEAR);
+			} else if (npo_parse_node_port(argv[i], &node, &port)) {
+				npoctl_err("bad planned peer '%s': NODE/PORT or none", argv[i]);
+				err = NPOCTL_EXIT_USAGE;
+			} else {
+				nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_NODE, node);
+				nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_PORT, port);
+			}
 		} else {
 			npoctl_err("link set: bad argument '%s'", argv[i]);
 			err = NPOCTL_EXIT_USAGE;

@@ -261,6 +261,19 @@ int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port)
 	return 0;
 }
 
+int npo_parse_node_port(const char *s, uint32_t *node, uint32_t *port)
+{
+	unsigned int nd, p;
+	int n = 0;
+
+	if (sscanf(s, "%u/%u%n", &nd, &p, &n) != 2 || s[n] || p > 255 ||
+	    !isdigit((unsigned char)s[0]))
+		return -1;
+	*node = nd;
+	*port = p;
+	return 0;
+}
+
 int npo_nl_report(struct npo_nl *nl, int err, const char *what)
 {
 	if (!err)

@@ -87,6 +87,8 @@ void npo_prbs_delta(const struct npo_prbs_counts *before,
 long npo_parse_dev(const char *s);
 /* Parse "npoN/P" or "N/P". */
 int npo_parse_port(const char *s, uint32_t *dev, uint32_t *port);
+/* "NODE/PORT", a fabric node and one of its ports: 0, or -1. */
+int npo_parse_node_port(const char *s, uint32_t *node, uint32_t *port);
 
 /* A clock's role, state, grandmaster, offset, delay and frequency. */
 void clock_print_state(struct nlattr **tb);

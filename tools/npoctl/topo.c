@@ -26,12 +26,19 @@ struct edge {
 	uint32_t state, rate, width, flags;
 };
 
+struct local_port {
+	uint32_t dev, node, port;
+};
+
 struct topo {
 	struct edge e[MAX_EDGES];
 	int n;
 	/* Every node of this host, cabled or not. */
 	uint32_t local[MAX_EDGES];
 	size_t nlocal;
+	/* Every port of this host, for the plan to be handed to. */
+	struct local_port lp[MAX_EDGES];
+	size_t nlp;
 };
 
 static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
@@ -48,6 +55,13 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 			;
 		if (i == t->nlocal)
 			t->local[t->nlocal++] = node;
+		if (tb[NPO_ATTR_DEV_INDEX] && tb[NPO_ATTR_PORT_INDEX] &&
+		    t->nlp < MAX_EDGES)
+			t->lp[t->nlp++] = (struct local_port) {
+				.dev = nla_get_u32(tb[NPO_ATTR_DEV_INDEX]),
+				.node = node,
+				.port = nla_get_u32(tb[NPO_ATTR_PORT_INDEX]),
+			};
 	}
 	if (!tb[NPO_ATTR_PORT_PEER_NODE_ID] || t->n == MAX_EDGES)
 		return 0;
@@ -384,8 +398,67 @@ static void print_finding(const struct plan_finding *f)
 	print_close_object();
 }
 
+/* The peer plan names for node/port, if it names one. */
+static bool planned_peer(const struct plan *plan, uint32_t node, uint32_t port,
+			 struct plan_end *peer)
+{
+	size_t i;
+
+	for (i = 0; i < plan->n; i++) {
+		const struct plan_link *l = &plan->links[i];
+
+		if (l->a.node == node && l->a.port == port) {
+			*peer = l->b;
+			return true;
+		}
+		if (l->b.node == node && l->b.port == port) {
+			*peer = l->a;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Hand each port of this host the peer the plan names for it, or no plan
+ * when it names none (plan NULL: forget every port's): the driver
+ * quarantines a port cabled otherwise.  0 or an exit status.
+ */
+static int apply_plan(struct npo_nl *nl, const struct topo *t,
+		      const struct plan *plan)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nlp; i++) {
+		const struct local_port *lp = &t->lp[i];
+		struct nl_msg *msg = npo_nl_msg(nl, NPO_CMD_PORT_SET, 0);
+		struct plan_end peer;
+		char what[48];
+		int err;
+
+		if (!msg)
+			return NPOCTL_EXIT_ERROR;
+		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, lp->dev);
+		nla_put_u32(msg, NPO_ATTR_PORT_INDEX, lp->port);
+		if (plan && planned_peer(plan, lp->node, lp->port, &peer)) {
+			nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_NODE, peer.node);
+			nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_PORT, peer.port);
+			n++;
+		} else {
+			nla_put_flag(msg, NPO_ATTR_PORT_PLAN_CLEAR);
+		}
+		snprintf(what, sizeof(what), "topo: npo%u/%u", lp->dev, lp->port);
+		err = npo_nl_report(nl, npo_nl_request(nl, msg, NULL, NULL), what);
+		if (err)
+			return err;
+	}
+	print_text("plan handed to %zu of this host's %zu ports\n", n, t->nlp);
+	return 0;
+}
+
 /* npoctl topo check PLAN: exit 3 (NPOCTL_EXIT_UNHEALTHY) on any finding. */
-static int topo_check(struct topo *t, const char *path)
+static int topo_check(struct npo_nl *nl, struct topo *t, const char *path,
+		      bool apply)
 {
 	struct plan plan = { 0 }, found = { 0 };
 	struct plan_finding *f = NULL;
@@ -411,6 +484,12 @@ static int topo_check(struct topo *t, const char *path)
 	    !(f = calloc(plan.n + found.n + 1, sizeof(*f)))) {
 		npoctl_err("topo check: %s", strerror(ENOMEM));
 		goto out;
+	}
+	if (apply) {
+		ret = apply_plan(nl, t, &plan);
+		if (ret)
+			goto out;
+		ret = NPOCTL_EXIT_ERROR;
 	}
 	/* A device of this host with every cable out still has its plan. */
 	n = plan_compare(&plan, &found, t->local, t->nlocal, f, plan.n + found.n + 1);
@@ -440,12 +519,13 @@ int cmd_topo(int argc, char **argv)
 	struct topo *t;
 	struct npo_nl nl;
 	struct nl_msg *msg;
-	bool dot = false, nccl = false;
+	bool dot = false, nccl = false, apply = false, unplan = false;
 	int ret;
 
 	if (argc == 1 && matches(argv[0], "help")) {
 		printf("Usage: npoctl topo [ --dot | --nccl-xml ]\n"
-		       "       npoctl topo check PLAN.json\n"
+		       "       npoctl topo check [ --apply ] PLAN.json\n"
+		       "       npoctl topo unplan\n"
 		       "       npoctl topo impact DEV/PORT\n");
 		return NPOCTL_EXIT_OK;
 	}
@@ -457,6 +537,12 @@ int cmd_topo(int argc, char **argv)
 		nccl = true;
 	} else if (argc == 2 && !strcmp(argv[0], "check")) {
 		plan = argv[1];
+	} else if (argc == 3 && !strcmp(argv[0], "check") &&
+		   !strcmp(argv[1], "--apply")) {
+		plan = argv[2];
+		apply = true;
+	} else if (argc == 1 && !strcmp(argv[0], "unplan")) {
+		unplan = true;
 	} else if (argc) {
 		npoctl_err("topo: bad arguments");
 		return NPOCTL_EXIT_USAGE;
@@ -472,20 +558,23 @@ int cmd_topo(int argc, char **argv)
 		return NPOCTL_EXIT_ERROR;
 	}
 	ret = npo_nl_request(&nl, msg, on_port, t);
-	npo_nl_close(&nl);
 	if (ret) {
+		npo_nl_close(&nl);
 		npoctl_err("topo: %s", strerror(-ret));
 		free(t);
 		return NPOCTL_EXIT_ERROR;
 	}
-	if (plan)
-		ret = topo_check(t, plan);
+	if (unplan)
+		ret = apply_plan(&nl, t, NULL);
+	else if (plan)
+		ret = topo_check(&nl, t, plan, apply);
 	else if (nccl)
 		ret = print_nccl_xml(t);
 	else if (dot)
 		print_dot(t);
 	else
 		print_topo(t);
+	npo_nl_close(&nl);
 	free(t);
-	return plan || nccl ? ret : NPOCTL_EXIT_OK;
+	return plan || nccl || unplan ? ret : NPOCTL_EXIT_OK;
 }

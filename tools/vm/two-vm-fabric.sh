@@ -22,7 +22,11 @@
 # 2. Two swapped sockets.  B starts with its two ports' sockets swapped
 #    (A's npo1/0 now reaches B's npo1/0, A's npo0/1 B's npo0/1):
 #    `npoctl topo check` on A against the ring's plan finds exactly two
-#    miswired cables, on A's node 2 port 0 and node 1 port 1.
+#    miswired cables, on A's node 2 port 0 and node 1 port 1.  B's clocks
+#    follow A's grandmaster through them; then both hosts hand the plan
+#    to their drivers (--apply): the four ports at the ends of the two
+#    cables are MISWIRED, and each host's clocks elect a grandmaster of
+#    their own, none through a quarantined port.
 #
 # Prints TAP-like "ok"/"not ok" lines, exits 0/1.
 #
@@ -175,21 +179,54 @@ sys.exit(0 if ok else 1)
 EOF
 
 # --- 2: B's two sockets swapped ---------------------------------------------
-guest_a2="$up
-npoctl -j topo > /tmp/found.json
 # The ring's plan: node k port 0 to node k+1 port 1.
-echo '{\"links\": [
+plan='echo "{\"links\": [
  {\"a\":{\"node_id\":1,\"port\":0},\"b\":{\"node_id\":2,\"port\":1}},
  {\"a\":{\"node_id\":2,\"port\":0},\"b\":{\"node_id\":3,\"port\":1}},
  {\"a\":{\"node_id\":3,\"port\":0},\"b\":{\"node_id\":4,\"port\":1}},
- {\"a\":{\"node_id\":4,\"port\":0},\"b\":{\"node_id\":1,\"port\":1}}]}' >/tmp/plan.json
+ {\"a\":{\"node_id\":4,\"port\":0},\"b\":{\"node_id\":1,\"port\":1}}]}" >/tmp/plan.json'
+# clocks_follow "NODES" TAG: wait (30 s at most) until every clock of
+# this host follows (locking or locked), or is, a grandmaster among
+# NODES; print them.
+clocks_follow='clocks_follow() {
+	for i in $(seq 150); do
+		gms=$(npoctl -j clock | grep -o "\"grandmaster\":[0-9]*" | cut -d: -f2 | sort -u)
+		ok=$([ -n "$gms" ] && echo 1 || echo 0)
+		for g in $gms; do case " $1 " in *" $g "*) ;; *) ok=0 ;; esac; done
+		[ $ok = 1 ] && ! npoctl -j clock | grep -q "\"state\":\"\(holdover\|free\|unlocked\)" && break
+		sleep 0.2
+	done
+	echo "NPO-CLOCKS-$2 $(npoctl -j clock | tr -d "\n")"
+}'
+# Each host hands the plan to its driver: the two cables between the
+# hosts are quarantined at all four ends, and each host's clocks elect
+# a grandmaster of their own rather than follow the other's through them.
+guest_a2="$up
+$plan
+$until_down
+$clocks_follow
 npoctl topo check /tmp/plan.json
 echo \"NPO-CHECK-EXIT \$?\"
 echo \"NPO-CHECK \$(npoctl -j topo check /tmp/plan.json | tr -d '\\n')\"
-echo NPO-2VM-A-DONE"
-guest_b2="$up
-$until_down
+npoctl topo check --apply /tmp/plan.json >/dev/null
+echo \"NPO-APPLY-EXIT \$?\"
+echo \"NPO-LINKS \$(npoctl -j link | tr -d '\\n')\"
+clocks_follow '1 2' AFTER
+echo NPO-2VM-A-DONE
 until_down npo0/1"
+guest_b2="$up
+$plan
+$until_down
+$clocks_follow
+clocks_follow '1' BEFORE
+npoctl topo check --apply /tmp/plan.json >/dev/null
+echo \"NPO-APPLY-EXIT \$?\"
+echo \"NPO-LINKS \$(npoctl -j link | tr -d '\\n')\"
+clocks_follow '3 4' AFTER
+echo NPO-2VM-B-DONE
+# A ends when this end goes down.
+npoctl link set npo0/1 down
+until_down npo1/0"
 rm -f "$work"/*.sock "$work"/*.qmp
 vm a 1 "$guest_a2" --link 1.0=listen:"$work/x.sock" --link 0.1=connect:"$work/y.sock" &
 a=$!
@@ -204,18 +241,55 @@ rb=$?
 check "both guests ended cleanly (npo-vm $ra, $rb)" test "$ra$rb" = 00
 check "topo check exits 3 on the swapped cables" \
 	grep -q '^NPO-CHECK-EXIT 3' "$work/a.log"
-sed -n 's/^NPO-CHECK //p' "$work/a.log" >"$work/check.json"
-/usr/bin/python3 - "$work/check.json" <<'EOF' || fail=1
+check "topo check --apply exits 3 on both hosts" \
+	test "$(cat "$work/a.log" "$work/b.log" | grep -c '^NPO-APPLY-EXIT 3')" = 2
+/usr/bin/python3 - "$work/a.log" "$work/b.log" <<'EOF' || fail=1
 import json, sys
+
+def line(path, tag):
+    for l in open(path, errors="replace"):
+        if l.startswith(tag + " "):
+            return json.loads(l[len(tag) + 1:])
+    raise ValueError(f"no {tag} line in {path}")
+
+ok = True
+def check(what, good):
+    global ok
+    print(("ok" if good else "not ok") + " - " + what)
+    ok &= bool(good)
+
 try:
-    f = json.load(open(sys.argv[1]))
-except ValueError as e:
-    print(f"not ok - topo check's JSON ({e})")
+    f = line(sys.argv[1], "NPO-CHECK")
+    links = {h: line(p, "NPO-LINKS") for h, p in (("A", sys.argv[1]), ("B", sys.argv[2]))}
+    before = line(sys.argv[2], "NPO-CLOCKS-BEFORE")["clocks"]
+    after = {h: line(p, "NPO-CLOCKS-AFTER")["clocks"]
+             for h, p in (("A", sys.argv[1]), ("B", sys.argv[2]))}
+except (ValueError, KeyError, OSError) as e:
+    print(f"not ok - the guests' JSON lines ({e})")
     sys.exit(1)
 ends = sorted((x["a"]["node_id"], x["a"]["port"]) for x in f)
-ok = len(f) == 2 and all(x["kind"] == "miswired" for x in f) and ends == [(1, 1), (2, 0)]
-print(("ok" if ok else "not ok") +
-      f" - exactly two miswired cables, at node 2/0 and node 1/1 ({[(x['kind'], x['a'], x['b']) for x in f]})")
+check(f"exactly two miswired cables, at node 2/0 and node 1/1 ({[(x['kind'], x['a'], x['b']) for x in f]})",
+      len(f) == 2 and all(x["kind"] == "miswired" for x in f) and ends == [(1, 1), (2, 0)])
+for h in "AB":
+    flagged = sorted(p["port"] for p in links[h] if "MISWIRED" in p.get("flags", []))
+    check(f"{h}: MISWIRED on exactly its two ports to the other host ({flagged})",
+          flagged == ["npo0/1", "npo1/0"])
+    planned = [p for p in links[h] if p.get("planned_peer")]
+    check(f"{h}: every port has its planned peer ({len(planned)} of 4)", len(planned) == 4)
+check(f"B followed A's grandmaster over the wrong cables before the plan "
+      f"({[(c['node_id'], c['grandmaster'], c['state']) for c in before]})",
+      len(before) == 2 and all(c["grandmaster"] == 1 for c in before))
+for h, own in (("A", {1, 2}), ("B", {3, 4})):
+    cs = after[h]
+    # The cables out: port 1 of nodes 1 and 3, port 0 of nodes 2 and 4.
+    through = [c["node_id"] for c in cs
+               if c.get("parent_port") == (1 if c["node_id"] % 2 else 0)]
+    check(f"{h}: its clocks follow a grandmaster of its own "
+          f"({[(c['node_id'], c['grandmaster'], c['state'], c.get('parent_port')) for c in cs]})",
+          len(cs) == 2 and all(c["grandmaster"] in own for c in cs) and
+          all(c["state"] in ("locked", "locking") or c["grandmaster"] == c["node_id"]
+              for c in cs))
+    check(f"{h}: no clock's parent is through a miswired port ({through})", not through)
 sys.exit(0 if ok else 1)
 EOF
 if [ $fail != 0 ]; then

@@ -25,7 +25,10 @@
  *	or dump all ports, optionally of one device (NPO_ATTR_DEV_INDEX).
  * @NPO_CMD_PORT_SET: change a port's administrative settings: any of
  *	NPO_ATTR_PORT_ADMIN_UP, NPO_ATTR_PORT_TARGET_RATE,
- *	NPO_ATTR_PORT_TARGET_WIDTH (0: no limit).  Needs CAP_NET_ADMIN.
+ *	NPO_ATTR_PORT_TARGET_WIDTH (0: no limit); the peer the cabling plan
+ *	names for it, NPO_ATTR_PORT_PLANNED_PEER_NODE with
+ *	NPO_ATTR_PORT_PLANNED_PEER_PORT, or NPO_ATTR_PORT_PLAN_CLEAR.  Needs
+ *	CAP_NET_ADMIN.
  * @NPO_CMD_PORT_RETRAIN: retrain a port now.  Needs CAP_NET_ADMIN.
  * @NPO_CMD_PORT_CLEAR: zero a port's counters.  Needs CAP_NET_ADMIN.
  * @NPO_CMD_LANE_GET: get the lanes of one port, as NPO_ATTR_LANE nests.
@@ -207,6 +210,11 @@ enum npo_link_reason {
  *	NPO_ATTR_ROUTE nests (NPO_ATTR_ROUTE_DEST_NODE, NPO_ATTR_ROUTE_PORT
  *	and NPO_ATTR_ROUTE_HOPS, both absent when the node is unreachable,
  *	NPO_ATTR_ROUTE_OLD_PORT and NPO_ATTR_ROUTE_OLD_HOPS).
+ * @NPO_EVENT_MISWIRED: a port's link trained with another peer than the
+ *	one its plan names (NPO_PORT_FLAG_MISWIRED set: the port is
+ *	quarantined, no data or fabric time goes through it), or no longer
+ *	does (the flag clear): the port's attributes with the peer it
+ *	reached and the planned one.
  */
 enum npo_event {
 	NPO_EVENT_UNSPEC,
@@ -225,6 +233,7 @@ enum npo_event {
 	NPO_EVENT_QUEUE_ERROR,
 	NPO_EVENT_SELF_TEST,
 	NPO_EVENT_REROUTE,
+	NPO_EVENT_MISWIRED,
 };
 
 /* Events each device keeps for NPO_CMD_EVENT_GET. */
@@ -314,6 +323,7 @@ enum npo_refusal_side {
 #define NPO_PORT_FLAG_LISTEN		_BITUL(4)
 #define NPO_PORT_FLAG_AT_RISK		_BITUL(5)
 #define NPO_PORT_FLAG_SELF_TEST_FAILED	_BITUL(6)
+#define NPO_PORT_FLAG_MISWIRED		_BITUL(7)
 
 /* NPO_ATTR_LANE_FLAGS bits */
 #define NPO_LANE_FLAG_LOS		_BITUL(0)
@@ -541,6 +551,12 @@ enum npo_refusal_side {
  *	trained with is kept; absent when none came since the driver
  *	started.
  * @NPO_ATTR_PEER_DIAG_AGE_MS: u32, how long ago the report arrived, ms.
+ * @NPO_ATTR_PORT_PLANNED_PEER_NODE: u32, the node the cabling plan says
+ *	the port's cable leads to; present in NPO_CMD_PORT_GET when a plan
+ *	was given.
+ * @NPO_ATTR_PORT_PLANNED_PEER_PORT: u32, that node's port.
+ * @NPO_ATTR_PORT_PLAN_CLEAR: flag, in NPO_CMD_PORT_SET: forget the port's
+ *	plan (it is then never miswired).
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -690,6 +706,9 @@ enum npo_attr {
 	NPO_ATTR_MODULE_BIAS_HIGH_WARN,
 	NPO_ATTR_PEER_DIAG,
 	NPO_ATTR_PEER_DIAG_AGE_MS,
+	NPO_ATTR_PORT_PLANNED_PEER_NODE,
+	NPO_ATTR_PORT_PLANNED_PEER_PORT,
+	NPO_ATTR_PORT_PLAN_CLEAR,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1
