@@ -1086,6 +1086,7 @@ void npo_link_diag_forget(struct npo_port *port);
 int npo_link_diag_fill(struct sk_buff *skb, struct npo_port *port);
 
 /* npo_link_plan.c */
+bool npo_link_plan_quarantines(const struct npo_dev *ndev);
 u32 npo_port_control_plan(const struct npo_port *port);
 bool npo_port_miswired(const struct npo_port *port);
 void npo_link_plan_check(struct npo_port *port);

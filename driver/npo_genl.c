@@ -526,32 +526,37 @@ static int npo_rate_index(u32 mbps)
 	return -1;
 }
 
-/* The plan's part of NPO_CMD_PORT_SET: 1 if it had one, 0 if not, or -errno. */
-static int npo_nl_port_plan(struct npo_port *port, struct genl_info *info)
+enum npo_nl_plan { NPO_NL_PLAN_NONE, NPO_NL_PLAN_SET, NPO_NL_PLAN_CLEAR };
+
+/*
+ * The plan's part of NPO_CMD_PORT_SET, checked: &enum npo_nl_plan, with
+ * the planned peer in @node and @peer_port, or -EINVAL.
+ */
+static int npo_nl_port_plan(struct genl_info *info, u32 *node, u8 *peer_port)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **a = info->attrs;
-	struct nlattr *node = a[NPO_ATTR_PORT_PLANNED_PEER_NODE];
+	struct nlattr *pnode = a[NPO_ATTR_PORT_PLANNED_PEER_NODE];
 	struct nlattr *pport = a[NPO_ATTR_PORT_PLANNED_PEER_PORT];
 
 	if (a[NPO_ATTR_PORT_PLAN_CLEAR]) {
-		if (node || pport) {
+		if (pnode || pport) {
 			NL_SET_ERR_MSG_ATTR(extack, a[NPO_ATTR_PORT_PLAN_CLEAR],
 					    "a plan cannot be set and cleared at once");
 			return -EINVAL;
 		}
-		npo_link_plan_set(port, false, 0, 0);
-		return 1;
+		return NPO_NL_PLAN_CLEAR;
 	}
-	if (!node && !pport)
-		return 0;
-	if (!node || !pport) {
-		NL_SET_ERR_MSG_ATTR(extack, node ? node : pport,
+	if (!pnode && !pport)
+		return NPO_NL_PLAN_NONE;
+	if (!pnode || !pport) {
+		NL_SET_ERR_MSG_ATTR(extack, pnode ? pnode : pport,
 				    "the planned peer needs both its node and its port");
 		return -EINVAL;
 	}
-	npo_link_plan_set(port, true, nla_get_u32(node), nla_get_u32(pport));
-	return 1;
+	*node = nla_get_u32(pnode);
+	*peer_port = nla_get_u32(pport);
+	return NPO_NL_PLAN_SET;
 }
 
 static int npo_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -560,7 +565,9 @@ static int npo_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **a = info->attrs;
 	struct npo_port *port = npo_get_target(info);
 	struct npo_dev *ndev;
-	int rate = -1, width = -1, err = 0, planned;
+	int rate = -1, width = -1, err = 0, plan;
+	u32 plan_node = 0;
+	u8 plan_port = 0;
 
 	if (IS_ERR(port))
 		return PTR_ERR(port);
@@ -584,20 +591,28 @@ static int npo_nl_port_set_doit(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 		}
 	}
-	planned = npo_nl_port_plan(port, info);
-	if (planned < 0) {
-		err = planned;
+	plan = npo_nl_port_plan(info, &plan_node, &plan_port);
+	if (plan < 0) {
+		err = plan;
 		goto out;
 	}
-	/* A plan alone leaves the link as it is, also during a PRBS test. */
-	if (planned && !a[NPO_ATTR_PORT_ADMIN_UP] &&
-	    !a[NPO_ATTR_PORT_TARGET_RATE] && !a[NPO_ATTR_PORT_TARGET_WIDTH])
-		goto out;
-	err = npo_port_configure(port, a[NPO_ATTR_PORT_ADMIN_UP] ?
-				 nla_get_u8(a[NPO_ATTR_PORT_ADMIN_UP]) : -1,
-				 rate, width);
-	if (err == -EBUSY)
-		NL_SET_ERR_MSG(extack, "a PRBS test is running on the port");
+	/*
+	 * A plan alone leaves the link as it is, also during a PRBS test;
+	 * with settings it is taken only when they are.
+	 */
+	if (plan == NPO_NL_PLAN_NONE || a[NPO_ATTR_PORT_ADMIN_UP] ||
+	    a[NPO_ATTR_PORT_TARGET_RATE] || a[NPO_ATTR_PORT_TARGET_WIDTH]) {
+		err = npo_port_configure(port, a[NPO_ATTR_PORT_ADMIN_UP] ?
+					 nla_get_u8(a[NPO_ATTR_PORT_ADMIN_UP]) : -1,
+					 rate, width);
+		if (err == -EBUSY)
+			NL_SET_ERR_MSG(extack, "a PRBS test is running on the port");
+		if (err)
+			goto out;
+	}
+	if (plan != NPO_NL_PLAN_NONE)
+		npo_link_plan_set(port, plan == NPO_NL_PLAN_SET, plan_node,
+				  plan_port);
 out:
 	npo_put_target(port);
 	return err;

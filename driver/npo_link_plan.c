@@ -21,7 +21,16 @@
 #include "npo.h"
 #include "npo_regs.h"
 
-static bool npo_link_plan_quarantines(const struct npo_dev *ndev)
+/**
+ * npo_link_plan_quarantines() - whether the device can quarantine a port
+ * @ndev: the device.
+ *
+ * Before interface 1.16 a miswired port is only left out of routing and
+ * fabric time: the device still sends data for the peer across it.
+ *
+ * Return: true if it has CONTROL.QUARANTINE.
+ */
+bool npo_link_plan_quarantines(const struct npo_dev *ndev)
 {
 	return FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
 	       NPO_IF_MINOR_QUARANTINE;
@@ -52,12 +61,19 @@ bool npo_port_miswired(const struct npo_port *port)
 	return READ_ONCE(port->miswired);
 }
 
-/* The peer the port last trained with is known and not the planned one. */
+/*
+ * The peer the port trained with is not the planned one.  With no peer
+ * known (a cable pulled) the port stays as it was: the cable plugged in
+ * next is judged when its link comes up.
+ */
 static bool npo_link_plan_broken(const struct npo_port *port)
 {
-	return port->plan_set && port->peer_valid &&
-	       (port->peer_node != port->plan_node ||
-		port->peer_port != port->plan_port);
+	if (!port->plan_set)
+		return false;
+	if (!port->peer_valid)
+		return port->miswired;
+	return port->peer_node != port->plan_node ||
+	       port->peer_port != port->plan_port;
 }
 
 /**
@@ -65,9 +81,9 @@ static bool npo_link_plan_broken(const struct npo_port *port)
  * @port: the port, its peer fields just refreshed.
  *
  * A change is written to the device and reported (NPO_EVENT_MISWIRED, the
- * log, routing).  The port stays quarantined while its link is down: the
- * cable it last trained over is still the wrong one until a link comes
- * up with the planned peer.
+ * log, routing).  The port stays quarantined while its link is down, also
+ * with the cable pulled: it is released when a link comes up with the
+ * planned peer, or the plan goes.
  *
  * Context: under &npo_dev.link_lock, with the device present.
  */
@@ -80,8 +96,17 @@ void npo_link_plan_check(struct npo_port *port)
 	if (miswired == port->miswired)
 		return;
 	WRITE_ONCE(port->miswired, miswired);
-	if (ndev->link_running)
-		npo_port_wr(port, NPO_P_CONTROL, npo_port_control(port));
+	/*
+	 * Only the bit: a port held out of service (a failed self-test)
+	 * stays as it is, and nothing retrains.
+	 */
+	if (ndev->link_running && npo_link_plan_quarantines(ndev)) {
+		u32 ctl = npo_port_rd(port, NPO_P_CONTROL) &
+			  ~(NPO_PCTL_QUARANTINE | NPO_PCTL_RETRAIN);
+
+		npo_port_wr(port, NPO_P_CONTROL,
+			    ctl | npo_port_control_plan(port));
+	}
 	npo_health_port_event(port, NPO_EVENT_MISWIRED);
 }
 

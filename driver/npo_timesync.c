@@ -591,7 +591,7 @@ static void npo_ts_rx_work(struct work_struct *work)
 	while (budget-- && !npo_ts_recv(ndev, &m)) {
 		if (m.port >= ndev->num_ports || m.len < NPO_TS_MSG_MIN_LEN ||
 		    ts->role == NPO_CLOCK_ROLE_USER ||
-		    npo_port_miswired(&ndev->ports[m.port]))
+		    (ndev->ports && npo_port_miswired(&ndev->ports[m.port])))
 			continue;
 		/* An older sender announces no bound. */
 		memset(&msg, 0xff, sizeof(msg));

@@ -395,49 +395,67 @@ static int ports_as_expected(FIXTURE_DATA(topo) *self, bool planned)
 	return wrong;
 }
 
-/*
- * The miswired events each device kept: on each swapped port, want of
- * them and the last with MISWIRED set as 'flagged'; none elsewhere.
- */
-static int events_as_expected(FIXTURE_DATA(topo) *self, int want, bool flagged)
+struct miswired_events {
+	int count[64][2];	/* per device and ring port */
+	bool flagged[64][2];	/* the last one had MISWIRED set */
+};
+
+/* The miswired events the devices kept (npoctl events), per port. */
+static int miswired_events(FIXTURE_DATA(topo) *self, struct miswired_events *me)
 {
 	struct json_object *evs = run_json(self, "npoctl -j events", NULL);
-	int wrong = evs ? 0 : 1, count[64][2] = { { 0 } };
-	bool last[64][2] = { { false } };
 	unsigned int dev, port;
 	size_t i, k;
 
-	for (i = 0; evs && i < json_object_array_length(evs); i++) {
+	memset(me, 0, sizeof(*me));
+	if (!evs)
+		return -1;
+	for (i = 0; i < json_object_array_length(evs); i++) {
 		struct json_object *e = json_object_array_get_idx(evs, i), *x, *f;
 
 		if (!json_object_object_get_ex(e, "event", &x) ||
-		    strcmp(json_object_get_string(x), "miswired"))
-			continue;
-		if (!json_object_object_get_ex(e, "port", &x) ||
+		    strcmp(json_object_get_string(x), "miswired") ||
+		    !json_object_object_get_ex(e, "port", &x) ||
 		    sscanf(json_object_get_string(x), "npo%u/%u", &dev, &port) != 2 ||
-		    dev >= 64 || port > 1) {
-			wrong++;
+		    dev >= 64 || port > 1)
 			continue;
-		}
-		count[dev][port]++;
-		last[dev][port] = false;
+		me->count[dev][port]++;
+		me->flagged[dev][port] = false;
 		if (json_object_object_get_ex(e, "flags", &f))
 			for (k = 0; k < json_object_array_length(f); k++)
-				last[dev][port] |= !strcmp(json_object_get_string(
+				me->flagged[dev][port] |= !strcmp(json_object_get_string(
 					json_object_array_get_idx(f, k)), "MISWIRED");
 	}
+	json_object_put(evs);
+	return 0;
+}
+
+/*
+ * Since base: on each swapped port, want more miswired events, the last
+ * with MISWIRED as flagged; none elsewhere.  The number of ports amiss.
+ */
+static int events_as_expected(FIXTURE_DATA(topo) *self,
+			      const struct miswired_events *base, int want,
+			      bool flagged)
+{
+	struct miswired_events now;
+	unsigned int dev, port;
+	int wrong = 0;
+
+	if (miswired_events(self, &now))
+		return 1;
 	for (dev = 0; dev < (unsigned int)self->n && dev < 64; dev++)
 		for (port = 0; port <= 1; port++) {
 			bool sw = swapped_port(dev + 1, port);
+			int got = now.count[dev][port] - base->count[dev][port];
 
-			if (count[dev][port] != (sw ? want : 0) ||
-			    (sw && last[dev][port] != flagged)) {
-				fprintf(stderr, "# npo%u/%u: %d miswired events, last flagged %d\n",
-					dev, port, count[dev][port], last[dev][port]);
+			if (got != (sw ? want : 0) ||
+			    (sw && now.flagged[dev][port] != flagged)) {
+				fprintf(stderr, "# npo%u/%u: %d new miswired events, last flagged %d\n",
+					dev, port, got, now.flagged[dev][port]);
 				wrong++;
 			}
 		}
-	json_object_put(evs);
 	return wrong;
 }
 
@@ -459,6 +477,7 @@ TEST_F_TIMEOUT(topo, an_applied_plan_quarantines_the_miswired_ports, 180)
 {
 	char plan[8192], log[1 << 14];
 	struct json_object *doc;
+	struct miswired_events base;
 	size_t mark;
 	int st, lines = 0;
 
@@ -466,6 +485,7 @@ TEST_F_TIMEOUT(topo, an_applied_plan_quarantines_the_miswired_ports, 180)
 	ASSERT_TRUE(wait_for(self, clocks_as_expected, false, 30)) TH_LOG("%s", self->out);
 	ring_plan(self, plan, sizeof(plan), 1, 3, "", "");
 	ASSERT_EQ(0, write_plan(plan));
+	ASSERT_EQ(0, miswired_events(self, &base));
 	mark = npo_test_dmesg_mark();
 	st = npo_test_run(self->out, sizeof(self->out),
 			  "npoctl -j topo check --apply " PLAN " 2>/dev/null");
@@ -477,7 +497,7 @@ TEST_F_TIMEOUT(topo, an_applied_plan_quarantines_the_miswired_ports, 180)
 
 	/* Exactly the four ends of the two cables, in the driver and the device. */
 	EXPECT_EQ(0, ports_as_expected(self, true));
-	EXPECT_EQ(0, events_as_expected(self, 1, true));
+	EXPECT_EQ(0, events_as_expected(self, &base, 1, true));
 	EXPECT_EQ(3, npo_test_run(self->out, sizeof(self->out), "npoctl health 2>&1"));
 	EXPECT_NE(NULL, strstr(self->out,
 			       "miswired: cabled to node 2/1, planned node 4/1; quarantined"))
@@ -505,7 +525,7 @@ TEST_F_TIMEOUT(topo, an_applied_plan_quarantines_the_miswired_ports, 180)
 	EXPECT_EQ(0, npo_test_run(self->out, sizeof(self->out),
 				  "npoctl topo unplan 2>&1")) TH_LOG("%s", self->out);
 	EXPECT_EQ(0, ports_as_expected(self, false));
-	EXPECT_EQ(0, events_as_expected(self, 2, false));
+	EXPECT_EQ(0, events_as_expected(self, &base, 2, false));
 	EXPECT_TRUE(wait_for(self, routes_as_expected, false, 20)) TH_LOG("%s", self->out);
 	EXPECT_TRUE(wait_for(self, clocks_as_expected, false, 60)) TH_LOG("%s", self->out);
 	EXPECT_EQ(0, npo_test_run(self->out, sizeof(self->out),

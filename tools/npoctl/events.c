@@ -181,10 +181,12 @@ static void port_event_print(struct nlattr **tb, const char *dev, uint32_t ev)
 	if (ev == NPO_EVENT_AT_RISK)
 		print_event_risk(tb);
 	if (ev == NPO_EVENT_MISWIRED && tb[NPO_ATTR_PORT_PLANNED_PEER_NODE]) {
-		print_uint("planned_peer_node_id", ", planned node %llu",
+		print_open_object("planned_peer");
+		print_uint("node_id", ", planned node %llu",
 			   nla_get_u32(tb[NPO_ATTR_PORT_PLANNED_PEER_NODE]));
-		print_uint("planned_peer_port", "/%llu",
+		print_uint("port", "/%llu",
 			   get_u32(tb, NPO_ATTR_PORT_PLANNED_PEER_PORT, 0));
+		print_close_object();
 	}
 	if (ev == NPO_EVENT_SELF_TEST) {
 		uint32_t failed = get_u32(tb, NPO_ATTR_PORT_SELF_TEST_LANES, 0);

@@ -791,8 +791,12 @@ static void confirm_outliers(const struct ports *ps, struct fabric_report *r,
 			    !fabric_speed_outlier(r, l, &o->lim))
 				continue;
 			again = true;
+			/* The pass starts afresh: its own outcome, not the first's. */
+			m.data_run = m.data_ok = m.data_failed = false;
+			m.why_not[0] = '\0';
 			data_runs(ps, &m, o->bytes);
-			if (!m.data_run || !m.data_ok) {
+			if (!m.data_run || m.data_failed || !m.data_ok) {
+				m.data_passes = pass + 1;
 				*l = m;
 				continue;
 			}

@@ -58,8 +58,9 @@ static int get_end(struct json_object *l, const char *key, struct plan_end *e)
 	if (!json_object_object_get_ex(l, key, &o) ||
 	    !json_object_is_type(o, json_type_object))
 		return -1;
+	/* A port number is a byte on the wire and in the driver. */
 	return get_u32(o, "node_id", true, &e->node) ||
-	       get_u32(o, "port", true, &e->port) ? -1 : 0;
+	       get_u32(o, "port", true, &e->port) || e->port > 255 ? -1 : 0;
 }
 
 static bool same_end(struct plan_end x, struct plan_end y)

@@ -128,8 +128,10 @@ static void print_dot(struct topo *t)
 	for (i = 0; i < t->n; i++) {
 		struct edge *e = &t->e[i];
 		const char *style = e->state != NPO_PORT_ACTIVE ? "dashed" :
+				    e->flags & NPO_PORT_FLAG_MISWIRED ? "dotted" :
 				    "solid";
-		const char *color = e->state != NPO_PORT_ACTIVE ? "red" :
+		const char *color = e->state != NPO_PORT_ACTIVE ||
+				    (e->flags & NPO_PORT_FLAG_MISWIRED) ? "red" :
 				    e->flags & (NPO_PORT_FLAG_DEGRADED |
 						NPO_PORT_FLAG_HIGH_BER) ?
 				    "orange" : "black";
@@ -245,7 +247,9 @@ static int print_nccl_xml(struct topo *t)
 		struct edge *e = &t->e[i];
 		int dev = nccl_dev_index(devs, ndevs, e->dev);
 
-		if (e->state != NPO_PORT_ACTIVE || dev < 0)
+		/* A quarantined cable carries no collective's data. */
+		if (e->state != NPO_PORT_ACTIVE ||
+		    (e->flags & NPO_PORT_FLAG_MISWIRED) || dev < 0)
 			continue;
 		links[n++] = (struct nccl_link) {
 			.dev = dev, .port = e->port, .width = e->width,
@@ -306,6 +310,8 @@ static void print_topo(struct topo *t)
 			print_string(NULL, "  %s", "DEGRADED");
 		if (e->flags & NPO_PORT_FLAG_HIGH_BER)
 			print_string(NULL, "  %s", "HIGH-BER");
+		if (e->flags & NPO_PORT_FLAG_MISWIRED)
+			print_string(NULL, "  %s", "MISWIRED");
 		print_close_array();
 		print_text("\n");
 		print_close_object();
@@ -427,12 +433,14 @@ static bool planned_peer(const struct plan *plan, uint32_t node, uint32_t port,
 static int apply_plan(struct npo_nl *nl, const struct topo *t,
 		      const struct plan *plan)
 {
-	size_t i, n = 0;
+	size_t i, handed = 0, failed = 0;
+	int ret = 0;
 
 	for (i = 0; i < t->nlp; i++) {
 		const struct local_port *lp = &t->lp[i];
 		struct nl_msg *msg = npo_nl_msg(nl, NPO_CMD_PORT_SET, 0);
 		struct plan_end peer;
+		bool planned;
 		char what[48];
 		int err;
 
@@ -440,20 +448,30 @@ static int apply_plan(struct npo_nl *nl, const struct topo *t,
 			return NPOCTL_EXIT_ERROR;
 		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, lp->dev);
 		nla_put_u32(msg, NPO_ATTR_PORT_INDEX, lp->port);
-		if (plan && planned_peer(plan, lp->node, lp->port, &peer)) {
+		planned = plan && planned_peer(plan, lp->node, lp->port, &peer);
+		if (planned) {
 			nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_NODE, peer.node);
 			nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_PORT, peer.port);
-			n++;
 		} else {
 			nla_put_flag(msg, NPO_ATTR_PORT_PLAN_CLEAR);
 		}
 		snprintf(what, sizeof(what), "topo: npo%u/%u", lp->dev, lp->port);
 		err = npo_nl_report(nl, npo_nl_request(nl, msg, NULL, NULL), what);
-		if (err)
-			return err;
+		/* Every other port still gets its plan; the failure is said. */
+		if (err) {
+			ret = err;
+			failed++;
+		} else if (planned) {
+			handed++;
+		}
 	}
-	print_text("plan handed to %zu of this host's %zu ports\n", n, t->nlp);
-	return 0;
+	if (plan)
+		print_text("plan handed to %zu of this host's %zu ports%s\n",
+			   handed, t->nlp, failed ? "; some refused it (above)" : "");
+	else
+		print_text("plan forgotten on %zu of this host's %zu ports\n",
+			   t->nlp - failed, t->nlp);
+	return ret;
 }
 
 /* npoctl topo check PLAN: exit 3 (NPOCTL_EXIT_UNHEALTHY) on any finding. */

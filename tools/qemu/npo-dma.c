@@ -434,7 +434,8 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         dest->port = p;
     }
     dest->rx_port = p->peer_port;
-    switch (npo_link_ready(p)) {
+    /* One on the wire finishes there, quarantined since or not. */
+    switch (q->wire_req ? npo_link_ready(p) : npo_route_ready(p)) {
     case NPO_LINK_PAUSED:
         *wait = true;
         break;

@@ -428,7 +428,7 @@ bool npo_fabric_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d)
         (d->opcode != NPO_OP_WRITE && d->opcode != NPO_OP_WRITE_IMM) ||
         last->routed || node != last->port->peer_node ||
         npo_link_route(s, node) != last->port ||
-        npo_link_ready(last->port) != NPO_LINK_UP) {
+        npo_route_ready(last->port) != NPO_LINK_UP) {
         return false;
     }
     return !len || !npo_mr_check_local(s, &lmr, le32_to_cpu(d->local_key),
@@ -1129,7 +1129,7 @@ static uint32_t routed_forward(NpoPort *p, const WireRouted *h,
      * No link-level credit stops the port it came in on: past this much
      * held for the next link, the request is refused, not queued.
      */
-    if (npo_link_ready(out) == NPO_LINK_DOWN ||
+    if (npo_route_ready(out) == NPO_LINK_DOWN ||
         npo_port_tx_backlog(out) > NPO_FORWARD_BACKLOG_MAX) {
         return NPO_STATUS_LINK_DOWN;
     }

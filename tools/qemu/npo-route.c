@@ -96,9 +96,21 @@ static bool port_quarantined(const NpoPort *p)
 }
 
 /*
+ * Whether data may go out of p now: its link's readiness, a quarantined
+ * port's as a link that is down, so that what its route table sends
+ * there waits for new routes as for a cut (hardware.rst "Quarantine").
+ */
+NpoLinkReady npo_route_ready(NpoPort *p)
+{
+    return port_quarantined(p) ? NPO_LINK_DOWN : npo_link_ready(p);
+}
+
+/*
  * The port that leads to node: a port whose trained peer it is and that
  * carries traffic now, else the route table's, else a port that once
- * reached it.  Never a quarantined port.  NULL if nothing leads there.
+ * reached it.  The peer shortcut and the last never take a quarantined
+ * port; a table entry may name one (npo_route_ready() says it is down).
+ * NULL if nothing leads there.
  */
 NpoPort *npo_link_route(NpoState *s, uint32_t node)
 {
@@ -118,10 +130,7 @@ NpoPort *npo_link_route(NpoState *s, uint32_t node)
         found = found ? found : p;
     }
     r = route_find(s, node);
-    if (r && !port_quarantined(&s->port[r->port])) {
-        return &s->port[r->port];
-    }
-    return r ? NULL : found;
+    return r ? &s->port[r->port] : found;
 }
 
 /*
@@ -151,7 +160,7 @@ NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
         if (!p) {
             return NPO_PATH_UNROUTED;
         }
-        switch (npo_link_ready(p)) {
+        switch (npo_route_ready(p)) {
         case NPO_LINK_DOWN:
             return NPO_PATH_DOWN;
         case NPO_LINK_PAUSED:
@@ -188,7 +197,7 @@ NpoPort *npo_route_wire_port(NpoState *s, uint32_t node)
     NpoState *next, *t;
     uint8_t rx_port;
 
-    if (!p || npo_link_ready(p) != NPO_LINK_UP) {
+    if (!p || npo_route_ready(p) != NPO_LINK_UP) {
         return NULL;
     }
     next = npo_link_local_peer(p);

@@ -648,6 +648,7 @@ void npo_route_remove(NpoState *s);
 void npo_fabric_forget_device(NpoState *gone);
 NpoDeviceList *npo_link_devices(void);
 NpoPort *npo_link_route(NpoState *s, uint32_t node);
+NpoLinkReady npo_route_ready(NpoPort *p);
 NpoState *npo_link_local_peer(NpoPort *p);
 void npo_route_reset(NpoState *s);
 void npo_route_exit(NpoState *s);

@@ -23,10 +23,12 @@
 #    (A's npo1/0 now reaches B's npo1/0, A's npo0/1 B's npo0/1):
 #    `npoctl topo check` on A against the ring's plan finds exactly two
 #    miswired cables, on A's node 2 port 0 and node 1 port 1.  B's clocks
-#    follow A's grandmaster through them; then both hosts hand the plan
-#    to their drivers (--apply): the four ports at the ends of the two
-#    cables are MISWIRED, and each host's clocks elect a grandmaster of
-#    their own, none through a quarantined port.
+#    follow A's grandmaster through them; then B alone hands the plan to
+#    its driver (--apply): its two ports to A are MISWIRED, its clocks
+#    elect a grandmaster of their own although A still announces its own
+#    over the cables, none through a quarantined port, and A's routes
+#    lose B's nodes (B no longer advertises the cables).  Cut and pulled,
+#    B's cables stay quarantined.
 #
 # Prints TAP-like "ok"/"not ok" lines, exits 0/1.
 #
@@ -198,22 +200,25 @@ clocks_follow='clocks_follow() {
 	done
 	echo "NPO-CLOCKS-$2 $(npoctl -j clock | tr -d "\n")"
 }'
-# Each host hands the plan to its driver: the two cables between the
-# hosts are quarantined at all four ends, and each host's clocks elect
-# a grandmaster of their own rather than follow the other's through them.
+# Only B hands the plan to its driver, once its clocks follow A's
+# grandmaster over the swapped cables: B's ends of them are quarantined,
+# and B's clocks must elect a grandmaster of their own although A still
+# announces its own over them.  A sees B's adverts drop the two cables:
+# no way to B's nodes is left.  After the host cuts one cable and A's
+# QEMU goes (the other cable pulled), B's ports stay quarantined.
 guest_a2="$up
 $plan
 $until_down
-$clocks_follow
 npoctl topo check /tmp/plan.json
 echo \"NPO-CHECK-EXIT \$?\"
 echo \"NPO-CHECK \$(npoctl -j topo check /tmp/plan.json | tr -d '\\n')\"
-npoctl topo check --apply /tmp/plan.json >/dev/null
-echo \"NPO-APPLY-EXIT \$?\"
-echo \"NPO-LINKS \$(npoctl -j link | tr -d '\\n')\"
-clocks_follow '1 2' AFTER
+for i in \$(seq 300); do
+	npoctl -j route | grep -q '\"dest_node\":[34],' || break
+	sleep 0.2
+done
+echo \"NPO-ROUTES \$(npoctl -j route | tr -d '\\n')\"
 echo NPO-2VM-A-DONE
-until_down npo0/1"
+until_down npo1/0"
 guest_b2="$up
 $plan
 $until_down
@@ -224,25 +229,28 @@ echo \"NPO-APPLY-EXIT \$?\"
 echo \"NPO-LINKS \$(npoctl -j link | tr -d '\\n')\"
 clocks_follow '3 4' AFTER
 echo NPO-2VM-B-DONE
-# A ends when this end goes down.
-npoctl link set npo0/1 down
-until_down npo1/0"
+until_down npo1/0
+until_down npo0/1
+sleep 1
+echo \"NPO-LINKS-PULLED \$(npoctl -j link | tr -d '\\n')\""
 rm -f "$work"/*.sock "$work"/*.qmp
 vm a 1 "$guest_a2" --link 1.0=listen:"$work/x.sock" --link 0.1=connect:"$work/y.sock" &
 a=$!
 wait_qmp a || { echo "not ok - A's QEMU started again"; exit 1; }
 vm b 3 "$guest_b2" --link 0.1=listen:"$work/y.sock" --link 1.0=connect:"$work/x.sock" &
 b=$!
+vm_wait_line "$work/a.log" "$a" '^NPO-2VM-A-DONE' 400
+vm_wait_line "$work/b.log" "$b" '^NPO-2VM-B-DONE' 400
+qmp_fault a npo1 "cut 0 1"
 wait $a
 ra=$?
-# A's QEMU gone takes B's links to it down: B ends.
+# A's QEMU gone pulls B's other cable: B ends.
 wait $b
 rb=$?
 check "both guests ended cleanly (npo-vm $ra, $rb)" test "$ra$rb" = 00
 check "topo check exits 3 on the swapped cables" \
 	grep -q '^NPO-CHECK-EXIT 3' "$work/a.log"
-check "topo check --apply exits 3 on both hosts" \
-	test "$(cat "$work/a.log" "$work/b.log" | grep -c '^NPO-APPLY-EXIT 3')" = 2
+check "topo check --apply exits 3 on B" grep -q '^NPO-APPLY-EXIT 3' "$work/b.log"
 /usr/bin/python3 - "$work/a.log" "$work/b.log" <<'EOF' || fail=1
 import json, sys
 
@@ -258,38 +266,43 @@ def check(what, good):
     print(("ok" if good else "not ok") + " - " + what)
     ok &= bool(good)
 
+def miswired(links):
+    return sorted(p["port"] for p in links if "MISWIRED" in p.get("flags", []))
+
 try:
     f = line(sys.argv[1], "NPO-CHECK")
-    links = {h: line(p, "NPO-LINKS") for h, p in (("A", sys.argv[1]), ("B", sys.argv[2]))}
+    routes = line(sys.argv[1], "NPO-ROUTES")["routes"]
+    links = line(sys.argv[2], "NPO-LINKS")
+    pulled = line(sys.argv[2], "NPO-LINKS-PULLED")
     before = line(sys.argv[2], "NPO-CLOCKS-BEFORE")["clocks"]
-    after = {h: line(p, "NPO-CLOCKS-AFTER")["clocks"]
-             for h, p in (("A", sys.argv[1]), ("B", sys.argv[2]))}
+    after = line(sys.argv[2], "NPO-CLOCKS-AFTER")["clocks"]
 except (ValueError, KeyError, OSError) as e:
     print(f"not ok - the guests' JSON lines ({e})")
     sys.exit(1)
 ends = sorted((x["a"]["node_id"], x["a"]["port"]) for x in f)
 check(f"exactly two miswired cables, at node 2/0 and node 1/1 ({[(x['kind'], x['a'], x['b']) for x in f]})",
       len(f) == 2 and all(x["kind"] == "miswired" for x in f) and ends == [(1, 1), (2, 0)])
-for h in "AB":
-    flagged = sorted(p["port"] for p in links[h] if "MISWIRED" in p.get("flags", []))
-    check(f"{h}: MISWIRED on exactly its two ports to the other host ({flagged})",
-          flagged == ["npo0/1", "npo1/0"])
-    planned = [p for p in links[h] if p.get("planned_peer")]
-    check(f"{h}: every port has its planned peer ({len(planned)} of 4)", len(planned) == 4)
+check(f"B: MISWIRED on exactly its two ports to A ({miswired(links)})",
+      miswired(links) == ["npo0/1", "npo1/0"])
+check(f"B: every port has its planned peer",
+      sum(1 for p in links if p.get("planned_peer")) == 4)
 check(f"B followed A's grandmaster over the wrong cables before the plan "
       f"({[(c['node_id'], c['grandmaster'], c['state']) for c in before]})",
       len(before) == 2 and all(c["grandmaster"] == 1 for c in before))
-for h, own in (("A", {1, 2}), ("B", {3, 4})):
-    cs = after[h]
-    # The cables out: port 1 of nodes 1 and 3, port 0 of nodes 2 and 4.
-    through = [c["node_id"] for c in cs
-               if c.get("parent_port") == (1 if c["node_id"] % 2 else 0)]
-    check(f"{h}: its clocks follow a grandmaster of its own "
-          f"({[(c['node_id'], c['grandmaster'], c['state'], c.get('parent_port')) for c in cs]})",
-          len(cs) == 2 and all(c["grandmaster"] in own for c in cs) and
-          all(c["state"] in ("locked", "locking") or c["grandmaster"] == c["node_id"]
-              for c in cs))
-    check(f"{h}: no clock's parent is through a miswired port ({through})", not through)
+# The cables out of B: port 1 of node 3, port 0 of node 4.
+through = [c["node_id"] for c in after
+           if c.get("parent_port") == (1 if c["node_id"] == 3 else 0)]
+check(f"B: its clocks follow a grandmaster of its own, though A announces node 1 "
+      f"({[(c['node_id'], c['grandmaster'], c['state'], c.get('parent_port')) for c in after]})",
+      len(after) == 2 and all(c["grandmaster"] in (3, 4) for c in after) and
+      all(c["state"] in ("locked", "locking") or c["grandmaster"] == c["node_id"]
+          for c in after))
+check(f"B: no clock's parent is through a miswired port ({through})", not through)
+far = sorted({(r["node_id"], r["dest_node"]) for r in routes if r["dest_node"] in (3, 4)})
+check(f"A: B's adverts left out the two cables, no way to nodes 3-4 ({far})",
+      not far and len(routes) > 0)
+check(f"B: still quarantined with its cables cut and pulled ({miswired(pulled)})",
+      miswired(pulled) == ["npo0/1", "npo1/0"])
 sys.exit(0 if ok else 1)
 EOF
 if [ $fail != 0 ]; then

@@ -188,6 +188,8 @@ TEST(bad_plans_are_refused_with_a_reason)
 		"[{\"a\":{\"node_id\":1,\"port\":0},\"b\":{\"node_id\":2,\"port\":1}},"
 		" {\"a\":{\"node_id\":3,\"port\":0},\"b\":{\"node_id\":1,\"port\":0}}]",
 		"[{\"a\":{\"node_id\":-1,\"port\":0},\"b\":{\"node_id\":2,\"port\":1}}]",
+		/* A port is a byte: 256 is none. */
+		"[{\"a\":{\"node_id\":1,\"port\":256},\"b\":{\"node_id\":2,\"port\":1}}]",
 		"[{\"a\":{\"node_id\":1,\"port\":0},\"b\":{\"node_id\":2,\"port\":1},\"width\":\"8\"}]",
 	};
 	struct plan plan;

@@ -101,7 +101,6 @@ enum {
 	X(caps_clock, NPO_CAPS_CLOCK, R_CAPS_CLOCK_MASK)		\
 	X(caps_flash, NPO_CAPS_FLASH, R_CAPS_FLASH_MASK)		\
 	X(caps_module, NPO_CAPS_MODULE, R_CAPS_MODULE_MASK)		\
-	X(if_minor_module, NPO_IF_MINOR_MODULE, NPO_IF_MINOR)		\
 	X(if_minor_quarantine, NPO_IF_MINOR_QUARANTINE, NPO_IF_MINOR)	\
 	X(reg_flash_state, NPO_REG_FLASH_STATE, A_FLASH_STATE)		\
 	X(flash_running, NPO_FLASH_STATE_RUNNING, R_FLASH_STATE_RUNNING_MASK) \
