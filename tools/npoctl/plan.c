@@ -150,9 +150,8 @@ static bool is_local(const uint32_t *local, size_t n, uint32_t node)
 	return false;
 }
 
-/* The link of set that has end e, or NULL; *other gets its far end. */
-static const struct plan_link *link_at(const struct plan *set, struct plan_end e,
-				       struct plan_end *other)
+const struct plan_link *plan_link_at(const struct plan *set, struct plan_end e,
+				     struct plan_end *other)
 {
 	for (size_t i = 0; i < set->n; i++) {
 		const struct plan_link *l = &set->links[i];
@@ -201,8 +200,8 @@ static void add_miswired(const struct plan *plan, struct plan_finding *out,
 	add(out, max, count, PLAN_MISWIRED, p, f);
 	if (!x)
 		return;
-	x->has_want_a = link_at(plan, f->a, &x->want_a) != NULL;
-	x->has_want_b = link_at(plan, f->b, &x->want_b) != NULL;
+	x->has_want_a = plan_link_at(plan, f->a, &x->want_a) != NULL;
+	x->has_want_b = plan_link_at(plan, f->b, &x->want_b) != NULL;
 }
 
 int plan_compare(const struct plan *plan, const struct plan *found,
@@ -221,8 +220,8 @@ int plan_compare(const struct plan *plan, const struct plan *found,
 
 		if (!ours(p, local, nlocal))
 			continue;
-		fa = link_at(found, p->a, &fa_peer);
-		fb = link_at(found, p->b, &fb_peer);
+		fa = plan_link_at(found, p->a, &fa_peer);
+		fb = plan_link_at(found, p->b, &fb_peer);
 		if (fa && same_end(fa_peer, p->b)) {
 			/* Cabled as planned: up, and as fast and wide? */
 			if (!fa->active)
@@ -254,7 +253,7 @@ int plan_compare(const struct plan *plan, const struct plan *found,
 		if (!ours(f, local, nlocal))
 			continue;
 		/* Links at planned ports were judged above. */
-		if (link_at(plan, f->a, &other) || link_at(plan, f->b, &other))
+		if (plan_link_at(plan, f->a, &other) || plan_link_at(plan, f->b, &other))
 			continue;
 		add(out, max, &count, PLAN_EXTRA, NULL, f);
 	}

@@ -55,5 +55,8 @@ int plan_compare(const struct plan *plan, const struct plan *found,
 		 const uint32_t *local, size_t nlocal,
 		 struct plan_finding *out, size_t max);
 const char *plan_kind_str(enum plan_kind k);
+/* The link of set that has end e, or NULL; *other gets its far end. */
+const struct plan_link *plan_link_at(const struct plan *set, struct plan_end e,
+				     struct plan_end *other);
 
 #endif

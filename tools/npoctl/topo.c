@@ -404,27 +404,6 @@ static void print_finding(const struct plan_finding *f)
 	print_close_object();
 }
 
-/* The peer plan names for node/port, if it names one. */
-static bool planned_peer(const struct plan *plan, uint32_t node, uint32_t port,
-			 struct plan_end *peer)
-{
-	size_t i;
-
-	for (i = 0; i < plan->n; i++) {
-		const struct plan_link *l = &plan->links[i];
-
-		if (l->a.node == node && l->a.port == port) {
-			*peer = l->b;
-			return true;
-		}
-		if (l->b.node == node && l->b.port == port) {
-			*peer = l->a;
-			return true;
-		}
-	}
-	return false;
-}
-
 /*
  * Hand each port of this host the peer the plan names for it, or no plan
  * when it names none (plan NULL: forget every port's): the driver
@@ -448,7 +427,9 @@ static int apply_plan(struct npo_nl *nl, const struct topo *t,
 			return NPOCTL_EXIT_ERROR;
 		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, lp->dev);
 		nla_put_u32(msg, NPO_ATTR_PORT_INDEX, lp->port);
-		planned = plan && planned_peer(plan, lp->node, lp->port, &peer);
+		planned = plan && plan_link_at(plan, (struct plan_end) {
+						.node = lp->node, .port = lp->port,
+					  }, &peer);
 		if (planned) {
 			nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_NODE, peer.node);
 			nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_PORT, peer.port);
