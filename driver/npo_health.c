@@ -68,14 +68,13 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 			 why);
 		break;
 	case NPO_EVENT_MISWIRED:
-		if (port->miswired && npo_link_plan_quarantines(ndev))
-			npo_warn(ndev, "port %u: cabled to node %u port %u, planned for node %u port %u: quarantined, no data or fabric time goes through it\n",
+		if (port->miswired)
+			npo_warn(ndev, "port %u: cabled to node %u port %u, planned for node %u port %u: %s\n",
 				 port->index, port->peer_node, port->peer_port,
-				 port->plan_node, port->plan_port);
-		else if (port->miswired)
-			npo_warn(ndev, "port %u: cabled to node %u port %u, planned for node %u port %u: left out of routes and fabric time; this device (interface before 1.16) still sends data for that peer through it\n",
-				 port->index, port->peer_node, port->peer_port,
-				 port->plan_node, port->plan_port);
+				 port->plan_node, port->plan_port,
+				 npo_link_plan_quarantines(ndev) ?
+				 "quarantined, no data or fabric time goes through it" :
+				 "left out of routes and fabric time; this device (interface before 1.16) still sends data for that peer through it");
 		else
 			npo_info(ndev, "port %u: no longer miswired: back in service\n",
 				 port->index);
