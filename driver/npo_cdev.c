@@ -11,6 +11,11 @@
 #include <linux/xarray.h>
 
 #include "npo.h"
+#include "npo_health.h"
+#include "npo_job.h"
+#include "npo_link.h"
+#include "npo_queue.h"
+#include "npo_timesync.h"
 
 static dev_t npo_devt;
 

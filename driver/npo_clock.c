@@ -15,6 +15,9 @@
 #include <net/genetlink.h>
 
 #include "npo.h"
+#include "npo_genl.h"
+#include "npo_link.h"
+#include "npo_timesync.h"
 
 /* Read the clock; TIME_LO latches the whole value.  Caller holds clk_lock. */
 static u64 npo_clock_read_locked(struct npo_dev *ndev,

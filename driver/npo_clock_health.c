@@ -18,6 +18,8 @@
 #include <net/devlink.h>
 
 #include "npo.h"
+#include "npo_health.h"
+#include "npo_timesync.h"
 
 static unsigned int time_error_limit_ns = 1000;
 module_param(time_error_limit_ns, uint, 0644);

@@ -7,6 +7,11 @@
 #include <linux/uaccess.h>
 
 #include "npo.h"
+#include "npo_fw.h"
+#include "npo_job.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
+#include "npo_timesync.h"
 
 static struct dentry *npo_debugfs_root;
 

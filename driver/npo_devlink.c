@@ -12,6 +12,8 @@
 #include <net/devlink.h>
 
 #include "npo.h"
+#include "npo_fw.h"
+#include "npo_health.h"
 
 struct npo_devlink {
 	struct npo_dev *ndev;

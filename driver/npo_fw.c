@@ -10,6 +10,9 @@
 #include <uapi/linux/npo_fw.h>
 
 #include "npo.h"
+#include "npo_fw.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
 
 static char *fw_name = "npo/npo-fw.bin";
 module_param(fw_name, charp, 0444);

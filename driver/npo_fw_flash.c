@@ -15,6 +15,10 @@
 #include <uapi/linux/npo_fw.h>
 
 #include "npo.h"
+#include "npo_fw.h"
+#include "npo_health.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
 
 /**
  * npo_fw_slot_name() - a flash slot as the log and sysfs name it

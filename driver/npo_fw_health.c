@@ -18,6 +18,8 @@
 #include <net/devlink.h>
 
 #include "npo.h"
+#include "npo_health.h"
+#include "npo_link.h"
 
 /* How often the heartbeat is read, and how long it may stand still. */
 #define NPO_HEARTBEAT_WATCH_MS		250

@@ -12,6 +12,11 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_genl.h"
+#include "npo_link.h"
+#include "npo_queue.h"
+#include "npo_route.h"
+#include "npo_timesync.h"
 
 #define NPO_TEST_MAX_MS		60000
 
@@ -226,14 +231,14 @@ static int npo_put_port_risk(struct sk_buff *msg, struct npo_port *port)
 {
 	if (!port->watch)
 		return 0;
-	if (nla_put_u32(msg, NPO_ATTR_PORT_RISK_LANES, port->risk_lanes) ||
-	    nla_put_u32(msg, NPO_ATTR_PORT_RISK_REASON, port->risk_reason))
+	if (nla_put_u32(msg, NPO_ATTR_PORT_RISK_LANES, port->risk.lanes) ||
+	    nla_put_u32(msg, NPO_ATTR_PORT_RISK_REASON, port->risk.reason))
 		return -EMSGSIZE;
-	if (port->risk_lanes &&
-	    nla_put_u32(msg, NPO_ATTR_PORT_RISK_LANE, port->risk_lane))
+	if (port->risk.lanes &&
+	    nla_put_u32(msg, NPO_ATTR_PORT_RISK_LANE, port->risk.lane))
 		return -EMSGSIZE;
-	if (port->risk_lanes && port->risk_eta_s &&
-	    nla_put_u32(msg, NPO_ATTR_PORT_RISK_ETA_S, port->risk_eta_s))
+	if (port->risk.lanes && port->risk.eta_s &&
+	    nla_put_u32(msg, NPO_ATTR_PORT_RISK_ETA_S, port->risk.eta_s))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -264,11 +269,11 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 		flags |= NPO_PORT_FLAG_ADMIN_DOWN;
 	if (st & NPO_PST_LISTEN)
 		flags |= NPO_PORT_FLAG_LISTEN;
-	if (port->risk_lanes)
+	if (port->risk.lanes)
 		flags |= NPO_PORT_FLAG_AT_RISK;
-	if (port->selftest == NPO_SELFTEST_FAILED)
+	if (port->selftest.state == NPO_SELFTEST_FAILED)
 		flags |= NPO_PORT_FLAG_SELF_TEST_FAILED;
-	if (port->miswired)
+	if (port->plan.miswired)
 		flags |= NPO_PORT_FLAG_MISWIRED;
 
 	if (nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
@@ -297,16 +302,16 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 	    (nla_put_u32(msg, NPO_ATTR_PORT_PEER_NODE_ID, port->peer_node) ||
 	     nla_put_u32(msg, NPO_ATTR_PORT_PEER_PORT, port->peer_port)))
 		return -EMSGSIZE;
-	if (port->plan_set &&
-	    (nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_NODE, port->plan_node) ||
-	     nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_PORT, port->plan_port)))
+	if (port->plan.set &&
+	    (nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_NODE, port->plan.node) ||
+	     nla_put_u32(msg, NPO_ATTR_PORT_PLANNED_PEER_PORT, port->plan.port)))
 		return -EMSGSIZE;
 	if (npo_hw_blames_lanes(ndev) &&
 	    (nla_put_u32(msg, NPO_ATTR_PORT_FAULT_LANES, port->fault_lanes) ||
 	     nla_put_u32(msg, NPO_ATTR_PORT_BER_LANES, port->ber_lanes)))
 		return -EMSGSIZE;
-	if (port->selftest == NPO_SELFTEST_FAILED &&
-	    nla_put_u32(msg, NPO_ATTR_PORT_SELF_TEST_LANES, port->selftest_lanes))
+	if (port->selftest.state == NPO_SELFTEST_FAILED &&
+	    nla_put_u32(msg, NPO_ATTR_PORT_SELF_TEST_LANES, port->selftest.lanes))
 		return -EMSGSIZE;
 	return npo_put_port_risk(msg, port);
 }
@@ -1064,7 +1069,7 @@ void npo_genl_port_event(struct npo_port *port, u32 event)
 		err = npo_put_port_down(msg, port);
 	/* A pass says so too: the lanes that failed, none. */
 	if (!err && event == NPO_EVENT_SELF_TEST &&
-	    port->selftest != NPO_SELFTEST_FAILED &&
+	    port->selftest.state != NPO_SELFTEST_FAILED &&
 	    nla_put_u32(msg, NPO_ATTR_PORT_SELF_TEST_LANES, 0))
 		err = -EMSGSIZE;
 	npo_genl_event_send(port->ndev, msg, hdr, err);

@@ -16,6 +16,11 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_genl.h"
+#include "npo_health.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
+#include "npo_route.h"
 #include "npo_trace.h"
 
 /* --- ports ---------------------------------------------------------------- */
@@ -68,10 +73,10 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 			 why);
 		break;
 	case NPO_EVENT_MISWIRED:
-		if (port->miswired)
+		if (port->plan.miswired)
 			npo_warn(ndev, "port %u: cabled to node %u port %u, planned for node %u port %u: %s\n",
 				 port->index, port->peer_node, port->peer_port,
-				 port->plan_node, port->plan_port,
+				 port->plan.node, port->plan.port,
 				 npo_link_plan_quarantines(ndev) ?
 				 "quarantined, no data or fabric time goes through it" :
 				 "left out of routes and fabric time; this device (interface before 1.16) still sends data for that peer through it");
@@ -85,21 +90,21 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 			 port->index, NPO_MAX_LANES, &lanes);
 		break;
 	case NPO_EVENT_AT_RISK:
-		lanes = port->risk_lanes;
+		lanes = port->risk.lanes;
 		/* The all-clear always: the log's last word must be right. */
 		if (!lanes) {
 			npo_info(ndev, "port %u: no longer at risk\n",
 				 port->index);
 			break;
 		}
-		if (!__ratelimit(&port->risk_log))
+		if (!__ratelimit(&port->risk.log))
 			break;
-		if (port->risk_eta_s)
+		if (port->risk.eta_s)
 			scnprintf(why, sizeof(why), ", failing in about %u s",
-				  port->risk_eta_s);
+				  port->risk.eta_s);
 		npo_warn(ndev, "port %u: link to node %u port %u at risk: lane %u %s%s (lanes %*pbl)\n",
 			 port->index, port->peer_node, port->peer_port,
-			 port->risk_lane, npo_risk_name(port->risk_reason), why,
+			 port->risk.lane, npo_risk_name(port->risk.reason), why,
 			 NPO_MAX_LANES, &lanes);
 		break;
 	}

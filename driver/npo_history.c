@@ -13,6 +13,8 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_genl.h"
+#include "npo_timesync.h"
 
 /**
  * struct npo_history_entry - one event kept

@@ -29,6 +29,12 @@
 #include <net/genetlink.h>
 
 #include "npo.h"
+#include "npo_genl.h"
+#include "npo_health.h"
+#include "npo_job.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
+#include "npo_queue.h"
 
 static unsigned int refusal_limit = 16;
 module_param(refusal_limit, uint, 0644);

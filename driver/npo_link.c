@@ -12,6 +12,10 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_health.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
+#include "npo_timesync.h"
 
 /* How much longer than its duration a PRBS test may take to report. */
 #define NPO_PRBS_GRACE		(5 * HZ)
@@ -296,31 +300,31 @@ struct npo_hw_port_stats *npo_port_read_stats(struct npo_port *port,
 	size_t len = npo_hw_port_stats_size(port->ndev->lanes_per_port);
 	struct npo_hw_port_stats *st;
 
-	mutex_lock(&port->stats_lock);
-	if (shared && port->stats &&
-	    time_before(jiffies, port->stats_at +
+	mutex_lock(&port->stats.lock);
+	if (shared && port->stats.block &&
+	    time_before(jiffies, port->stats.at +
 				 msecs_to_jiffies(NPO_STATS_SHARED_MS))) {
-		st = kmemdup(port->stats, len, GFP_KERNEL);
-		mutex_unlock(&port->stats_lock);
+		st = kmemdup(port->stats.block, len, GFP_KERNEL);
+		mutex_unlock(&port->stats.lock);
 		return st ?: ERR_PTR(-ENOMEM);
 	}
 	st = npo_port_fetch_stats(port);
 	if (!IS_ERR(st)) {
-		kfree(port->stats);
-		port->stats = kmemdup(st, len, GFP_KERNEL);
-		port->stats_at = jiffies;
+		kfree(port->stats.block);
+		port->stats.block = kmemdup(st, len, GFP_KERNEL);
+		port->stats.at = jiffies;
 	}
-	mutex_unlock(&port->stats_lock);
+	mutex_unlock(&port->stats.lock);
 	return st;
 }
 
 /* Counters read before a clear are not the port's any more. */
 static void npo_port_forget_stats(struct npo_port *port)
 {
-	mutex_lock(&port->stats_lock);
-	kfree(port->stats);
-	port->stats = NULL;
-	mutex_unlock(&port->stats_lock);
+	mutex_lock(&port->stats.lock);
+	kfree(port->stats.block);
+	port->stats.block = NULL;
+	mutex_unlock(&port->stats.lock);
 }
 
 /**
@@ -370,7 +374,7 @@ static void npo_port_retrain_work(struct work_struct *work)
 	if (ndev->link_running)
 		npo_port_refresh(port);
 	if (ndev->link_running && port->admin_up &&
-	    port->selftest == NPO_SELFTEST_NONE &&
+	    port->selftest.state == NPO_SELFTEST_NONE &&
 	    FIELD_GET(NPO_PST_STATE, port->status) == NPO_HW_PORT_DETECT) {
 		npo_dbg(ndev, LINK, "port %u: retraining after %u ms\n",
 			port->index, port->backoff_ms);
@@ -396,7 +400,7 @@ void npo_port_apply(struct npo_port *port, bool retrain)
 	port->backoff_ms = 0;
 	cancel_delayed_work(&port->retrain_work);
 	/* Taking a port that failed its self-test back releases it. */
-	if (port->selftest == NPO_SELFTEST_FAILED) {
+	if (port->selftest.state == NPO_SELFTEST_FAILED) {
 		npo_link_selftest_release(port);
 		retrain = true;
 	}
@@ -503,19 +507,19 @@ int npo_port_prbs_test(struct npo_port *port, u32 ms)
 	}
 	/* The administrator's test takes a port held by its self-test back. */
 	npo_link_selftest_release(port);
-	port->prbs_running = true;
-	port->prbs_cut = false;
-	reinit_completion(&port->prbs_done);
+	port->prbs.running = true;
+	port->prbs.cut = false;
+	reinit_completion(&port->prbs.done);
 	npo_port_wr(port, NPO_P_PRBS,
 		    NPO_PRBS_START | FIELD_PREP(NPO_PRBS_DURATION_MS, ms));
 	mutex_unlock(&ndev->link_lock);
 
-	left = wait_for_completion_interruptible_timeout(&port->prbs_done,
+	left = wait_for_completion_interruptible_timeout(&port->prbs.done,
 							 msecs_to_jiffies(ms) +
 							 NPO_PRBS_GRACE);
 	mutex_lock(&ndev->link_lock);
-	port->prbs_running = false;
-	cut = port->prbs_cut;
+	port->prbs.running = false;
+	cut = port->prbs.cut;
 	mutex_unlock(&ndev->link_lock);
 	if (READ_ONCE(ndev->link_gone))
 		return -ENODEV;
@@ -540,7 +544,7 @@ void npo_link_abort_tests(struct npo_dev *ndev)
 	mutex_lock(&ndev->link_lock);
 	WRITE_ONCE(ndev->link_gone, true);
 	for (i = 0; ndev->ports && i < ndev->num_ports; i++)
-		complete_all(&ndev->ports[i].prbs_done);
+		complete_all(&ndev->ports[i].prbs.done);
 	mutex_unlock(&ndev->link_lock);
 }
 
@@ -610,7 +614,7 @@ static void npo_port_handle(struct npo_port *port, u32 ev)
 		npo_health_port_event(port, NPO_EVENT_ERR_THRESHOLD);
 	if ((ev & NPO_PEV_PRBS_DONE) && !npo_link_selftest_done(port)) {
 		npo_health_port_event(port, NPO_EVENT_TEST_DONE);
-		complete_all(&port->prbs_done);
+		complete_all(&port->prbs.done);
 	}
 	/* After LINK_UP: the log says whom it reached, then that it is wrong. */
 	npo_link_plan_check(port);
@@ -685,10 +689,10 @@ int npo_link_init(struct npo_dev *ndev)
 		port->index = i;
 		port->admin_up = true;
 		port->state_since = ktime_get();
-		init_completion(&port->prbs_done);
-		mutex_init(&port->stats_lock);
+		init_completion(&port->prbs.done);
+		mutex_init(&port->stats.lock);
 		/* A lane hovering at a threshold warns a few times a minute. */
-		ratelimit_state_init(&port->risk_log, 60 * HZ, 4);
+		ratelimit_state_init(&port->risk.log, 60 * HZ, 4);
 		INIT_DELAYED_WORK(&port->retrain_work, npo_port_retrain_work);
 	}
 	return npo_link_watch_init(ndev);
@@ -738,9 +742,9 @@ void npo_link_end_tests(struct npo_dev *ndev)
 	for (i = 0; ndev->ports && i < ndev->num_ports; i++) {
 		struct npo_port *port = &ndev->ports[i];
 
-		if (port->prbs_running) {
-			port->prbs_cut = true;
-			complete_all(&port->prbs_done);
+		if (port->prbs.running) {
+			port->prbs.cut = true;
+			complete_all(&port->prbs.done);
 		}
 	}
 	mutex_unlock(&ndev->link_lock);
@@ -764,9 +768,9 @@ void npo_link_stop(struct npo_dev *ndev)
 		struct npo_port *port = &ndev->ports[i];
 
 		/* A self-test the reset will cut short is no longer running. */
-		if (port->selftest == NPO_SELFTEST_RUNNING ||
-		    port->selftest == NPO_SELFTEST_JUDGING)
-			port->selftest = NPO_SELFTEST_NONE;
+		if (port->selftest.state == NPO_SELFTEST_RUNNING ||
+		    port->selftest.state == NPO_SELFTEST_JUDGING)
+			port->selftest.state = NPO_SELFTEST_NONE;
 	}
 	mutex_unlock(&ndev->link_lock);
 	/* The reset that follows ends every test: its requester need not wait. */
@@ -791,7 +795,7 @@ void npo_link_fini(struct npo_dev *ndev)
 	npo_link_selftest_stop(ndev);
 	npo_link_watch_fini(ndev);
 	for (i = 0; ndev->ports && i < ndev->num_ports; i++)
-		kfree(ndev->ports[i].stats);
+		kfree(ndev->ports[i].stats.block);
 	kfree(ndev->ports);
 	ndev->ports = NULL;
 }

@@ -19,6 +19,10 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_genl.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
+#include "npo_route.h"
 
 #define NPO_DIAG_VERSION	1
 

@@ -22,6 +22,8 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_health.h"
+#include "npo_link.h"
 
 /* Reports not yet handed to devlink, per port; the oldest go first. */
 #define NPO_LINK_REPORTS_QUEUED	8
@@ -101,19 +103,19 @@ static void npo_link_snapshot(struct npo_port *port, u32 event,
 		.down_reason = port->down_reason,
 		.fault_lanes = port->fault_lanes,
 		.ber_lanes = port->ber_lanes,
-		.risk_lanes = port->risk_lanes,
-		.risk_reason = port->risk_reason,
-		.risk_lane = port->risk_lane,
-		.risk_eta_s = port->risk_eta_s,
+		.risk_lanes = port->risk.lanes,
+		.risk_reason = port->risk.reason,
+		.risk_lane = port->risk.lane,
+		.risk_eta_s = port->risk.eta_s,
 		.peer_valid = port->peer_valid,
 		.peer_node = port->peer_node,
 		.peer_port = port->peer_port,
 		.flaps = port->flaps,
-		.selftest_lanes = port->selftest == NPO_SELFTEST_FAILED ?
-				  port->selftest_lanes : 0,
-		.miswired = port->miswired,
-		.plan_node = port->plan_node,
-		.plan_port = port->plan_port,
+		.selftest_lanes = port->selftest.state == NPO_SELFTEST_FAILED ?
+				  port->selftest.lanes : 0,
+		.miswired = port->plan.miswired,
+		.plan_node = port->plan.node,
+		.plan_port = port->plan.port,
 	};
 }
 
@@ -337,7 +339,7 @@ static bool npo_link_clean(const struct npo_port *port)
 		     (npo_link_watch_judges_ber(port) ? 0 : NPO_PST_HIGH_BER);
 
 	return FIELD_GET(NPO_PST_STATE, st) == NPO_HW_PORT_ACTIVE &&
-	       !(st & faults) && !port->risk_lanes && !port->miswired;
+	       !(st & faults) && !port->risk.lanes && !port->plan.miswired;
 }
 
 static void npo_link_report_msg(const struct npo_port *port,
@@ -443,10 +445,10 @@ static bool npo_link_health_judge(struct npo_port *port, u32 event,
 		return !npo_link_watch_judges_ber(port);
 	case NPO_EVENT_SELF_TEST:
 		/* A pass is followed by the link coming up, which clears it. */
-		return port->selftest == NPO_SELFTEST_FAILED;
+		return port->selftest.state == NPO_SELFTEST_FAILED;
 	case NPO_EVENT_MISWIRED:
 	case NPO_EVENT_AT_RISK:
-		if (event == NPO_EVENT_MISWIRED ? port->miswired : port->risk_lanes)
+		if (event == NPO_EVENT_MISWIRED ? port->plan.miswired : port->risk.lanes)
 			return true;
 		fallthrough;
 	case NPO_EVENT_LINK_UP:

@@ -19,6 +19,8 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_health.h"
+#include "npo_link.h"
 #include "npo_regs.h"
 
 /**
@@ -45,7 +47,7 @@ bool npo_link_plan_quarantines(const struct npo_dev *ndev)
  */
 u32 npo_port_control_plan(const struct npo_port *port)
 {
-	return port->miswired && npo_link_plan_quarantines(port->ndev) ?
+	return port->plan.miswired && npo_link_plan_quarantines(port->ndev) ?
 	       NPO_PCTL_QUARANTINE : 0;
 }
 
@@ -58,7 +60,7 @@ u32 npo_port_control_plan(const struct npo_port *port)
  */
 bool npo_port_miswired(const struct npo_port *port)
 {
-	return READ_ONCE(port->miswired);
+	return READ_ONCE(port->plan.miswired);
 }
 
 /*
@@ -68,12 +70,12 @@ bool npo_port_miswired(const struct npo_port *port)
  */
 static bool npo_link_plan_broken(const struct npo_port *port)
 {
-	if (!port->plan_set)
+	if (!port->plan.set)
 		return false;
 	if (!port->peer_valid)
-		return port->miswired;
-	return port->peer_node != port->plan_node ||
-	       port->peer_port != port->plan_port;
+		return port->plan.miswired;
+	return port->peer_node != port->plan.node ||
+	       port->peer_port != port->plan.port;
 }
 
 /**
@@ -93,9 +95,9 @@ void npo_link_plan_check(struct npo_port *port)
 	bool miswired = npo_link_plan_broken(port);
 
 	lockdep_assert_held(&ndev->link_lock);
-	if (miswired == port->miswired)
+	if (miswired == port->plan.miswired)
 		return;
-	WRITE_ONCE(port->miswired, miswired);
+	WRITE_ONCE(port->plan.miswired, miswired);
 	/*
 	 * Only the bit: a port held out of service (a failed self-test)
 	 * stays as it is, and nothing retrains.
@@ -124,9 +126,9 @@ void npo_link_plan_set(struct npo_port *port, bool set, u32 node,
 		       u8 peer_port)
 {
 	mutex_lock(&port->ndev->link_lock);
-	port->plan_set = set;
-	port->plan_node = set ? node : 0;
-	port->plan_port = set ? peer_port : 0;
+	port->plan.set = set;
+	port->plan.node = set ? node : 0;
+	port->plan.port = set ? peer_port : 0;
 	npo_link_plan_check(port);
 	mutex_unlock(&port->ndev->link_lock);
 }

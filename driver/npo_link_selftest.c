@@ -23,6 +23,8 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_health.h"
+#include "npo_link.h"
 
 static unsigned int selftest_ms = 20;
 module_param(selftest_ms, uint, 0644);
@@ -53,8 +55,8 @@ void npo_link_selftest_start(struct npo_port *port, bool test)
 	unsigned int ms = min(READ_ONCE(selftest_ms), 65535u);
 
 	/* A test the reset cut short is over; the device forgot its hold. */
-	port->selftest = NPO_SELFTEST_NONE;
-	port->selftest_lanes = 0;
+	port->selftest.state = NPO_SELFTEST_NONE;
+	port->selftest.lanes = 0;
 	if (!test || !ms || !port->admin_up ||
 	    !npo_link_selftest_supported(port->ndev))
 		return;
@@ -62,8 +64,8 @@ void npo_link_selftest_start(struct npo_port *port, bool test)
 	if (!(port->status & NPO_PST_PEER_PRESENT))
 		return;
 	/* Nothing reconfigures the port under it (npo_port_testing()). */
-	port->selftest = NPO_SELFTEST_RUNNING;
-	port->selftest_deadline = jiffies + msecs_to_jiffies(ms) +
+	port->selftest.state = NPO_SELFTEST_RUNNING;
+	port->selftest.deadline = jiffies + msecs_to_jiffies(ms) +
 				  NPO_SELFTEST_GRACE;
 	npo_port_wr(port, NPO_P_PRBS, NPO_PRBS_START | NPO_PRBS_HOLD |
 		    FIELD_PREP(NPO_PRBS_DURATION_MS, ms));
@@ -83,9 +85,9 @@ void npo_link_selftest_start(struct npo_port *port, bool test)
  */
 bool npo_link_selftest_done(struct npo_port *port)
 {
-	if (port->selftest != NPO_SELFTEST_RUNNING)
+	if (port->selftest.state != NPO_SELFTEST_RUNNING)
 		return false;
-	port->selftest = NPO_SELFTEST_JUDGING;
+	port->selftest.state = NPO_SELFTEST_JUDGING;
 	mod_delayed_work(system_wq, &port->ndev->selftest_work, 0);
 	return true;
 }
@@ -146,7 +148,7 @@ static void npo_link_selftest_judge(struct npo_port *port, bool overdue)
 		st = npo_port_read_stats(port, false);
 	mutex_lock(&ndev->link_lock);
 	if (!ndev->link_running ||
-	    port->selftest != (overdue ? NPO_SELFTEST_RUNNING :
+	    port->selftest.state != (overdue ? NPO_SELFTEST_RUNNING :
 					 NPO_SELFTEST_JUDGING))
 		goto out;
 	if (overdue) {
@@ -167,15 +169,15 @@ static void npo_link_selftest_judge(struct npo_port *port, bool overdue)
 	} else {
 		failed = npo_link_selftest_failed(port, st);
 	}
-	port->selftest_lanes = failed;
+	port->selftest.lanes = failed;
 	if (failed) {
-		port->selftest = NPO_SELFTEST_FAILED;
+		port->selftest.state = NPO_SELFTEST_FAILED;
 		lanes = failed;
 		npo_err(ndev, "port %u: link to node %u port %u failed its self-test after the reset on lanes %*pbl; out of service until retrained\n",
 			port->index, port->peer_node, port->peer_port,
 			NPO_MAX_LANES, &lanes);
 	} else {
-		port->selftest = NPO_SELFTEST_NONE;
+		port->selftest.state = NPO_SELFTEST_NONE;
 		npo_info(ndev, "port %u: self-test passed; training\n",
 			 port->index);
 		npo_port_apply(port, true);
@@ -205,15 +207,15 @@ static void npo_link_selftest_work(struct work_struct *work)
 
 		mutex_lock(&ndev->link_lock);
 		judge = ndev->link_running &&
-			port->selftest == NPO_SELFTEST_JUDGING;
+			port->selftest.state == NPO_SELFTEST_JUDGING;
 		if (ndev->link_running &&
-		    port->selftest == NPO_SELFTEST_RUNNING) {
+		    port->selftest.state == NPO_SELFTEST_RUNNING) {
 			overdue = time_after_eq(jiffies,
-						port->selftest_deadline);
+						port->selftest.deadline);
 			if (!overdue && (!next ||
-					 time_before(port->selftest_deadline,
+					 time_before(port->selftest.deadline,
 						     next)))
-				next = port->selftest_deadline;
+				next = port->selftest.deadline;
 		}
 		mutex_unlock(&ndev->link_lock);
 		if (judge || overdue)
@@ -233,10 +235,10 @@ static void npo_link_selftest_work(struct work_struct *work)
  */
 void npo_link_selftest_release(struct npo_port *port)
 {
-	if (port->selftest != NPO_SELFTEST_FAILED)
+	if (port->selftest.state != NPO_SELFTEST_FAILED)
 		return;
-	port->selftest = NPO_SELFTEST_NONE;
-	port->selftest_lanes = 0;
+	port->selftest.state = NPO_SELFTEST_NONE;
+	port->selftest.lanes = 0;
 	/* Enabled again if an overdue test disabled it. */
 	npo_port_wr(port, NPO_P_CONTROL, npo_port_control(port));
 }

@@ -27,6 +27,8 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_health.h"
+#include "npo_link.h"
 
 #define NPO_WATCH_PERIOD_MS	1000
 #define NPO_WATCH_SAMPLES	8
@@ -227,13 +229,13 @@ static void npo_watch_judge(struct npo_port *port,
 			worst_eta = eta;
 		}
 	}
-	port->risk_eta_s = worst_eta == U32_MAX ? 0 : worst_eta;
-	if (lanes == port->risk_lanes && worst_reason == port->risk_reason &&
-	    (!lanes || worst == port->risk_lane))
+	port->risk.eta_s = worst_eta == U32_MAX ? 0 : worst_eta;
+	if (lanes == port->risk.lanes && worst_reason == port->risk.reason &&
+	    (!lanes || worst == port->risk.lane))
 		return;
-	port->risk_lanes = lanes;
-	port->risk_reason = worst_reason;
-	port->risk_lane = worst;
+	port->risk.lanes = lanes;
+	port->risk.reason = worst_reason;
+	port->risk.lane = worst;
 	npo_health_port_event(port, NPO_EVENT_AT_RISK);
 }
 
@@ -384,9 +386,9 @@ void npo_link_watch_forget(struct npo_port *port)
 	gen = port->watch->gen;
 	memset(port->watch, 0, sizeof(*port->watch));
 	port->watch->gen = gen + 1;
-	port->risk_lanes = 0;
-	port->risk_reason = NPO_RISK_NONE;
-	port->risk_eta_s = 0;
+	port->risk.lanes = 0;
+	port->risk.reason = NPO_RISK_NONE;
+	port->risk.eta_s = 0;
 }
 
 /**

@@ -11,6 +11,14 @@
 #include <linux/xarray.h>
 
 #include "npo.h"
+#include "npo_fw.h"
+#include "npo_genl.h"
+#include "npo_health.h"
+#include "npo_job.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
+#include "npo_route.h"
+#include "npo_timesync.h"
 
 unsigned int npo_dbg_mask;
 module_param_named(dbg_mask, npo_dbg_mask, uint, 0644);

@@ -5,6 +5,9 @@
 #include <linux/jiffies.h>
 
 #include "npo.h"
+#include "npo_health.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
 
 /**
  * struct npo_mbox_result_desc - what a mailbox result code means

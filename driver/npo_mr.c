@@ -19,6 +19,10 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_genl.h"
+#include "npo_job.h"
+#include "npo_mbox.h"
+#include "npo_queue.h"
 
 /**
  * struct npo_mr - a registered memory region

@@ -26,6 +26,12 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_genl.h"
+#include "npo_health.h"
+#include "npo_job.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
+#include "npo_queue.h"
 #include "npo_trace.h"
 
 /*

@@ -17,6 +17,11 @@
 #include <net/genetlink.h>
 
 #include "npo.h"
+#include "npo_genl.h"
+#include "npo_health.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
+#include "npo_queue.h"
 #include "npo_trace.h"
 
 /* Full logs read per run of the work before it yields. */

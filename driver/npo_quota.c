@@ -13,6 +13,7 @@
  * on npo0.  Beyond it, open() and the creating ioctls fail with -EAGAIN.
  */
 #include "npo.h"
+#include "npo_job.h"
 
 #ifdef CONFIG_CGROUP_RDMA
 

@@ -29,6 +29,10 @@
 #include <net/genetlink.h>
 
 #include "npo.h"
+#include "npo_genl.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
+#include "npo_route.h"
 
 static unsigned int route_hold_ms = 1000;
 module_param(route_hold_ms, uint, 0644);
@@ -229,7 +233,7 @@ static void npo_rt_own_links(struct npo_dev *ndev, struct npo_rt_lsa *lsa)
 
 		/* A miswired port is no link of ours: nothing is routed over it. */
 		if (FIELD_GET(NPO_PST_STATE, st) != NPO_HW_PORT_ACTIVE ||
-		    !port->peer_valid || port->miswired)
+		    !port->peer_valid || port->plan.miswired)
 			continue;
 		lsa->link[lsa->nlinks++] = (struct npo_rt_link) {
 			.peer_node = cpu_to_le32(port->peer_node),

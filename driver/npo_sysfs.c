@@ -8,6 +8,8 @@
 #include <linux/sysfs.h>
 
 #include "npo.h"
+#include "npo_fw.h"
+#include "npo_mbox.h"
 
 static struct npo_dev *to_npo_dev(struct device *dev)
 {

@@ -27,6 +27,10 @@
 #include <linux/timekeeping.h>
 
 #include "npo.h"
+#include "npo_health.h"
+#include "npo_link.h"
+#include "npo_mbox.h"
+#include "npo_timesync.h"
 
 static unsigned int sync_interval_ms = 100;
 module_param(sync_interval_ms, uint, 0444);

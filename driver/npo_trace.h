@@ -13,6 +13,7 @@
 #include <linux/tracepoint.h>
 
 #include "npo.h"
+#include "npo_link.h"
 
 /* From 6.10 __assign_str() takes its source from __string(). */
 #ifdef NPO_ASSIGN_STR_ONE_ARG
@@ -44,7 +45,7 @@ TRACE_EVENT(npo_port_event,
 			   __entry->peer_node = port->peer_valid ? port->peer_node : -1;
 			   __entry->peer_port = port->peer_port;
 			   __entry->fault_lanes = port->fault_lanes;
-			   __entry->risk_lanes = port->risk_lanes;),
+			   __entry->risk_lanes = port->risk.lanes;),
 	    TP_printk("%s node %u port %u event %u status 0x%x down_reason %u peer %lld/%u fault_lanes 0x%x risk_lanes 0x%x",
 		      __get_str(dev), __entry->node, __entry->port, __entry->event,
 		      __entry->status, __entry->down_reason, __entry->peer_node,
