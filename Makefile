@@ -248,7 +248,8 @@ host-tests: host-tests-build
 	@set -e; for t in $(HOST_TESTS); do FWIMAGE=$(FWIMAGE) $$t; done
 
 # --- lint ----------------------------------------------------------------------
-CHECKPATCH := perl $(KSRC_PIECES)/scripts/checkpatch.pl --no-tree --strict \
+# The newest kernel's checkpatch and kernel-doc, as a maintainer runs them.
+CHECKPATCH := perl $(LINT_PIECES)/scripts/checkpatch.pl --no-tree --strict \
 	--terse --show-types
 checkpatch: $(BUILD)/.deps-stamp
 	@echo "  CHECKPATCH driver/ uapi/"
@@ -257,7 +258,7 @@ checkpatch: $(BUILD)/.deps-stamp
 	@! grep -q . $(BUILD)/checkpatch.log
 kernel-doc: $(BUILD)/.deps-stamp
 	@echo "  KERNEL-DOC driver/ uapi/"
-	@perl $(KSRC_PIECES)/scripts/kernel-doc -none -v driver/*.c driver/*.h \
+	@perl $(LINT_PIECES)/scripts/kernel-doc -none -v driver/*.c driver/*.h \
 		uapi/linux/*.h 2>&1 | grep -v ": info: " | tee $(BUILD)/kernel-doc.log
 	@! grep -q . $(BUILD)/kernel-doc.log
 # Documentation parses cleanly: tables, references, sections.
@@ -361,7 +362,9 @@ $(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) $(F
 	bash tools/vm/mkinitramfs.sh $(KVER_$(1)) $(KMODS_$(1)) \
 		$(INSTALL_ROOT)-$(1) $$@
 endef
-$(foreach k,$(RULE_KERNELS),$(eval $(call initramfs_rules,$(k))))
+# Images are named by kernel version: until deps has written kernels.mk
+# (a clean clone's first make) there is none, and no rule to make.
+$(foreach k,$(RULE_KERNELS),$(if $(KVER_$(k)),$(eval $(call initramfs_rules,$(k)))))
 initramfs: $(foreach k,$(KERNELS),$(call initramfs_img,$(k)))
 debug-initramfs: $(if $(KVER_debug),$(call initramfs_img,debug))
 	@test -n "$(KVER_debug)" || { echo "no debug kernel: run make check-debug"; exit 1; }

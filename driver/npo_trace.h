@@ -15,9 +15,13 @@
 #include "npo.h"
 #include "npo_link.h"
 
-/* From 6.10 __assign_str() takes its source from __string(). */
+/*
+ * From 6.10 __assign_str() takes its source from __string(); src is then
+ * only type-checked, never evaluated twice.
+ */
 #ifdef NPO_ASSIGN_STR_ONE_ARG
-#define npo_assign_str(dst, src)	__assign_str(dst)
+#define npo_assign_str(dst, src)	\
+	do { (void)sizeof(src); __assign_str(dst); } while (0)
 #else
 #define npo_assign_str(dst, src)	__assign_str(dst, src)
 #endif

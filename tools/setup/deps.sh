@@ -67,24 +67,36 @@ unpack_kernel() {
 unpack_kernel "$kver_61" "linux-image-$kver_61"
 unpack_kernel "$kver_612" "linux-image-$kver_612-unsigned"
 
-# --- kernel source pieces: kselftest harness, checkpatch, testptp ----------
+# --- kernel source pieces: kselftest harness, testptp ----------------------
 ksrc=$cache/linux-source-6.1
 if [ ! -f "$ksrc/.extracted" ]; then
 	apt_install linux-source-6.1
 	tarball=$(ls /usr/src/linux-source-6.1.tar.xz)
-	log "extracting kselftest and checkpatch from $tarball"
+	log "extracting kselftest from $tarball"
 	rm -rf "$ksrc" && mkdir -p "$ksrc"
 	top=linux-source-6.1
 	tar -xJf "$tarball" -C "$ksrc" --strip-components=1 \
 		"$top/tools/testing/selftests/kselftest_harness.h" \
 		"$top/tools/testing/selftests/kselftest.h" \
 		"$top/tools/testing/selftests/lib.mk" \
-		"$top/tools/testing/selftests/ptp" \
+		"$top/tools/testing/selftests/ptp"
+	touch "$ksrc/.extracted"
+fi
+
+# --- checkpatch and kernel-doc from the newest kernel, as a maintainer runs them
+lsrc=$cache/linux-source-6.12
+if [ ! -f "$lsrc/.extracted" ]; then
+	apt_install linux-source-6.12
+	tarball=$(ls /usr/src/linux-source-6.12.tar.xz)
+	log "extracting checkpatch and kernel-doc from $tarball"
+	rm -rf "$lsrc" && mkdir -p "$lsrc"
+	top=linux-source-6.12
+	tar -xJf "$tarball" -C "$lsrc" --strip-components=1 \
 		"$top/scripts/checkpatch.pl" \
 		"$top/scripts/spelling.txt" \
 		"$top/scripts/const_structs.checkpatch" \
 		"$top/scripts/kernel-doc"
-	touch "$ksrc/.extracted"
+	touch "$lsrc/.extracted"
 fi
 
 # --- QEMU 7.2 source --------------------------------------------------------
@@ -107,6 +119,7 @@ KIMAGE_6.12 := $cache/kernel-$kver_612/root/boot/vmlinuz-$kver_612
 KMODS_6.1 := $cache/kernel-$kver_61/root/lib/modules/$kver_61
 KMODS_6.12 := $cache/kernel-$kver_612/root/lib/modules/$kver_612
 KSRC_PIECES := $ksrc
+LINT_PIECES := $lsrc
 QEMU_SRC := $(ls -d "$qsrc"/qemu-*/ | head -n1 | sed 's:/$::')
 MK
 mv "$build/kernels.mk.tmp" "$build/kernels.mk"
