@@ -185,6 +185,9 @@ struct npo_port;
  *   remove_lock -> npo_routing.lock -> link_lock
  *   npo_routing.lock -> cmd_lock -> mbox_lock
  *   recover_lock -> remove_lock (a device restart)
+ *   devlink's instance lock -> link_lock (a link reporter's recover)
+ *   npo_port.stats.lock -> mbox_lock (a statistics read)
+ *   link_lock -> the history's and the link reporters' spinlocks
  *
  * Pinning a region's pages (mmap_lock) and waiting for a PRBS test take
  * neither remove_lock nor a file's lock: removal never waits on them.
