@@ -16,11 +16,14 @@ top=$(realpath "$here/../..")
 
 link() { ln -sfn "$1" "$2"; }
 
-for f in npo.c npo.h npo-port.c npo-phy.c npo-link.c npo-route.c npo-port-regs.c \
-	npo-dma.c npo-mr.c npo-refusal.c npo-queue-errors.c npo-fabric.c npo-clock.c npo-fw-health.c npo-flash.c npo-traffic.c npo-shm.c npo-lmsg.c \
-	npo-regs.h npo-wire.h; do
-	link "$here/$f" "$src/hw/misc/$f"
+# Every model file: a file added here is built without editing this script.
+sources=()
+for f in "$here"/npo*.c "$here"/npo*.h; do
+	link "$f" "$src/hw/misc/${f##*/}"
+	[[ $f = *.c ]] && sources+=("${f##*/}")
 done
+# A model file renamed or removed leaves a dangling link behind.
+find "$src/hw/misc" -maxdepth 1 -name 'npo*' -xtype l -delete
 link "$top/firmware/npo_fw_validate.c" "$src/hw/misc/npo_fw_validate.c"
 link "$top/firmware/npo_fw_validate.h" "$src/hw/misc/npo_fw_validate.h"
 link "$top/uapi/linux/npo_fw.h" "$src/linux-headers/linux/npo_fw.h"
@@ -45,13 +48,10 @@ config NPO
     default y
     depends on PCI_EXPRESS && MSI_NONBROKEN
 KCONFIG
+meson_files=$(printf "'%s', " "${sources[@]}" npo_fw_validate.c)
 hook "$src/hw/misc/meson.build" <<MESON
 softmmu_ss.add(when: 'CONFIG_NPO',
-               if_true: [files('npo.c', 'npo-port.c', 'npo-phy.c', 'npo-link.c', 'npo-route.c',
-                                 'npo-port-regs.c', 'npo-dma.c', 'npo-mr.c', 'npo-refusal.c',
-                                 'npo-queue-errors.c', 'npo-fabric.c',
-                                 'npo-clock.c', 'npo-fw-health.c', 'npo-flash.c', 'npo-traffic.c', 'npo-shm.c', 'npo-lmsg.c',
-                                 'npo_fw_validate.c'), zlib])
+               if_true: [files(${meson_files%, }), zlib])
 MESON
 grep -v '^#' "$here/trace-events" | hook "$src/hw/misc/trace-events"
 

@@ -31,7 +31,11 @@
 
 #include <math.h>
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-clock.h"
+#include "npo-port.h"
+#include "npo-route.h"
+#include "npo-wire.h"
 
 /* Defaults drawn per device from its node id: realistic, not flattering. */
 #define DEFAULT_MAX_PPB         100000  /* rate errors within +-100 ppm */
@@ -411,7 +415,7 @@ static char *npo_get_clock_offsets(Object *obj, Error **errp)
     int64_t t = true_ns();
     NpoState *d;
 
-    QTAILQ_FOREACH(d, npo_link_devices(), next) {
+    QTAILQ_FOREACH(d, npo_route_devices(), next) {
         double frac;
         int64_t dev = clock_at(d, t, 0, &frac);
 

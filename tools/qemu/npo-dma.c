@@ -15,7 +15,7 @@
  * half, in slices of at most NPO_DMA_BUDGET bytes so that a large
  * transfer never holds up the VM or the other queues for its whole length.
  * A linked peer in this QEMU process is reached directly; one in another
- * process through the fabric transport (npo-fabric.c), whose target side
+ * process through the wire (npo-wire.c), whose target side
  * uses the memory table and receive queues through the npo_ calls here.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -32,7 +32,14 @@
 #include "sysemu/dma.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-fw.h"
+#include "npo-mr.h"
+#include "npo-port.h"
+#include "npo-queue.h"
+#include "npo-route.h"
+#include "npo-target.h"
+#include "npo-wire.h"
 
 QEMU_BUILD_BUG_ON(NPO_MAX_SEND > NPO_DMA_BUDGET);
 /*
@@ -138,7 +145,7 @@ static uint32_t q_read32(NpoState *s, NpoQueue *q, uint32_t off)
  * that is not (a BAR) would come back as QEMU's one bounce buffer, which
  * neither reaches the BAR nor holds its contents.
  */
-void *npo_map_ram(NpoState *s, dma_addr_t addr, dma_addr_t len)
+void *npo_dma_map_ram(NpoState *s, dma_addr_t addr, dma_addr_t len)
 {
     dma_addr_t got = len;
     ram_addr_t offset;
@@ -152,7 +159,7 @@ void *npo_map_ram(NpoState *s, dma_addr_t addr, dma_addr_t len)
     return p;
 }
 
-void npo_unmap_ram(NpoState *s, void *p, dma_addr_t len)
+void npo_dma_unmap_ram(NpoState *s, void *p, dma_addr_t len)
 {
     pci_dma_unmap(PCI_DEVICE(s), p, len, DMA_DIRECTION_FROM_DEVICE, len);
 }
@@ -165,13 +172,13 @@ static void q_map(NpoState *s, NpoQueue *q)
 {
     q->ring_len = q->rq_ring - q->ring +
                   (dma_addr_t)q->rq_entries * sizeof(struct npo_rqe);
-    q->ring_hva = npo_map_ram(s, q->ring, q->ring_len);
+    q->ring_hva = npo_dma_map_ram(s, q->ring, q->ring_len);
 }
 
 static void q_unmap(NpoState *s, NpoQueue *q)
 {
     if (q->ring_hva) {
-        npo_unmap_ram(s, q->ring_hva, q->ring_len);
+        npo_dma_unmap_ram(s, q->ring_hva, q->ring_len);
         q->ring_hva = NULL;
     }
 }
@@ -305,56 +312,26 @@ static NpoSender sender_of(NpoState *s, NpoQueue *src, const NpoDest *dest)
 static void deliver_imm(NpoState *s, NpoQueue *src, const struct npo_sqe *d,
                         const NpoDest *dest)
 {
-    NpoState *t = dest->dev;
-    NpoQueue *dq = npo_queue_get(t, le16_to_cpu(d->dest_queue));
     NpoSender from = sender_of(s, src, dest);
-    struct npo_cqe c = {
-        .status = cpu_to_le32(NPO_STATUS_OK),
-        .length = d->length,
-        .imm = d->imm,
-        .opcode = NPO_OP_RECV_IMM,
-    };
 
-    if (dq && !dq->error) {
-        npo_deliver(t, dq, &from, &c);
-    }
+    npo_target_imm(dest->dev, npo_queue_get(dest->dev,
+                                            le16_to_cpu(d->dest_queue)),
+                   &from, le32_to_cpu(d->length), le32_to_cpu(d->imm));
 }
 
-/*
- * Take the next receive buffer of tq for a message of len bytes.  Returns
- * 0 with the buffer in *r and its region in *rmr (NULL for an empty
- * message), -1 when no buffer is posted, or the status for the sender
- * when the buffer cannot take the message: the buffer then completes
- * with the reason and the receiving queue fails, since it is at fault.
- */
-int npo_rq_take(NpoState *t, NpoQueue *tq, uint32_t len,
-                const NpoSender *from, struct npo_rqe *r, NpoMr **rmr)
+/* Take the next receive buffer of q into *r: false if none is posted. */
+bool npo_queue_rq_next(NpoState *s, NpoQueue *q, struct npo_rqe *r)
 {
-    struct npo_cqe c = { .opcode = NPO_OP_RECV };
-    uint32_t st;
-
-    *rmr = NULL;
-    if (tq->rq_head == tq->rq_tail) {
-        return -1;
+    if (q->rq_head == q->rq_tail) {
+        return false;
     }
-    if (q_dma_read(t, tq, q_slot(tq->rq_ring, tq->rq_entries, tq->rq_head,
-                                 sizeof(*r)), r, sizeof(*r)) != MEMTX_OK) {
+    if (q_dma_read(s, q, q_slot(q->rq_ring, q->rq_entries, q->rq_head,
+                                sizeof(*r)), r, sizeof(*r)) != MEMTX_OK) {
         memset(r, 0, sizeof(*r));
     }
-    tq->rq_head++;
-    q_write32(t, tq, NPO_RING_RQ_HEAD, tq->rq_head);
-    st = le32_to_cpu(r->length) < len ? NPO_STATUS_REMOTE_LENGTH :
-         len ? npo_mr_check_local(t, rmr, le32_to_cpu(r->key),
-                                  le64_to_cpu(r->addr), len,
-                                  NPO_ACCESS_LOCAL_WRITE, tq->pd) : 0;
-    if (!st) {
-        return 0;
-    }
-    c.wr_id = r->wr_id;
-    c.status = cpu_to_le32(st);
-    npo_deliver(t, tq, from, &c);
-    npo_queue_fail(t, tq, st, &c);
-    return st == NPO_STATUS_REMOTE_LENGTH ? st : NPO_STATUS_REMOTE_QUEUE;
+    q->rq_head++;
+    q_write32(s, q, NPO_RING_RQ_HEAD, q->rq_head);
+    return true;
 }
 
 /*
@@ -363,25 +340,16 @@ int npo_rq_take(NpoState *t, NpoQueue *tq, uint32_t len,
  * sender's status, or -1 to wait for a buffer.
  */
 static int send_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
-                    NpoMr *lmr, const NpoDest *dest)
+                    NpoMr *lmr, NpoQueue *tq, const NpoDest *dest)
 {
     NpoState *t = dest->dev;
-    NpoQueue *tq = npo_queue_get(t, le16_to_cpu(d->dest_queue));
     NpoSender from = sender_of(s, q, dest);
     uint32_t len = le32_to_cpu(d->length);
     struct npo_rqe r;
-    struct npo_cqe c = {
-        .status = cpu_to_le32(NPO_STATUS_OK),
-        .length = d->length,
-        .opcode = NPO_OP_RECV,
-    };
     NpoMr *rmr;
     int st;
 
-    if (!tq || tq->error) {
-        return NPO_STATUS_REMOTE_QUEUE;
-    }
-    st = npo_rq_take(t, tq, len, &from, &r, &rmr);
+    st = npo_target_recv_take(t, tq, len, &from, &r, &rmr);
     if (st < 0) {
         /* Receiver not ready: retry for a while, as RDMA's RNR retry. */
         return q->rnr_tries++ < NPO_RNR_TRIES ? -1 : NPO_STATUS_RNR;
@@ -392,8 +360,7 @@ static int send_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     if (len) {
         npo_mr_copy(rmr, le64_to_cpu(r.addr), lmr, le64_to_cpu(d->local_addr), len);
     }
-    c.wr_id = r.wr_id;
-    npo_deliver(t, tq, &from, &c);
+    npo_target_recv_done(t, tq, &from, r.wr_id, len, NPO_STATUS_OK);
     return NPO_STATUS_OK;
 }
 
@@ -415,19 +382,19 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     dest->port = NULL;
     dest->wire = NULL;
     dest->nhops = 0;
-    if (q->wire_req) {
+    if (q->wire.req) {
         /* A request already on the wire finishes on its own port. */
-        p = q->wire_port;
+        p = q->wire.port;
         dest->dev = NULL;
-        dest->port = q->wire_first;
+        dest->port = q->wire.first;
         dest->wire = p;
-        if (q->wire_done) {
+        if (q->wire.done) {
             return NPO_STATUS_OK;
         }
     } else if (node == s->node_id) {
         return NPO_STATUS_OK;
     } else {
-        p = npo_link_route(s, node);
+        p = npo_route_first_hop(s, node);
         if (!p) {
             return NPO_STATUS_UNREACHABLE;
         }
@@ -435,24 +402,24 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     }
     dest->rx_port = p->peer_port;
     /* One on the wire finishes there, quarantined since or not. */
-    switch (q->wire_req ? npo_link_ready(p) : npo_route_ready(p)) {
+    switch (q->wire.req ? npo_link_ready(p) : npo_route_ready(p)) {
     case NPO_LINK_PAUSED:
         *wait = true;
         break;
     case NPO_LINK_DOWN:
-        return q->wire_req ? NPO_STATUS_LINK_DOWN :
+        return q->wire.req ? NPO_STATUS_LINK_DOWN :
                npo_route_hold(s, q, node, NPO_STATUS_LINK_DOWN, wait);
     case NPO_LINK_UP:
         break;
     }
     /* Work that failed LINK_DOWN never went out of the port. */
     q->tx_ports |= BIT(p->index);
-    if (*wait || q->wire_req) {
+    if (*wait || q->wire.req) {
         return NPO_STATUS_OK;
     }
-    next = npo_link_local_peer(p);
+    next = npo_route_local_peer(p);
     if (!next) {
-        /* The fabric transport carries it to the peer's process. */
+        /* The wire carries it to the peer's process. */
         dest->dev = NULL;
         dest->wire = p;
         return NPO_STATUS_OK;
@@ -464,7 +431,7 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     case NPO_PATH_ARRIVED:
         return NPO_STATUS_OK;
     case NPO_PATH_REMOTE:
-        /* On from a device further on, by the fabric transport. */
+        /* On from a device further on, by the wire. */
         dest->dev = NULL;
         return NPO_STATUS_OK;
     case NPO_PATH_PAUSED:
@@ -497,8 +464,9 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     bool atomic = d->opcode == NPO_OP_FETCH_ADD || d->opcode == NPO_OP_CMP_SWAP;
     uint32_t lneed = 0, rneed = 0, st;
     NpoMr *lmr = NULL, *rmr = NULL;
+    NpoQueue *tq = NULL;
+    NpoTargetReq rq;
     NpoState *t;
-    NpoQueue *tq;
     uint64_t n = 0;
     bool wait;
 
@@ -522,8 +490,8 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         break;
     case NPO_OP_FETCH_ADD:
     case NPO_OP_CMP_SWAP:
+        /* The target checks its word itself (npo_target_atomic()). */
         lneed = NPO_ACCESS_LOCAL_WRITE;
-        rneed = NPO_ACCESS_REMOTE_ATOMIC;
         /* Aligned words never straddle a page on either side. */
         if (len != 8 || (raddr & 7) || (laddr & 7)) {
             *status = NPO_STATUS_BAD_DESCRIPTOR;
@@ -553,28 +521,8 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     /* A zero-length transfer touches no memory, so no key is checked. */
     if (len) {
         st = npo_mr_check_local(s, &lmr, lkey, laddr, len, lneed, q->pd);
-        if (!st && t && d->opcode != NPO_OP_SEND &&
-            !npo_mr_check_remote(t, &rmr, rkey, q->job, raddr, len, rneed)) {
-            npo_refusal_log(t, NPO_REFUSAL_SIDE_TARGET, q->job, s->node_id,
-                            q->id, d->opcode, NPO_STATUS_REMOTE_ACCESS);
-            st = NPO_STATUS_REMOTE_ACCESS;
-        }
         if (st) {
             *status = st;
-            return 0;
-        }
-    }
-    /* The region first, then the queue, as a peer across the wire does. */
-    if (t && (d->opcode == NPO_OP_WRITE_IMM || d->opcode == NPO_OP_SEND)) {
-        tq = npo_queue_get(t, le16_to_cpu(d->dest_queue));
-        /* Another job's queue is no queue for this one. */
-        if (tq && tq->job != q->job) {
-            npo_refusal_log(t, NPO_REFUSAL_SIDE_TARGET, q->job, s->node_id,
-                            q->id, d->opcode, NPO_STATUS_REMOTE_QUEUE);
-            tq = NULL;
-        }
-        if (!tq || tq->error) {
-            *status = NPO_STATUS_REMOTE_QUEUE;
             return 0;
         }
     }
@@ -585,11 +533,29 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
          * process: in-process links before it carry (and count) only the
          * answers, which come back as frames (hardware.rst).
          */
-        return npo_fabric_run(s, q, d, lmr, dest->port, dest->wire, budget,
-                              done, status);
+        return npo_wire_run(s, q, d, lmr, dest->port, dest->wire, budget,
+                            done, status);
+    }
+    rq = (NpoTargetReq) {
+        .from = sender_of(s, q, dest),
+        .job = q->job,
+        .opcode = d->opcode,
+    };
+    /* The region first, then the queue, as a peer across the wire does. */
+    if (len && rneed) {
+        *status = npo_target_region(t, &rq, &rmr, rkey, raddr, len, rneed);
+        if (*status) {
+            return 0;
+        }
+    }
+    if (d->opcode == NPO_OP_WRITE_IMM || d->opcode == NPO_OP_SEND) {
+        *status = npo_target_queue(t, &rq, le16_to_cpu(d->dest_queue), &tq);
+        if (*status) {
+            return 0;
+        }
     }
     if (d->opcode == NPO_OP_SEND) {
-        int r = send_run(s, q, d, lmr, dest);
+        int r = send_run(s, q, d, lmr, tq, dest);
 
         if (r < 0) {
             q->link_wait = true;
@@ -602,10 +568,14 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         return len;
     }
     if (atomic) {
-        uint64_t old = npo_mr_atomic(rmr, raddr, d->opcode,
-                                     le64_to_cpu(d->compare_add),
-                                     le64_to_cpu(d->swap));
+        uint64_t old;
 
+        *status = npo_target_atomic(t, &rq, rkey, raddr,
+                                    le64_to_cpu(d->compare_add),
+                                    le64_to_cpu(d->swap), &old);
+        if (*status) {
+            return 0;
+        }
         old = cpu_to_le64(old);
         npo_mr_write(lmr, laddr, &old, 8);
         npo_traffic_local(dest->hops, dest->nhops, d->opcode, 0, 8, true);
@@ -659,8 +629,8 @@ static void head_complete(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         npo_queue_fail(s, q, status, &c);
     }
     if (status == NPO_STATUS_REMOTE_ACCESS) {
-        npo_refusal_log(s, NPO_REFUSAL_SIDE_REQUESTER, q->job,
-                        le32_to_cpu(d->dest_node), q->id, d->opcode, status);
+        npo_target_refused_at_requester(s, q, le32_to_cpu(d->dest_node),
+                                        d->opcode, status);
     }
     /*
      * The completion first: a host that finds the queue stopped takes
@@ -732,7 +702,8 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
          * Behind unanswered WRITEs only more WRITEs to their port start;
          * one already started finishes sending.
          */
-        if (npo_wire_posted(q) && !q->wire_req && !npo_fabric_postable(s, q, &d)) {
+        if (npo_wire_posted(q) && !q->wire.req &&
+            !npo_wire_postable(s, q, &d)) {
             q->posted_wait = true;
             return moved;
         }
@@ -747,8 +718,8 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
              * A WRITE half sent behind the window when the queue failed:
              * given up, and completed in its turn.
              */
-            npo_fabric_finish(s, q);
-            npo_fabric_post(q, &d, true, NPO_STATUS_FLUSHED);
+            npo_wire_finish(s, q);
+            npo_wire_post(q, &d, true, NPO_STATUS_FLUSHED);
             moved += sizeof(d);
             continue;
         }
@@ -756,19 +727,19 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
             status = NPO_STATUS_FLUSHED;
         } else {
             moved += sqe_run(s, q, &d, budget - moved, &dest, &done, &status);
-            if (!done && !npo_fabric_sent(q, &d)) {
+            if (!done && !npo_wire_sent(q, &d)) {
                 return moved;
             }
             /* Sent whole, or failed behind the window: it waits there. */
             if (!done || npo_wire_posted(q)) {
-                npo_fabric_post(q, &d, done, status);
+                npo_wire_post(q, &d, done, status);
                 moved += sizeof(d);
                 continue;
             }
         }
         q->rnr_tries = 0;
-        if (q->wire_req) {
-            npo_fabric_finish(s, q);
+        if (q->wire.req) {
+            npo_wire_finish(s, q);
         }
         assert(!npo_wire_posted(q));
         /*
@@ -776,8 +747,8 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
          * kept for sending it again: the next starts anew.
          */
         q->route_since = 0;
-        q->wire_retry = 0;
-        q->wire_lost = 0;
+        q->wire.retry = 0;
+        q->wire.lost = 0;
         head_complete(s, q, &d, dest.port, status);
         q->sq_issue = q->sq_head;
         /* Each costs its own size at least: empty ones are bounded too. */
@@ -826,7 +797,7 @@ static void npo_dma_bh(void *opaque)
     }
     npo_engine_depth++;
     /* Answers to peers' READs share the run with the queues. */
-    budget -= npo_fabric_answer_reads(s, budget / 2, &more);
+    budget -= npo_wire_answer_reads(s, budget / 2, &more);
 
     /*
      * Round robin: the next run starts after the last queue served, so a
@@ -837,8 +808,8 @@ static void npo_dma_bh(void *opaque)
         NpoQueue *q = &s->queue[qid];
         bool idle;
 
-        if (!q->live || q->stalled || q->link_wait || q->wire_tx_wait ||
-            (q->wire_sent && !q->wire_done) || q->posted_wait ||
+        if (!q->live || q->stalled || q->link_wait || q->wire.tx_wait ||
+            (q->wire.sent && !q->wire.done) || q->posted_wait ||
             q->sq_head == q->sq_tail) {
             continue;
         }
@@ -850,8 +821,8 @@ static void npo_dma_bh(void *opaque)
         last = qid;
         if (q->link_wait) {
             wait = true;
-        } else if (!idle && !q->stalled && !q->wire_tx_wait &&
-                   !(q->wire_sent && !q->wire_done) && !q->posted_wait) {
+        } else if (!idle && !q->stalled && !q->wire.tx_wait &&
+                   !(q->wire.sent && !q->wire.done) && !q->posted_wait) {
             more = true;
         }
     }
@@ -880,8 +851,8 @@ static bool dma_inline(NpoState *s, NpoQueue *q)
     bool idle;
 
     if (!current_cpu || npo_engine_depth || npo_fw_halted(s) || !q->live ||
-        q->stalled || q->link_wait || q->wire_tx_wait ||
-        (q->wire_sent && !q->wire_done) || q->posted_wait) {
+        q->stalled || q->link_wait || q->wire.tx_wait ||
+        (q->wire.sent && !q->wire.done) || q->posted_wait) {
         return true;
     }
     npo_engine_depth++;
@@ -896,8 +867,8 @@ static bool dma_inline(NpoState *s, NpoQueue *q)
         }
         return false;
     }
-    return !idle && !q->stalled && !q->wire_tx_wait &&
-           !(q->wire_sent && !q->wire_done) && !q->posted_wait;
+    return !idle && !q->stalled && !q->wire.tx_wait &&
+           !(q->wire.sent && !q->wire.done) && !q->posted_wait;
 }
 
 /* A link that was retraining may carry data again: look. */
@@ -938,7 +909,7 @@ static bool tail_fits(NpoState *s, NpoQueue *q, const char *ring,
 static bool tail_keeps_started(NpoState *s, NpoQueue *q, uint32_t tail)
 {
     uint32_t started = q->sq_issue - q->sq_head +
-                       (q->wire_req || q->progress ? 1 : 0);
+                       (q->wire.req || q->progress ? 1 : 0);
 
     if (tail - q->sq_head >= started) {
         return true;
@@ -1014,8 +985,8 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
 
 static void queue_destroy(NpoState *s, NpoQueue *q)
 {
-    if (q->wire_req) {
-        npo_fabric_finish(s, q);
+    if (q->wire.req) {
+        npo_wire_finish(s, q);
     }
     q_unmap(s, q);
     memset(q, 0, sizeof(*q));
@@ -1090,13 +1061,13 @@ static unsigned int queue_wait(const NpoQueue *q)
     if (q->link_wait) {
         return NPO_QWAIT_LINK;
     }
-    if (q->wire_tx_wait) {
+    if (q->wire.tx_wait) {
         return NPO_QWAIT_TX;
     }
     if (q->rnr_tries) {
         return NPO_QWAIT_RNR;
     }
-    if (npo_wire_posted(q) || (q->wire_req && !q->wire_done)) {
+    if (npo_wire_posted(q) || (q->wire.req && !q->wire.done)) {
         return NPO_QWAIT_REMOTE;
     }
     return NPO_QWAIT_NONE;
@@ -1123,12 +1094,12 @@ static uint32_t mbox_queue_query(NpoState *s)
     if (outstanding) {
         age = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - q->head_since;
         port = npo_wire_posted(q) ? q->posted[q->sq_head % NPO_WIRE_WINDOW].first :
-               q->wire_first;
+               q->wire.first;
         if (!port && q_dma_read(s, q, q_slot(q->sq_ring, q->sq_entries,
                                              q->sq_head, sizeof(d)),
                                 &d, sizeof(d)) == MEMTX_OK) {
             node = le32_to_cpu(d.dest_node);
-            port = node == s->node_id ? NULL : npo_link_route(s, node);
+            port = node == s->node_id ? NULL : npo_route_first_hop(s, node);
         }
     }
     s->mbox_ret[0] = FIELD_DP32(0, QQ_RET0, OUTSTANDING, outstanding);
@@ -1195,7 +1166,7 @@ void npo_dma_reset(NpoState *s)
     npo_mr_reset(s);
     timer_del(s->dma_retry);
     s->dma_next = 0;
-    npo_fabric_reset(s);
+    npo_wire_reset(s);
 }
 
 void npo_dma_realize(NpoState *s, Error **errp)
@@ -1205,7 +1176,7 @@ void npo_dma_realize(NpoState *s, Error **errp)
     s->dma_bh = qemu_bh_new_guarded(npo_dma_bh, s,
                                     &DEVICE(s)->mem_reentrancy_guard);
     s->dma_retry = timer_new_ns(QEMU_CLOCK_VIRTUAL, npo_dma_retry, s);
-    npo_fabric_realize(s);
+    npo_wire_realize(s);
 }
 
 void npo_dma_kick(NpoState *s)
@@ -1216,7 +1187,7 @@ void npo_dma_kick(NpoState *s)
 void npo_dma_exit(NpoState *s)
 {
     npo_dma_reset(s);
-    npo_fabric_exit(s);
+    npo_wire_exit(s);
     qemu_bh_delete(s->dma_bh);
     timer_free(s->dma_retry);
     g_free(s->queue);

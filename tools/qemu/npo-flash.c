@@ -20,7 +20,8 @@
 #include "hw/pci/pci.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-fw.h"
 
 /* Programming flash is slower than reading an image into RAM. */
 #define NPO_FLASH_NS_PER_KIB    (4 * SCALE_US)

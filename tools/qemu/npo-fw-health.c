@@ -15,7 +15,9 @@
 #include "hw/pci/pci.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-fw.h"
+#include "npo-port.h"
 
 static int64_t now_ns(void)
 {

@@ -19,7 +19,12 @@
 #include "hw/pci/pci.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-clock.h"
+#include "npo-fw.h"
+#include "npo-port.h"
+#include "npo-route.h"
+#include "npo-wire.h"
 
 /* Virtual-time pacing of the link protocol. */
 #define TS_INTERVAL_NS          (1 * SCALE_MS)
@@ -201,7 +206,7 @@ static void port_link_down_at(NpoPort *p, uint8_t reason, int64_t true_ns)
         port_event(p, R_P_EVENTS_DOWN_MASK);
     }
     /* Requests through the port end now, as LINK_DOWN. */
-    npo_fabric_port_down(p);
+    npo_wire_port_down(p);
 }
 
 static void port_link_down(NpoPort *p, uint8_t reason)

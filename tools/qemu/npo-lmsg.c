@@ -16,7 +16,10 @@
 #include "hw/pci/pci.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-port.h"
+#include "npo-route.h"
+#include "npo-wire.h"
 
 /* LMSG_SEND: ARG0 the port, ARG1 the length, ARG2/3 the payload. */
 static uint32_t mbox_lmsg_send(NpoState *s)

@@ -21,7 +21,9 @@
 #include "sysemu/dma.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-mr.h"
+#include "npo-queue.h"
 
 /* --- checks and copies -------------------------------------------------- */
 
@@ -181,10 +183,10 @@ static bool mr_map(NpoState *s, NpoMr *mr, uint64_t first, uint64_t count)
     uint64_t i;
 
     for (i = first; i < first + count; i++) {
-        mr->hva[i] = npo_map_ram(s, mr->pages[i], psize);
+        mr->hva[i] = npo_dma_map_ram(s, mr->pages[i], psize);
         if (!mr->hva[i]) {
             while (i-- > first) {
-                npo_unmap_ram(s, mr->hva[i], psize);
+                npo_dma_unmap_ram(s, mr->hva[i], psize);
                 mr->hva[i] = NULL;
             }
             return false;
@@ -204,7 +206,7 @@ static void mr_free(NpoState *s, uint32_t idx)
         return;
     }
     for (i = 0; i < mr->npages && mr->hva[i]; i++) {
-        npo_unmap_ram(s, mr->hva[i], 1ULL << mr->page_shift);
+        npo_dma_unmap_ram(s, mr->hva[i], 1ULL << mr->page_shift);
     }
     g_free(mr->hva);
     g_free(mr->pages);

@@ -16,12 +16,15 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
 #include "hw/pci/pci.h"
 #include "qemu/timer.h"
 
 #include <math.h>
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-port.h"
+#include "npo-wire.h"
 
 /* Lane rates: rate n (1-based) in Gb/s and the receiver sensitivity. */
 static const double rate_gbps[NPO_NUM_RATES] = { 53.125, 106.25, 212.5 };

@@ -19,7 +19,9 @@
 
 #include <math.h>
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-fw.h"
+#include "npo-port.h"
 
 /* The port a register address belongs to, and the offset within it. */
 static NpoPort *port_of(NpoState *s, hwaddr addr, hwaddr *off)
@@ -33,7 +35,7 @@ static NpoPort *port_of(NpoState *s, hwaddr addr, hwaddr *off)
     return &s->port[idx];
 }
 
-bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
+bool npo_port_regs_read(NpoState *s, hwaddr addr, uint64_t *val)
 {
     hwaddr off;
     NpoPort *p = port_of(s, addr, &off);
@@ -92,7 +94,7 @@ bool npo_link_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
     return false;
 }
 
-bool npo_link_reg_write(NpoState *s, hwaddr addr, uint64_t val)
+bool npo_port_regs_write(NpoState *s, hwaddr addr, uint64_t val)
 {
     hwaddr off;
     NpoPort *p = port_of(s, addr, &off);
@@ -117,7 +119,7 @@ bool npo_link_reg_write(NpoState *s, hwaddr addr, uint64_t val)
     return false;
 }
 
-uint32_t npo_link_event_ports(NpoState *s)
+uint32_t npo_port_regs_event_ports(NpoState *s)
 {
     uint32_t mask = 0;
     unsigned int i;
@@ -275,7 +277,7 @@ static uint32_t npo_link_fault(NpoState *s, unsigned int kind,
     return MBOX_OK;
 }
 
-uint32_t npo_link_mbox(NpoState *s, uint32_t op)
+uint32_t npo_port_regs_mbox(NpoState *s, uint32_t op)
 {
     unsigned int i;
 
@@ -445,7 +447,7 @@ static char *npo_get_fault(Object *obj, Error **errp)
     return g_string_free(out, false);
 }
 
-void npo_link_add_properties(Object *obj)
+void npo_port_regs_add_properties(Object *obj)
 {
     object_property_add_str(obj, "fault", npo_get_fault, npo_set_fault);
 }

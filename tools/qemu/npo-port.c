@@ -6,7 +6,7 @@
  * carries frames (npo-wire.h): this file queues outgoing frames without
  * ever blocking the VM, reassembles incoming ones and hands each to the
  * part of the device it is for: training to the link (npo-link.c), data to
- * the fabric transport (npo-fabric.c), time-sync messages to the clock.
+ * the wire (npo-wire.c), time-sync messages to the clock.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -23,7 +23,12 @@
 #include "hw/pci/pci.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-clock.h"
+#include "npo-port.h"
+#include "npo-route.h"
+#include "npo-shm.h"
+#include "npo-wire.h"
 
 /* Frames a port may hold before a data sender must wait for the socket. */
 #define TX_LIMIT                (1024 * 1024)
@@ -65,7 +70,7 @@ static void port_tx_room(NpoPort *p)
 {
     if (p->tx_blocked && !npo_port_tx_full(p)) {
         p->tx_blocked = false;
-        npo_fabric_tx_room(p);
+        npo_wire_tx_room(p);
     }
 }
 
@@ -220,7 +225,7 @@ uint8_t *npo_port_frame(NpoPort *p, uint8_t type, uint16_t len)
 
 /*
  * True when a data frame of the largest size must wait: the caller waits
- * for npo_fabric_tx_room().
+ * for npo_wire_tx_room().
  */
 bool npo_port_tx_full(NpoPort *p)
 {
@@ -525,7 +530,7 @@ static void port_rx_frame(NpoPort *p, uint8_t type, const uint8_t *payload,
     if (wire_is_transport(type)) {
         if (npo_link_ready(p) != NPO_LINK_DOWN) {
             npo_traffic_frame(p, false, type, len);
-            npo_fabric_rx(p, type, payload, len);
+            npo_wire_rx(p, type, payload, len);
         }
         return;
     }

@@ -15,7 +15,8 @@
 #include "hw/pci/pci.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-queue.h"
 
 void npo_queue_error_log(NpoState *s, NpoQueue *q, uint32_t status,
                          const struct npo_cqe *why)

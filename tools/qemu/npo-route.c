@@ -7,8 +7,8 @@
  * computes (interface 1.13): each device on the way passes the
  * descriptor on by its own table, as a switch does, up to
  * NPO_ROUTE_MAX_HOPS links.  A peer in this QEMU process is reached
- * directly, one in another process through the fabric transport
- * (npo-fabric.c).
+ * directly, one in another process through the wire
+ * (npo-wire.c).
  *
  * When a link on a path is down, the descriptor waits up to ROUTE_HOLD_MS
  * for the drivers to route around it, then fails; it fails at once when
@@ -24,13 +24,17 @@
 #include "hw/pci/pci.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-port.h"
+#include "npo-queue.h"
+#include "npo-route.h"
+#include "npo-wire.h"
 
 /* Devices of this QEMU process, so that linked neighbours find each other. */
 static NpoDeviceList npo_local_devices =
     QTAILQ_HEAD_INITIALIZER(npo_local_devices);
 
-NpoDeviceList *npo_link_devices(void)
+NpoDeviceList *npo_route_devices(void)
 {
     return &npo_local_devices;
 }
@@ -47,7 +51,7 @@ void npo_route_remove(NpoState *s)
 
     QTAILQ_REMOVE(&npo_local_devices, s, next);
     /* No request of another device may keep going out of its ports. */
-    npo_fabric_forget_device(s);
+    npo_wire_forget_device(s);
     /* No port may keep a device that is gone as its cached peer. */
     QTAILQ_FOREACH(t, &npo_local_devices, next) {
         for (i = 0; i < t->num_ports; i++) {
@@ -112,7 +116,7 @@ NpoLinkReady npo_route_ready(NpoPort *p)
  * port; a table entry may name one (npo_route_ready() says it is down).
  * NULL if nothing leads there.
  */
-NpoPort *npo_link_route(NpoState *s, uint32_t node)
+NpoPort *npo_route_first_hop(NpoState *s, uint32_t node)
 {
     const NpoHwRoute *r;
     NpoPort *found = NULL;
@@ -156,7 +160,7 @@ NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
             t->route_loops++;
             return NPO_PATH_UNROUTED;
         }
-        p = npo_link_route(t, node);
+        p = npo_route_first_hop(t, node);
         if (!p) {
             return NPO_PATH_UNROUTED;
         }
@@ -172,7 +176,7 @@ NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
             t->route_forwarded++;
         }
         *rx_port = p->peer_port;
-        t = npo_link_local_peer(p);
+        t = npo_route_local_peer(p);
         if (!t) {
             *wire = p;
             return NPO_PATH_REMOTE;
@@ -193,14 +197,14 @@ NpoPathEnd npo_route_follow(NpoState *next, NpoPort *via, uint32_t node,
  */
 NpoPort *npo_route_wire_port(NpoState *s, uint32_t node)
 {
-    NpoPort *p = npo_link_route(s, node), *wire = NULL;
+    NpoPort *p = npo_route_first_hop(s, node), *wire = NULL;
     NpoState *next, *t;
     uint8_t rx_port;
 
     if (!p || npo_route_ready(p) != NPO_LINK_UP) {
         return NULL;
     }
-    next = npo_link_local_peer(p);
+    next = npo_route_local_peer(p);
     if (!next) {
         return p;
     }
@@ -297,7 +301,7 @@ static uint32_t mbox_route_set(NpoState *s)
     s->route_gen++;
     trace_npo_route_set(s->node_id, n, s->route_gen);
     /* Paths through this device changed for every device's queues. */
-    QTAILQ_FOREACH(d, npo_link_devices(), next) {
+    QTAILQ_FOREACH(d, npo_route_devices(), next) {
         npo_dma_kick(d);
     }
     return MBOX_OK;
@@ -392,9 +396,9 @@ void npo_route_add_properties(Object *obj)
 /*
  * The device at the far end of an active port, if it lives in this QEMU
  * process and its port names us back; NULL if it is elsewhere, or if this
- * device sends all its data over the wire (property wire-data).
+ * device sends all its data over the wire (property wire_data).
  */
-NpoState *npo_link_local_peer(NpoPort *p)
+NpoState *npo_route_local_peer(NpoPort *p)
 {
     NpoState *t;
 

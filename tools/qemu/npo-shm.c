@@ -30,7 +30,8 @@
 #include "qapi/error.h"
 #include <sys/socket.h>
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-shm.h"
 
 #define SHM_MAGIC               0x4e504f52      /* "NPOR" */
 #define SHM_VERSION             2

@@ -1,12 +1,12 @@
 /*
  * NPO device model: the ports' traffic counters (interface 1.14).
  *
- * Each port counts the fabric transport's frames it sends and receives
+ * Each port counts the wire's frames it sends and receives
  * (requests, data, answers, routed frames; not training, idle, time-sync
  * or link messages) and their bytes, header included.  Frames on a link to
  * another process are counted as they pass the port.  Between devices of
  * one QEMU process the model moves data without frames, so it counts the
- * frames the transport would have carried (npo-fabric.c): data in frames
+ * frames the transport would have carried (npo-wire.c): data in frames
  * of at most WIRE_CHUNK bytes, a request frame for READ and atomics, and
  * an ACK back when the request is done, each behind a WireRouted header
  * when the path is longer than one link.  Requests the target refuses and
@@ -18,7 +18,9 @@
 
 #include "qemu/osdep.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-port.h"
+#include "npo-route.h"
 #include "npo-wire.h"
 
 enum { TX_BYTES, TX_FRAMES, RX_BYTES, RX_FRAMES };
@@ -40,7 +42,7 @@ void npo_traffic_frame(NpoPort *p, bool tx, uint8_t type, uint16_t len)
 /* The port at the other end of an in-process link. */
 static NpoPort *far_end(NpoPort *p)
 {
-    NpoState *t = npo_link_local_peer(p);
+    NpoState *t = npo_route_local_peer(p);
 
     return t && p->peer_port < t->num_ports ? &t->port[p->peer_port] : NULL;
 }

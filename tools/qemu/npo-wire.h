@@ -1,5 +1,6 @@
 /*
- * NPO device model: frames on the wire between two ports.
+ * NPO device model: the wire between two ports, its frames and the
+ * engine that carries requests over it (npo-wire.c).
  *
  * A port's chardev carries a byte stream of frames: a 4-byte header, then
  * the payload.  Training frames are the link layer's own; data frames
@@ -11,6 +12,8 @@
  */
 #ifndef HW_MISC_NPO_WIRE_H
 #define HW_MISC_NPO_WIRE_H
+
+#include <linux/npo_queue.h>
 
 #include "npo-regs.h"
 
@@ -223,5 +226,74 @@ static inline bool wire_is_transport(uint8_t type)
 {
     return (type >= WIRE_DATA && type <= WIRE_ABORT) || type == WIRE_ROUTED;
 }
+
+/* --- the wire engine (npo-wire.c) ---------------------------------------- */
+
+typedef struct NpoMr NpoMr;
+typedef struct NpoPort NpoPort;
+typedef struct NpoQueue NpoQueue;
+typedef struct NpoState NpoState;
+
+/*
+ * A WRITE or WRITE_IMM whose frames are all on the wire, waiting for its
+ * answer behind the queue's head: what its completion will say.
+ */
+typedef struct NpoWirePosted {
+    uint64_t req;
+    NpoPort *port;              /* it went on the wire out of */
+    NpoPort *first;             /* its first hop, which its completion names */
+    bool routed;                /* behind a WireRouted: answered by id alone */
+    struct npo_sqe d;           /* as it was sent */
+    bool done;                  /* answered, or its link went down */
+    uint32_t status;
+} NpoWirePosted;
+
+/* Requests of one queue a port may carry at once (hardware.rst). */
+#define NPO_WIRE_WINDOW         16
+
+/*
+ * The head descriptor's request to a peer in another QEMU process
+ * (npo-wire.c); the queue engine (npo-dma.c) reads whether there is one
+ * and where it stands, the wire file does the rest.
+ */
+typedef struct NpoWireRequest {
+    uint64_t req;               /* its id, 0 when there is none */
+    NpoPort *port;              /* out of which it goes on the wire */
+    NpoPort *first;             /* its first hop: port, or a port of this
+                                   device towards port's device */
+    uint32_t dest;              /* its destination node */
+    bool routed;                /* its frames go behind a WireRouted */
+    int64_t heard;              /* QEMU_CLOCK_VIRTUAL: it last made progress */
+    uint64_t retry;             /* the id to send the head again with */
+    uint32_t lost;              /* times the head went unanswered */
+    uint32_t lkey;              /* where a READ's answer lands */
+    uint64_t laddr;
+    uint32_t len;
+    bool sent;                  /* every frame of it is queued */
+    bool tx_wait;               /* waits for room on the port */
+    bool done;                  /* its outcome is known: status */
+    bool acked;                 /* the target answered: no abort owed */
+    bool chained;               /* sent behind unanswered WRITEs */
+    uint32_t status;
+    uint64_t value;             /* an atomic's original word */
+} NpoWireRequest;
+
+void npo_wire_realize(NpoState *s);
+void npo_wire_exit(NpoState *s);
+void npo_wire_reset(NpoState *s);
+uint64_t npo_wire_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
+                        NpoMr *lmr, NpoPort *first, NpoPort *p,
+                        uint64_t budget, bool *done, uint32_t *status);
+void npo_wire_finish(NpoState *s, NpoQueue *q);
+bool npo_wire_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d);
+bool npo_wire_sent(NpoQueue *q, const struct npo_sqe *d);
+void npo_wire_post(NpoQueue *q, const struct npo_sqe *d, bool done,
+                     uint32_t status);
+uint64_t npo_wire_answer_reads(NpoState *s, uint64_t budget, bool *more);
+void npo_wire_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
+                   uint16_t len);
+void npo_wire_port_down(NpoPort *p);
+void npo_wire_tx_room(NpoPort *p);
+void npo_wire_forget_device(NpoState *gone);
 
 #endif

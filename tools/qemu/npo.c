@@ -24,7 +24,15 @@
 #include "qom/object.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-clock.h"
+#include "npo-fw.h"
+#include "npo-mr.h"
+#include "npo-port.h"
+#include "npo-queue.h"
+#include "npo-route.h"
+#include "npo-shm.h"
+#include "npo-target.h"
 
 /* Modelled latencies, in virtual time. */
 #define NPO_RESET_NS            (1 * SCALE_MS)
@@ -273,7 +281,7 @@ static void npo_mbox_complete(void *opaque)
         result = npo_mbox_fw_load(s);
         break;
     default:
-        result = npo_link_mbox(s, s->mbox_cmd);
+        result = npo_port_regs_mbox(s, s->mbox_cmd);
         if (result == MBOX_ERR_OPCODE) {
             result = npo_dma_mbox(s, s->mbox_cmd);
         }
@@ -425,10 +433,10 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
         val = s->irq_mask;
         break;
     case A_LINK_EVENT_PORTS:
-        val = npo_link_event_ports(s);
+        val = npo_port_regs_event_ports(s);
         break;
     default:
-        if (!npo_link_reg_read(s, addr, &val) &&
+        if (!npo_port_regs_read(s, addr, &val) &&
             !npo_clock_reg_read(s, addr, &val) &&
             !npo_route_reg_read(s, addr, &val) &&
             !npo_lmsg_reg_read(s, addr, &val) &&
@@ -482,7 +490,7 @@ static void npo_regs_write(void *opaque, hwaddr addr, uint64_t val,
         npo_irq_update(s, s->irq_status);
         break;
     default:
-        if (!npo_link_reg_write(s, addr, val) &&
+        if (!npo_port_regs_write(s, addr, val) &&
             !npo_clock_reg_write(s, addr, val) &&
             !npo_route_reg_write(s, addr, val)) {
             qemu_log_mask(LOG_GUEST_ERROR,
@@ -733,7 +741,7 @@ static void npo_instance_init(Object *obj)
     /* Resets since power-on, read-only over QMP (qom-get reset_count). */
     object_property_add_uint32_ptr(obj, "reset_count", &s->reset_count,
                                    OBJ_PROP_FLAG_READ);
-    npo_link_add_properties(obj);
+    npo_port_regs_add_properties(obj);
     npo_clock_add_properties(obj);
     npo_route_add_properties(obj);
     npo_flash_add_properties(obj);

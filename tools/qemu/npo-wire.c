@@ -1,6 +1,6 @@
 /*
- * NPO device model: the fabric transport, data to a peer device in
- * another QEMU process.
+ * NPO device model: the wire, requests to a peer device in another QEMU
+ * process, framed, windowed and answered.
  *
  * A linked peer in this process is reached directly (npo-dma.c).  One in
  * another process is reached as the silicon reaches any peer: requests go
@@ -36,7 +36,13 @@
 #include "qemu/units.h"
 #include "trace.h"
 
-#include "npo.h"
+#include "npo-state.h"
+#include "npo-mr.h"
+#include "npo-port.h"
+#include "npo-queue.h"
+#include "npo-route.h"
+#include "npo-target.h"
+#include "npo-wire.h"
 
 /*
  * What a port keeps per request or per requesting queue: several nodes'
@@ -161,15 +167,15 @@ typedef struct NpoWireDone {
 
 static void request_clear(NpoQueue *q)
 {
-    q->wire_req = 0;
-    q->wire_port = NULL;
-    q->wire_first = NULL;
-    q->wire_dest = 0;
-    q->wire_routed = false;
-    q->wire_sent = q->wire_tx_wait = q->wire_done = q->wire_acked = false;
-    q->wire_chained = false;
-    q->wire_status = 0;
-    q->wire_value = 0;
+    q->wire.req = 0;
+    q->wire.port = NULL;
+    q->wire.first = NULL;
+    q->wire.dest = 0;
+    q->wire.routed = false;
+    q->wire.sent = q->wire.tx_wait = q->wire.done = q->wire.acked = false;
+    q->wire.chained = false;
+    q->wire.status = 0;
+    q->wire.value = 0;
     q->progress = 0;
 }
 
@@ -181,21 +187,21 @@ static int64_t wire_now(void)
 /* A routed request made progress: it is not given up for a while. */
 static void request_heard(NpoState *s, NpoQueue *q)
 {
-    q->wire_heard = wire_now();
-    if (q->wire_routed && !timer_pending(s->wire_timer)) {
-        timer_mod(s->wire_timer, q->wire_heard + NPO_WIRE_ROUTED_TIMEOUT_NS);
+    q->wire.heard = wire_now();
+    if (q->wire.routed && !timer_pending(s->wire_timer)) {
+        timer_mod(s->wire_timer, q->wire.heard + NPO_WIRE_ROUTED_TIMEOUT_NS);
     }
 }
 
 /* The request's outcome is known; the engine completes it on its next run. */
 static void request_done(NpoState *s, NpoQueue *q, uint32_t status)
 {
-    if (!q->wire_done) {
-        q->wire_done = true;
-        q->wire_status = status;
-        trace_npo_wire_done(s->node_id, q->id, q->wire_req, status);
+    if (!q->wire.done) {
+        q->wire.done = true;
+        q->wire.status = status;
+        trace_npo_wire_done(s->node_id, q->id, q->wire.req, status);
     }
-    q->wire_tx_wait = false;
+    q->wire.tx_wait = false;
     npo_dma_kick(s);
 }
 
@@ -207,24 +213,24 @@ static uint64_t request_send_data(NpoState *s, NpoQueue *q,
     uint32_t len = le32_to_cpu(d->length);
     uint64_t moved = 0;
 
-    while (!q->wire_sent && moved < budget) {
+    while (!q->wire.sent && moved < budget) {
         uint32_t n = MIN(len - q->progress, WIRE_CHUNK);
         WireData *w;
 
         if (npo_port_tx_full(p)) {
             /* Waiting for room is no silence of the fabric. */
-            q->wire_tx_wait = true;
-            q->wire_heard = wire_now();
+            q->wire.tx_wait = true;
+            q->wire.heard = wire_now();
             break;
         }
-        w = (WireData *)wire_frame(p, q->wire_routed, s->node_id, q->wire_dest,
+        w = (WireData *)wire_frame(p, q->wire.routed, s->node_id, q->wire.dest,
                                    WIRE_DATA, sizeof(*w) + n);
         if (!w) {
             request_done(s, q, NPO_STATUS_LINK_DOWN);
             break;
         }
         *w = (WireData) {
-            .req = cpu_to_le64(q->wire_req),
+            .req = cpu_to_le64(q->wire.req),
             .addr = d->remote_addr,
             .key = d->remote_key,
             .job = cpu_to_le32(q->job),
@@ -235,7 +241,7 @@ static uint64_t request_send_data(NpoState *s, NpoQueue *q,
             .dest_queue = d->dest_queue,
             .opcode = d->opcode,
             .last = q->progress + n == len,
-            .flags = cpu_to_le16(q->wire_chained ? WIRE_DATA_CHAINED : 0),
+            .flags = cpu_to_le16(q->wire.chained ? WIRE_DATA_CHAINED : 0),
         };
         if (n) {
             npo_mr_read(lmr, le64_to_cpu(d->local_addr) + q->progress,
@@ -243,7 +249,7 @@ static uint64_t request_send_data(NpoState *s, NpoQueue *q,
         }
         q->progress += n;
         moved += n;
-        q->wire_sent = q->progress == len;
+        q->wire.sent = q->progress == len;
     }
     npo_port_flush(p);
     if (moved) {
@@ -260,7 +266,7 @@ static void request_send_one(NpoState *s, NpoQueue *q,
 
     if (d->opcode == NPO_OP_READ) {
         WireRead r = {
-            .req = cpu_to_le64(q->wire_req),
+            .req = cpu_to_le64(q->wire.req),
             .addr = d->remote_addr,
             .key = d->remote_key,
             .job = cpu_to_le32(q->job),
@@ -268,14 +274,14 @@ static void request_send_one(NpoState *s, NpoQueue *q,
             .src_queue = cpu_to_le16(q->id),
         };
 
-        f = wire_frame(p, q->wire_routed, s->node_id, q->wire_dest,
+        f = wire_frame(p, q->wire.routed, s->node_id, q->wire.dest,
                        WIRE_READ, sizeof(r));
         if (f) {
             memcpy(f, &r, sizeof(r));
         }
     } else {
         WireAtomic a = {
-            .req = cpu_to_le64(q->wire_req),
+            .req = cpu_to_le64(q->wire.req),
             .addr = d->remote_addr,
             .compare_add = d->compare_add,
             .swap = d->swap,
@@ -285,7 +291,7 @@ static void request_send_one(NpoState *s, NpoQueue *q,
             .opcode = d->opcode,
         };
 
-        f = wire_frame(p, q->wire_routed, s->node_id, q->wire_dest,
+        f = wire_frame(p, q->wire.routed, s->node_id, q->wire.dest,
                        WIRE_ATOMIC, sizeof(a));
         if (f) {
             memcpy(f, &a, sizeof(a));
@@ -295,7 +301,7 @@ static void request_send_one(NpoState *s, NpoQueue *q,
         request_done(s, q, NPO_STATUS_LINK_DOWN);
         return;
     }
-    q->wire_sent = true;
+    q->wire.sent = true;
     npo_port_flush(p);
     request_heard(s, q);
 }
@@ -307,22 +313,22 @@ static void request_send_one(NpoState *s, NpoQueue *q,
  * run.  Returns the bytes moved; sets *done and *status once the target
  * has answered.
  */
-uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
+uint64_t npo_wire_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
                         NpoMr *lmr, NpoPort *first, NpoPort *p,
                         uint64_t budget, bool *done, uint32_t *status)
 {
     *done = false;
     *status = NPO_STATUS_OK;
-    if (q->wire_done) {
-        if (q->wire_status == NPO_STATUS_RNR &&
+    if (q->wire.done) {
+        if (q->wire.status == NPO_STATUS_RNR &&
             q->rnr_tries++ < NPO_RNR_TRIES) {
             /* The receiver had no buffer: send it all again shortly. */
             request_clear(q);
             q->link_wait = true;
             return 0;
         }
-        if (q->wire_routed && (q->wire_status == NPO_STATUS_LINK_DOWN ||
-                               q->wire_status == NPO_STATUS_UNREACHABLE)) {
+        if (q->wire.routed && (q->wire.status == NPO_STATUS_LINK_DOWN ||
+                               q->wire.status == NPO_STATUS_UNREACHABLE)) {
             bool wait = false;
 
             /*
@@ -331,53 +337,53 @@ uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
              * the start, by the new routes, the target told to drop
              * what part of it came.
              */
-            q->wire_status = npo_route_hold(s, q, q->wire_dest,
-                                            q->wire_status, &wait);
+            q->wire.status = npo_route_hold(s, q, q->wire.dest,
+                                            q->wire.status, &wait);
             if (wait) {
                 /*
                  * The same id: a target that carried it out already
                  * answers again from what it kept, and does not do it
                  * twice; one that has part of it starts it afresh.
                  */
-                uint64_t id = q->wire_req;
+                uint64_t id = q->wire.req;
 
                 request_clear(q);
-                q->wire_retry = id;
+                q->wire.retry = id;
                 q->link_wait = true;
                 return 0;
             }
         }
-        *status = q->wire_status;
+        *status = q->wire.status;
         *done = true;
         if (!*status && (d->opcode == NPO_OP_FETCH_ADD ||
                          d->opcode == NPO_OP_CMP_SWAP)) {
-            npo_mr_write(lmr, le64_to_cpu(d->local_addr), &q->wire_value, 8);
+            npo_mr_write(lmr, le64_to_cpu(d->local_addr), &q->wire.value, 8);
         }
         return 0;
     }
-    if (!q->wire_req) {
-        q->wire_req = q->wire_retry ? q->wire_retry : ++s->wire_seq;
-        q->wire_retry = 0;
-        q->wire_port = p;
-        q->wire_first = first;
-        q->wire_dest = le32_to_cpu(d->dest_node);
+    if (!q->wire.req) {
+        q->wire.req = q->wire.retry ? q->wire.retry : ++s->wire_seq;
+        q->wire.retry = 0;
+        q->wire.port = p;
+        q->wire.first = first;
+        q->wire.dest = le32_to_cpu(d->dest_node);
         /* The far device names the sender by its link unless told. */
-        q->wire_routed = p->dev != s || p->peer_node != q->wire_dest;
-        q->wire_lkey = le32_to_cpu(d->local_key);
-        q->wire_laddr = le64_to_cpu(d->local_addr);
-        q->wire_len = le32_to_cpu(d->length);
+        q->wire.routed = p->dev != s || p->peer_node != q->wire.dest;
+        q->wire.lkey = le32_to_cpu(d->local_key);
+        q->wire.laddr = le64_to_cpu(d->local_addr);
+        q->wire.len = le32_to_cpu(d->length);
         /* Every frame of a request says the same, whatever is answered. */
-        q->wire_chained = npo_wire_posted(q) > 0;
+        q->wire.chained = npo_wire_posted(q) > 0;
         q->progress = 0;
-        trace_npo_wire_request(s->node_id, q->id, q->wire_req, d->opcode,
-                               p->index, q->wire_len);
+        trace_npo_wire_request(s->node_id, q->id, q->wire.req, d->opcode,
+                               p->index, q->wire.len);
         if (d->opcode == NPO_OP_READ || d->opcode == NPO_OP_FETCH_ADD ||
             d->opcode == NPO_OP_CMP_SWAP) {
             request_send_one(s, q, d, p);
             return 0;
         }
     }
-    q->wire_tx_wait = false;
+    q->wire.tx_wait = false;
     return request_send_data(s, q, d, lmr, p, budget);
 }
 
@@ -386,20 +392,20 @@ uint64_t npo_fabric_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
  * request, telling the target to drop what it holds for it unless the
  * target already answered.
  */
-void npo_fabric_finish(NpoState *s, NpoQueue *q)
+void npo_wire_finish(NpoState *s, NpoQueue *q)
 {
-    NpoPort *p = q->wire_port;
+    NpoPort *p = q->wire.port;
     WireAbort *a;
 
     /* A routed request's way may have changed: the abort takes today's. */
-    if (q->wire_routed) {
-        p = npo_route_wire_port(s, q->wire_dest);
+    if (q->wire.routed) {
+        p = npo_route_wire_port(s, q->wire.dest);
     }
-    if (!q->wire_acked && p) {
-        a = (WireAbort *)wire_frame(p, q->wire_routed, s->node_id,
-                                    q->wire_dest, WIRE_ABORT, sizeof(*a));
+    if (!q->wire.acked && p) {
+        a = (WireAbort *)wire_frame(p, q->wire.routed, s->node_id,
+                                    q->wire.dest, WIRE_ABORT, sizeof(*a));
         if (a) {
-            a->req = cpu_to_le64(q->wire_req);
+            a->req = cpu_to_le64(q->wire.req);
             npo_port_flush(p);
         }
     }
@@ -413,7 +419,7 @@ void npo_fabric_finish(NpoState *s, NpoQueue *q)
  * for their answers, since it would complete before them or, failing its
  * local check at once, out of order.
  */
-bool npo_fabric_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d)
+bool npo_wire_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d)
 {
     NpoWirePosted *last = &q->posted[(q->sq_issue - 1) % NPO_WIRE_WINDOW];
     uint32_t len = le32_to_cpu(d->length);
@@ -427,7 +433,7 @@ bool npo_fabric_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d)
     if (q->error || npo_wire_posted(q) >= NPO_WIRE_WINDOW || d->flags ||
         (d->opcode != NPO_OP_WRITE && d->opcode != NPO_OP_WRITE_IMM) ||
         last->routed || node != last->port->peer_node ||
-        npo_link_route(s, node) != last->port ||
+        npo_route_first_hop(s, node) != last->port ||
         npo_route_ready(last->port) != NPO_LINK_UP) {
         return false;
     }
@@ -441,9 +447,9 @@ bool npo_fabric_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d)
  * may wait for its answer in the window (a routed one waits at the head,
  * to go again if the fabric cannot carry it).
  */
-bool npo_fabric_sent(NpoQueue *q, const struct npo_sqe *d)
+bool npo_wire_sent(NpoQueue *q, const struct npo_sqe *d)
 {
-    return q->wire_req && q->wire_sent && !q->wire_done && !q->wire_routed &&
+    return q->wire.req && q->wire.sent && !q->wire.done && !q->wire.routed &&
            (d->opcode == NPO_OP_WRITE || d->opcode == NPO_OP_WRITE_IMM);
 }
 
@@ -452,14 +458,14 @@ bool npo_fabric_sent(NpoQueue *q, const struct npo_sqe *d)
  * to wait for its answer there, or with its outcome if done: the next
  * descriptor may go out meanwhile.
  */
-void npo_fabric_post(NpoQueue *q, const struct npo_sqe *d, bool done,
+void npo_wire_post(NpoQueue *q, const struct npo_sqe *d, bool done,
                      uint32_t status)
 {
     q->posted[q->sq_issue % NPO_WIRE_WINDOW] = (NpoWirePosted) {
-        .req = q->wire_req,
-        .port = q->wire_port,
-        .first = q->wire_first,
-        .routed = q->wire_routed,
+        .req = q->wire.req,
+        .port = q->wire.port,
+        .first = q->wire.first,
+        .routed = q->wire.routed,
         .d = *d,
         .done = done,
         .status = status,
@@ -506,9 +512,9 @@ static NpoQueue *answered_queue(const NpoWireEnd *e, uint16_t qid,
 {
     NpoQueue *q = npo_queue_get(e->dev, qid);
 
-    if (!q || !req || q->wire_req != req || q->wire_routed != e->routed ||
-        (e->routed ? e->peer != q->wire_dest : q->wire_port != e->p) ||
-        q->wire_acked) {
+    if (!q || !req || q->wire.req != req || q->wire.routed != e->routed ||
+        (e->routed ? e->peer != q->wire.dest : q->wire.port != e->p) ||
+        q->wire.acked) {
         return NULL;
     }
     return q;
@@ -521,8 +527,8 @@ static void rx_ack(const NpoWireEnd *e, const WireAck *a)
     NpoWirePosted *w;
 
     if (q) {
-        q->wire_acked = true;
-        q->wire_value = le64_to_cpu(a->value);
+        q->wire.acked = true;
+        q->wire.value = le64_to_cpu(a->value);
         request_done(e->dev, q, le32_to_cpu(a->status));
         return;
     }
@@ -542,23 +548,23 @@ static void rx_read_data(const NpoWireEnd *e, const WireData *w,
     uint32_t off = le32_to_cpu(w->offset), st;
     NpoMr *lmr;
 
-    if (!q || q->wire_done) {
+    if (!q || q->wire.done) {
         return;
     }
-    if (off > q->wire_len || n > q->wire_len - off) {
+    if (off > q->wire.len || n > q->wire.len - off) {
         qemu_log_mask(LOG_GUEST_ERROR, "npo%u: port %u: READ answer beyond "
                       "the request, dropped\n", e->p->dev->node_id,
                       e->p->index);
         return;
     }
     /* The region may have gone since the request left: look again. */
-    st = npo_mr_check_local(e->dev, &lmr, q->wire_lkey, q->wire_laddr + off,
+    st = npo_mr_check_local(e->dev, &lmr, q->wire.lkey, q->wire.laddr + off,
                             n, NPO_ACCESS_LOCAL_WRITE, q->pd);
     if (st) {
         request_done(e->dev, q, st);
         return;
     }
-    npo_mr_write(lmr, q->wire_laddr + off, bytes, n);
+    npo_mr_write(lmr, q->wire.laddr + off, bytes, n);
     request_heard(e->dev, q);
 }
 
@@ -595,44 +601,18 @@ static void answer(const NpoWireEnd *e, uint64_t req, uint16_t src_queue,
     npo_port_flush(e->p);
 }
 
-/*
- * The region a peer's request names by remote key, if its job may reach
- * it; a refusal is logged, and reported as one status whatever the reason.
- */
-static uint32_t target_region(const NpoWireEnd *e, NpoMr **mr, uint64_t key,
-                              uint32_t job, uint16_t src_queue,
-                              uint8_t opcode, uint64_t addr, uint64_t len,
-                              uint32_t need)
+/* A peer's request as its target sees it. */
+static NpoTargetReq target_req(const NpoWireEnd *e, uint16_t src_queue,
+                               uint32_t job, uint8_t opcode)
 {
-    if (npo_mr_check_remote(e->dev, mr, key, job, addr, len, need)) {
-        return NPO_STATUS_OK;
-    }
-    npo_refusal_log(e->dev, NPO_REFUSAL_SIDE_TARGET, job, e->peer,
-                    src_queue, opcode, NPO_STATUS_REMOTE_ACCESS);
-    return NPO_STATUS_REMOTE_ACCESS;
-}
-
-/* The queue a peer's WRITE_IMM or SEND names, if it is of the same job. */
-static NpoQueue *target_queue(const NpoWireEnd *e, const WireData *w)
-{
-    NpoQueue *tq = npo_queue_get(e->dev, le16_to_cpu(w->dest_queue));
-    uint32_t job = le32_to_cpu(w->job);
-
-    if (tq && tq->job != job) {
-        npo_refusal_log(e->dev, NPO_REFUSAL_SIDE_TARGET, job, e->peer,
-                        le16_to_cpu(w->src_queue), w->opcode,
-                        NPO_STATUS_REMOTE_QUEUE);
-        return NULL;
-    }
-    return tq;
-}
-
-static NpoSender sender_on(const NpoWireEnd *e, uint16_t queue)
-{
-    return (NpoSender) {
-        .port = e->in_port,
-        .node = e->peer,
-        .queue = queue,
+    return (NpoTargetReq) {
+        .from = {
+            .port = e->in_port,
+            .node = e->peer,
+            .queue = src_queue,
+        },
+        .job = job,
+        .opcode = opcode,
     };
 }
 
@@ -640,7 +620,8 @@ static NpoSender sender_on(const NpoWireEnd *e, uint16_t queue)
 static uint32_t rx_write(const NpoWireEnd *e, const WireData *w,
                          const uint8_t *bytes, uint32_t n)
 {
-    NpoState *t = e->dev;
+    NpoTargetReq rq = target_req(e, le16_to_cpu(w->src_queue),
+                                 le32_to_cpu(w->job), w->opcode);
     uint64_t addr = le64_to_cpu(w->addr);
     uint32_t total = le32_to_cpu(w->total);
     NpoQueue *tq = NULL;
@@ -648,13 +629,11 @@ static uint32_t rx_write(const NpoWireEnd *e, const WireData *w,
     uint32_t st = 0;
 
     if (total) {
-        st = target_region(e, &mr, le64_to_cpu(w->key), le32_to_cpu(w->job),
-                           le16_to_cpu(w->src_queue), w->opcode, addr, total,
-                           NPO_ACCESS_REMOTE_WRITE);
+        st = npo_target_region(e->dev, &rq, &mr, le64_to_cpu(w->key), addr,
+                               total, NPO_ACCESS_REMOTE_WRITE);
     }
     if (!st && w->opcode == NPO_OP_WRITE_IMM) {
-        tq = target_queue(e, w);
-        st = !tq || tq->error ? NPO_STATUS_REMOTE_QUEUE : 0;
+        st = npo_target_queue(e->dev, &rq, le16_to_cpu(w->dest_queue), &tq);
     }
     if (st) {
         return st;
@@ -663,15 +642,7 @@ static uint32_t rx_write(const NpoWireEnd *e, const WireData *w,
         npo_mr_write(mr, addr + le32_to_cpu(w->offset), bytes, n);
     }
     if (w->last && tq) {
-        NpoSender from = sender_on(e, le16_to_cpu(w->src_queue));
-        struct npo_cqe c = {
-            .status = cpu_to_le32(NPO_STATUS_OK),
-            .length = w->total,
-            .imm = w->imm,
-            .opcode = NPO_OP_RECV_IMM,
-        };
-
-        npo_deliver(t, tq, &from, &c);
+        npo_target_imm(e->dev, tq, &rq.from, total, le32_to_cpu(w->imm));
     }
     return 0;
 }
@@ -690,14 +661,9 @@ static void recv_end(NpoPort *p, NpoWireRecv *r, uint32_t status)
 {
     NpoQueue *tq = npo_queue_get(r->dev, r->queue);
     NpoSender from = recv_sender(r);
-    struct npo_cqe c = {
-        .wr_id = r->wr_id,
-        .status = cpu_to_le32(status),
-        .opcode = NPO_OP_RECV,
-    };
 
     if (tq && tq->gen == r->gen && !tq->error) {
-        npo_deliver(r->dev, tq, &from, &c);
+        npo_target_recv_done(r->dev, tq, &from, r->wr_id, 0, status);
     }
     g_hash_table_remove(p->rx_sends, &r->id);
 }
@@ -716,7 +682,7 @@ static uint32_t rx_send(const NpoWireEnd *e, const WireData *w,
     uint16_t src = le16_to_cpu(w->src_queue);
     uint32_t total = le32_to_cpu(w->total), st;
     NpoWireRecv *r = g_hash_table_lookup(p->rx_sends, &rkey);
-    NpoSender from = sender_on(e, src);
+    NpoTargetReq rq = target_req(e, src, le32_to_cpu(w->job), w->opcode);
     NpoQueue *tq;
     NpoMr *rmr = NULL;
     unsigned int i;
@@ -740,11 +706,11 @@ static uint32_t rx_send(const NpoWireEnd *e, const WireData *w,
         struct npo_rqe rqe;
         int taken;
 
-        tq = target_queue(e, w);
-        if (!tq || tq->error || r || total > NPO_MAX_SEND) {
+        if (npo_target_queue(t, &rq, le16_to_cpu(w->dest_queue), &tq) ||
+            r || total > NPO_MAX_SEND) {
             return NPO_STATUS_REMOTE_QUEUE;
         }
-        taken = npo_rq_take(t, tq, total, &from, &rqe, &rmr);
+        taken = npo_target_recv_take(t, tq, total, &rq.from, &rqe, &rmr);
         if (taken) {
             return taken < 0 ? NPO_STATUS_RNR : taken;
         }
@@ -772,8 +738,7 @@ static uint32_t rx_send(const NpoWireEnd *e, const WireData *w,
     }
     if (total) {
         /* The buffer's region may have gone between frames. */
-        st = npo_mr_check_local(t, &rmr, r->key, r->addr, total,
-                                NPO_ACCESS_LOCAL_WRITE, tq->pd);
+        st = npo_target_recv_buffer(t, tq, r->key, r->addr, total, &rmr);
         if (st) {
             NpoSender from = recv_sender(r);
             struct npo_cqe why = {
@@ -792,15 +757,10 @@ static uint32_t rx_send(const NpoWireEnd *e, const WireData *w,
         npo_mr_write(rmr, r->addr + le32_to_cpu(w->offset), bytes, n);
     }
     if (w->last) {
-        struct npo_cqe c = {
-            .wr_id = r->wr_id,
-            .status = cpu_to_le32(NPO_STATUS_OK),
-            .length = w->total,
-            .opcode = NPO_OP_RECV,
-        };
+        uint64_t wr_id = r->wr_id;
 
         g_hash_table_remove(p->rx_sends, &rkey);
-        npo_deliver(t, tq, &from, &c);
+        npo_target_recv_done(t, tq, &rq.from, wr_id, total, NPO_STATUS_OK);
     }
     return 0;
 }
@@ -919,9 +879,12 @@ static void rx_read(const NpoWireEnd *e, const WireRead *r, uint32_t status)
     NpoMr *mr;
 
     if (!st && len) {
-        st = target_region(e, &mr, le64_to_cpu(r->key), le32_to_cpu(r->job),
-                           le16_to_cpu(r->src_queue), NPO_OP_READ,
-                           le64_to_cpu(r->addr), len, NPO_ACCESS_REMOTE_READ);
+        NpoTargetReq rq = target_req(e, le16_to_cpu(r->src_queue),
+                                     le32_to_cpu(r->job), NPO_OP_READ);
+
+        st = npo_target_region(e->dev, &rq, &mr, le64_to_cpu(r->key),
+                               le64_to_cpu(r->addr), len,
+                               NPO_ACCESS_REMOTE_READ);
     }
     if (st || !len) {
         answer(e, req, le16_to_cpu(r->src_queue), st, 0);
@@ -944,28 +907,21 @@ static void rx_read(const NpoWireEnd *e, const WireRead *r, uint32_t status)
 static void rx_atomic(const NpoWireEnd *e, const WireAtomic *a,
                       uint32_t status)
 {
-    uint64_t addr = le64_to_cpu(a->addr), old = 0;
+    NpoTargetReq rq = target_req(e, le16_to_cpu(a->src_queue),
+                                 le32_to_cpu(a->job), a->opcode);
+    uint64_t old = 0;
     uint32_t st = status;
-    NpoMr *mr;
 
-    if (already_done(e, le16_to_cpu(a->src_queue), le64_to_cpu(a->req),
-                     true)) {
+    if (already_done(e, rq.from.queue, le64_to_cpu(a->req), true)) {
         return;
     }
     if (!st) {
-        st = target_region(e, &mr, le64_to_cpu(a->key), le32_to_cpu(a->job),
-                           le16_to_cpu(a->src_queue), a->opcode, addr, 8,
-                           NPO_ACCESS_REMOTE_ATOMIC);
+        st = npo_target_atomic(e->dev, &rq, le64_to_cpu(a->key),
+                               le64_to_cpu(a->addr),
+                               le64_to_cpu(a->compare_add),
+                               le64_to_cpu(a->swap), &old);
     }
-    if (!st && ((addr & 7) || (a->opcode != NPO_OP_FETCH_ADD &&
-                               a->opcode != NPO_OP_CMP_SWAP))) {
-        st = NPO_STATUS_BAD_DESCRIPTOR;
-    }
-    if (!st) {
-        old = npo_mr_atomic(mr, addr, a->opcode, le64_to_cpu(a->compare_add),
-                            le64_to_cpu(a->swap));
-    }
-    answer(e, le64_to_cpu(a->req), le16_to_cpu(a->src_queue), st, old);
+    answer(e, le64_to_cpu(a->req), rq.from.queue, st, old);
 }
 
 static void read_free(NpoPort *p, NpoWireRead *rd)
@@ -1003,7 +959,7 @@ static void rx_abort(const NpoWireEnd *e, const WireAbort *a)
 }
 
 /* Send READ answers, up to budget bytes over all ports. */
-uint64_t npo_fabric_answer_reads(NpoState *s, uint64_t budget, bool *more)
+uint64_t npo_wire_answer_reads(NpoState *s, uint64_t budget, bool *more)
 {
     uint64_t moved = 0;
     unsigned int i;
@@ -1030,8 +986,9 @@ uint64_t npo_fabric_answer_reads(NpoState *s, uint64_t budget, bool *more)
             };
 
             /* The region may have gone since the request came: look again. */
-            st = npo_mr_check_remote(rd->dev, &mr, rd->key, rd->job, rd->addr,
-                                     rd->len, NPO_ACCESS_REMOTE_READ) ?
+            st = npo_target_region_still(rd->dev, &mr, rd->job, rd->key,
+                                         rd->addr, rd->len,
+                                         NPO_ACCESS_REMOTE_READ) ?
                  NPO_STATUS_OK : NPO_STATUS_REMOTE_ACCESS;
             w = st ? NULL : (WireData *)wire_frame(p, rd->routed, e.node,
                                                    rd->peer, WIRE_READ_DATA,
@@ -1063,7 +1020,7 @@ uint64_t npo_fabric_answer_reads(NpoState *s, uint64_t budget, bool *more)
  * A frame of the transport for e->dev (or, with status, refused by a
  * device that cannot pass it on), its type and fixed part checked.
  */
-static void fabric_rx_frame(const NpoWireEnd *e, uint8_t type,
+static void wire_rx_frame(const NpoWireEnd *e, uint8_t type,
                             const uint8_t *payload, uint16_t len,
                             uint16_t min_len, uint32_t status)
 {
@@ -1115,7 +1072,7 @@ static uint32_t routed_forward(NpoPort *p, const WireRouted *h,
                                const uint8_t *inner, uint16_t len)
 {
     NpoState *r = p->dev;
-    NpoPort *out = npo_link_route(r, le32_to_cpu(h->to_node));
+    NpoPort *out = npo_route_first_hop(r, le32_to_cpu(h->to_node));
     WireRouted *f;
 
     if (h->hops >= NPO_ROUTE_MAX_HOPS) {
@@ -1148,8 +1105,8 @@ static uint32_t routed_forward(NpoPort *p, const WireRouted *h,
     return NPO_STATUS_OK;
 }
 
-/* A frame of the fabric transport arrived on an up link. */
-void npo_fabric_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
+/* A frame of the wire arrived on an up link. */
+void npo_wire_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
                    uint16_t len)
 {
     static const uint16_t min_len[] = {
@@ -1209,7 +1166,7 @@ void npo_fabric_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
         trace_npo_wire_unroutable(p->dev->node_id, type, e.peer, e.node, st);
         e.dev = NULL;
     }
-    fabric_rx_frame(&e, type, payload, len, min_len[type], st);
+    wire_rx_frame(&e, type, payload, len, min_len[type], st);
 }
 
 /* --- port and device life cycle ------------------------------------------- */
@@ -1225,14 +1182,10 @@ static void port_forget(NpoPort *p, bool complete)
         NpoWireRecv *r = v;
         NpoQueue *tq = npo_queue_get(r->dev, r->queue);
         NpoSender from = recv_sender(r);
-        struct npo_cqe c = {
-            .wr_id = r->wr_id,
-            .status = cpu_to_le32(NPO_STATUS_LINK_DOWN),
-            .opcode = NPO_OP_RECV,
-        };
 
         if (complete && tq && tq->gen == r->gen && !tq->error) {
-            npo_deliver(r->dev, tq, &from, &c);
+            npo_target_recv_done(r->dev, tq, &from, r->wr_id, 0,
+                                 NPO_STATUS_LINK_DOWN);
         }
         g_hash_table_iter_remove(&it);
     }
@@ -1246,20 +1199,20 @@ static void port_forget(NpoPort *p, bool complete)
  * The link went down: everything in flight through it ends now, the
  * requests of queues of devices behind this one too.
  */
-void npo_fabric_port_down(NpoPort *p)
+void npo_wire_port_down(NpoPort *p)
 {
     NpoState *s;
     unsigned int i;
 
-    QTAILQ_FOREACH(s, npo_link_devices(), next) {
+    QTAILQ_FOREACH(s, npo_route_devices(), next) {
         for (i = 0; i < s->num_queues; i++) {
             NpoQueue *q = &s->queue[i];
             NpoWirePosted *w;
             uint32_t k;
 
-            if (q->live && q->wire_req && q->wire_port == p) {
+            if (q->live && q->wire.req && q->wire.port == p) {
                 /* Nothing will answer: no abort is owed either. */
-                q->wire_acked = true;
+                q->wire.acked = true;
                 request_done(s, q, NPO_STATUS_LINK_DOWN);
             }
             for (k = 0; q->live && k < npo_wire_posted(q); k++) {
@@ -1277,40 +1230,40 @@ void npo_fabric_port_down(NpoPort *p)
  * A device of this process goes away: requests of the others that go on
  * the wire out of its ports, or name one as their first hop, end.
  */
-void npo_fabric_forget_device(NpoState *gone)
+void npo_wire_forget_device(NpoState *gone)
 {
     NpoState *s;
     unsigned int i;
 
-    QTAILQ_FOREACH(s, npo_link_devices(), next) {
+    QTAILQ_FOREACH(s, npo_route_devices(), next) {
         for (i = 0; s != gone && i < s->num_queues; i++) {
             NpoQueue *q = &s->queue[i];
 
-            if (!q->live || !q->wire_req ||
-                !((q->wire_port && q->wire_port->dev == gone) ||
-                  (q->wire_first && q->wire_first->dev == gone))) {
+            if (!q->live || !q->wire.req ||
+                !((q->wire.port && q->wire.port->dev == gone) ||
+                  (q->wire.first && q->wire.first->dev == gone))) {
                 continue;
             }
-            q->wire_acked = true;
-            q->wire_port = NULL;
-            q->wire_first = NULL;
+            q->wire.acked = true;
+            q->wire.port = NULL;
+            q->wire.first = NULL;
             request_done(s, q, NPO_STATUS_LINK_DOWN);
         }
     }
 }
 
 /* The port's transmit queue has room again: senders waiting on it go on. */
-void npo_fabric_tx_room(NpoPort *p)
+void npo_wire_tx_room(NpoPort *p)
 {
     NpoState *s;
     unsigned int i;
 
-    QTAILQ_FOREACH(s, npo_link_devices(), next) {
+    QTAILQ_FOREACH(s, npo_route_devices(), next) {
         bool kick = false;
 
         for (i = 0; i < s->num_queues; i++) {
-            if (s->queue[i].wire_port == p) {
-                s->queue[i].wire_tx_wait = false;
+            if (s->queue[i].wire.port == p) {
+                s->queue[i].wire.tx_wait = false;
                 kick = true;
             }
         }
@@ -1330,19 +1283,19 @@ static void npo_wire_timeout(void *opaque)
     for (i = 0; i < s->num_queues; i++) {
         NpoQueue *q = &s->queue[i];
 
-        if (!q->live || !q->wire_req || !q->wire_routed || q->wire_done) {
+        if (!q->live || !q->wire.req || !q->wire.routed || q->wire.done) {
             continue;
         }
-        if (now - q->wire_heard >= NPO_WIRE_ROUTED_TIMEOUT_NS &&
-            !q->wire_tx_wait) {
+        if (now - q->wire.heard >= NPO_WIRE_ROUTED_TIMEOUT_NS &&
+            !q->wire.tx_wait) {
             /* Lost, or only its answer was: it goes again, same id. */
-            trace_npo_wire_timeout(s->node_id, q->id, q->wire_req);
-            if (q->wire_lost++ < NPO_WIRE_ROUTED_RESENDS) {
+            trace_npo_wire_timeout(s->node_id, q->id, q->wire.req);
+            if (q->wire.lost++ < NPO_WIRE_ROUTED_RESENDS) {
                 q->route_since = 0;
             }
             request_done(s, q, NPO_STATUS_LINK_DOWN);
         } else {
-            next = MIN(next, q->wire_heard + NPO_WIRE_ROUTED_TIMEOUT_NS);
+            next = MIN(next, q->wire.heard + NPO_WIRE_ROUTED_TIMEOUT_NS);
         }
     }
     if (next != INT64_MAX) {
@@ -1350,7 +1303,7 @@ static void npo_wire_timeout(void *opaque)
     }
 }
 
-void npo_fabric_reset(NpoState *s)
+void npo_wire_reset(NpoState *s)
 {
     unsigned int i;
 
@@ -1361,7 +1314,7 @@ void npo_fabric_reset(NpoState *s)
     }
 }
 
-void npo_fabric_realize(NpoState *s)
+void npo_wire_realize(NpoState *s)
 {
     unsigned int i;
 
@@ -1379,7 +1332,7 @@ void npo_fabric_realize(NpoState *s)
     }
 }
 
-void npo_fabric_exit(NpoState *s)
+void npo_wire_exit(NpoState *s)
 {
     unsigned int i;
 
