@@ -42,7 +42,7 @@ KSELFTEST := $(KSRC_PIECES)/tools/testing/selftests
 HARNESS_CFLAGS := -Wno-unused-parameter -Wno-sign-compare
 
 .PHONY: all deps qemu modules userspace firmware runtime provider npoctl npo-perf examples selftests \
-	host-tests host-tests-build lint checkpatch kernel-doc sparse rst initramfs check check-debug check-host \
+	host-tests host-tests-build lint checkpatch kernel-doc sparse rst files initramfs check check-debug check-host \
 	demo bench install install-dkms install-tests dist deb mpi \
 	clean distclean
 
@@ -266,8 +266,14 @@ rst:
 	@echo "  RST     Documentation/"
 	@/usr/bin/python3 tools/lint/rst-check.py Documentation/*.rst
 	@/usr/bin/python3 tools/lint/abi-check.py
+# The tree itself: every driver and model source file in the README's
+# table, every shell script clean under shellcheck (.shellcheckrc).
+files: $(BUILD)/.deps-stamp
+	@echo "  FILES   README table, shellcheck"
+	@/usr/bin/python3 tools/lint/readme-files.py
+	@bash tools/lint/shellcheck.sh
 
-lint: checkpatch kernel-doc sparse rst
+lint: checkpatch kernel-doc sparse rst files
 
 # --- VM images -------------------------------------------------------------------
 INSTALL_ROOT = $(BUILD)/vm/root

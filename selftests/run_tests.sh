@@ -22,7 +22,9 @@ patterns=${NPO_SPLAT_PATTERNS:-/npo/splat-patterns}
 expect=${NPO_EXPECT_DEVICES:-}
 
 if [ $# -eq 0 ]; then
-	set -- $(cd "$dir" && ls *_test 2>/dev/null)
+	for t in "$dir"/*_test; do
+		[ -e "$t" ] && set -- "$@" "${t##*/}"
+	done
 fi
 
 echo "TAP version 13"

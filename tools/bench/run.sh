@@ -78,7 +78,7 @@ done
 runs=5
 perf=$build/bin/npo-perf
 for size in 1 8; do
-	for i in $(seq $runs); do
+	for _ in $(seq "$runs"); do
 		"$perf" -j memcpy -s ${size}M
 	done >"$out/host-memcpy-${size}M.log"
 done
@@ -158,7 +158,7 @@ done
 # host: a round trip between two processes that wake each other through
 # the kernel (perf's pipe ping-pong), as a request and its answer do when
 # neither process has a core to spin on.
-for i in $(seq $runs); do
+for _ in $(seq "$runs"); do
 	perf bench -f simple sched pipe -l 20000
 done >"$out/host-pipe.log" 2>&1 ||
 	{ cat "$out/host-pipe.log"; echo "bench: perf bench sched pipe failed" >&2; exit 1; }

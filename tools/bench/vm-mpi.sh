@@ -16,6 +16,7 @@
 # Usage: vm-mpi.sh MAX_BYTES [--two-vms]
 set -e
 # An mpirun that fails fails the run, not only the sed after it.
+# shellcheck disable=SC3040 # busybox ash has pipefail
 set -o pipefail
 max=${1:-67108864}
 common="--allow-run-as-root --oversubscribe --bind-to none"

@@ -29,4 +29,5 @@ changes=$(ls "$out"/*.changes)
 # --fail-on error: what lintian calls an error stops the build; every
 # override in debian/*.lintian-overrides says why it is there.
 lintian --fail-on error --info --display-info "$changes" | tee "$out/lintian.log"
-echo "make deb: $(ls "$out"/*.deb | wc -l) packages in $out"
+debs=("$out"/*.deb)
+echo "make deb: ${#debs[@]} packages in $out"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 #
 # Installing from Debian's archive, idempotently: sourced by deps.sh and
 # debug-kernel.sh.

@@ -25,7 +25,7 @@ host_packages=(
 	seabios qemu-system-data
 	ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev zlib1g-dev
 	flex bison bc libelf-dev
-	valgrind liburing-dev python3-docutils
+	valgrind liburing-dev python3-docutils shellcheck
 	iproute2 rdma-core ibverbs-providers perftest
 	linuxptp gnuplot-nox linux-perf
 	libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev
@@ -120,7 +120,7 @@ KMODS_6.1 := $cache/kernel-$kver_61/root/lib/modules/$kver_61
 KMODS_6.12 := $cache/kernel-$kver_612/root/lib/modules/$kver_612
 KSRC_PIECES := $ksrc
 LINT_PIECES := $lsrc
-QEMU_SRC := $(ls -d "$qsrc"/qemu-*/ | head -n1 | sed 's:/$::')
+QEMU_SRC := $(qdirs=("$qsrc"/qemu-*/) && echo "${qdirs[0]%/}")
 MK
 mv "$build/kernels.mk.tmp" "$build/kernels.mk"
 log "ready: kernels $kver_61 and $kver_612"

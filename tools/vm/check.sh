@@ -67,10 +67,10 @@ count_tap() {	# count_tap NAME LOG PREFIX
 	fi
 }
 
-cd "$top"
+cd "$top" || exit 1
 if [ -z "$vm_only" ]; then
 echo "== lint"
-for target in checkpatch kernel-doc rst sparse-6.1 sparse-6.12; do
+for target in checkpatch kernel-doc rst files sparse-6.1 sparse-6.12; do
 	make --no-print-directory -s "$target" >"$logs/$target.log" 2>&1
 	rc=$?
 	[ $rc = 0 ] || sed 's/^/  /' "$logs/$target.log"
@@ -200,7 +200,9 @@ for k in "$@"; do
 		grep -q '"symbol_errors":"unsupported"' "$logs/unsupported-$k.log" &&
 		grep -q 'FEC corrected *[0-9]' "$logs/unsupported-$k.log"
 	rc3=$?
-	[ $rc2 = 0 ] && [ $rc3 = 0 ] || grep -v '^\[' "$logs/unsupported-$k.log" | sed 's/^/  /'
+	if [ $rc2 != 0 ] || [ $rc3 != 0 ]; then
+		grep -v '^\[' "$logs/unsupported-$k.log" | sed 's/^/  /'
+	fi
 	record "kernel $k: an uncounted counter shows as unsupported, not 0" \
 		$((rc2 | rc3))
 
@@ -219,7 +221,9 @@ for k in "$@"; do
 		'clock adjustment range out of range'; do
 		grep -q "refusing the device: $why" "$logs/hostile-$k.log" || rc3=1
 	done
-	[ $rc2 = 0 ] && [ $rc3 = 0 ] || grep -v '^\[  ' "$logs/hostile-$k.log" | sed 's/^/  /'
+	if [ $rc2 != 0 ] || [ $rc3 != 0 ]; then
+		grep -v '^\[  ' "$logs/hostile-$k.log" | sed 's/^/  /'
+	fi
 	record "kernel $k: five devices lying about their geometry refused, one good bound" \
 		$((rc2 | rc3))
 

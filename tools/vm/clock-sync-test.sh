@@ -137,7 +137,7 @@ bound_of() {	# bound_of JSON NODE: its last published bound, ns
 	/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["bounds_last"][sys.argv[2]])' "$1" "$2"
 }
 
-locked= relocked= back= jump=
+locked='' relocked='' back='' jump=''
 if wait_line '^LOCKED '; then
 	lock_s=$(sed -n 's/^LOCKED \([0-9.]*\) \([0-9.]*\).*/\1 \2/p' "$work/vm.log" |
 		 awk '{ printf "%.1f", $2 - $1 }')

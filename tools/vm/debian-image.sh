@@ -79,11 +79,11 @@ for kver in "$@"; do
 done
 # What the NPO packages depend on: the guest has no network, and apt
 # installs the built .debs from what is already here.
-runtime_deps="libjson-c5 libnl-3-200 libnl-genl-3-200 libfabric1 zlib1g"
+runtime_deps=(libjson-c5 libnl-3-200 libnl-genl-3-200 libfabric1 zlib1g)
 echo "debian-image: installing ${kernel_pkgs[*]}, dkms and a compiler" >&2
 chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 	--no-install-recommends initramfs-tools dkms gcc make libc6-dev \
-	iproute2 "${kernel_pkgs[@]}" $runtime_deps >"$out/apt.log" 2>&1 || {
+	iproute2 "${kernel_pkgs[@]}" "${runtime_deps[@]}" >"$out/apt.log" 2>&1 || {
 	tail -n 30 "$out/apt.log" >&2
 	exit 1
 }

@@ -32,14 +32,15 @@ if [ "$boot" = 1 ]; then
 		"$lane"/debs/*.deb >"$lane/apt-install.log" 2>&1
 	rc=$?
 	[ $rc = 0 ] || tail -n 30 "$lane/apt-install.log"
-	check "apt installs the packages ($(ls "$lane"/debs | wc -l) .debs)" [ $rc = 0 ]
+	debs=$(find "$lane/debs" -maxdepth 1 -name '*.deb' | wc -l)
+	check "apt installs the packages ($debs .debs)" [ $rc = 0 ]
 	dkms status npo >"$lane/dkms-status" 2>&1
 	cat "$lane/dkms-status"
 	# The kernels host-test.sh will boot, each of which must have it.
-	for k in $(cat "$lane/kernels"); do
+	while read -r k; do
 		check "DKMS built and installed npo for $k" \
 			grep -q "^npo/[^,]*, $k, [^:]*: installed" "$lane/dkms-status"
-	done
+	done <"$lane/kernels"
 	adduser --quiet --disabled-password --gecos '' alice
 	adduser --quiet --disabled-password --gecos '' bob
 	adduser --quiet alice npo

@@ -92,7 +92,7 @@ for round in $(seq 1 "$rounds"); do
 	[ "$round" = "$rounds" ] && break
 	# QEMU frees the id once the guest powered the slot off: retry until then.
 	added=0
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		if run_qmp '{"execute": "device_add", "arguments": {"driver": "npo", "id": "npo1", "bus": "rp1", "node_id": '"$((20 + round))"', "test_mode": true}}' 2>"$work/qmp.err"; then
 			added=1
 			break

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 #
 # Helpers for the host-side tests that drive a VM: sourced, not run.
 
@@ -6,9 +7,9 @@
 # line matching PATTERN into LOG.  Fails if the VM (process PID) ends first
 # or SECONDS (default 300) pass.
 vm_wait_line() {
-	local log=$1 pid=$2 pattern=$3 secs=${4:-300} i
+	local log=$1 pid=$2 pattern=$3 secs=${4:-300}
 
-	for i in $(seq 1 $((secs * 10))); do
+	for _ in $(seq 1 $((secs * 10))); do
 		grep -q "$pattern" "$log" && return 0
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.1
@@ -25,6 +26,7 @@ check() {
 		echo "ok - $what"
 	else
 		echo "not ok - $what"
+		# shellcheck disable=SC2034 # the sourcing script's verdict
 		fail=1
 	fi
 }

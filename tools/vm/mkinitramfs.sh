@@ -86,7 +86,7 @@ kroot=$(dirname "$(dirname "$(dirname "$kmods")")")
 for m in "${extra_modules[@]}"; do
 	for dep in $(modprobe -d "$kroot" \
 			-S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'); do
-		rel=${dep#*/lib/modules/$kver/}
+		rel=${dep#*/lib/modules/"$kver"/}
 		install -D -m 0644 "$kmods/$rel" "$mdir/$rel"
 	done
 done

@@ -25,7 +25,7 @@ copy() {	# copy PATH...: at the same path, links kept
 }
 
 copy /usr/bin/orterun /usr/bin/orted /usr/bin/ompi_info /etc/openmpi \
-	/usr/lib/$multiarch/openmpi /usr/lib/$multiarch/pmix2 \
+	"/usr/lib/$multiarch/openmpi" "/usr/lib/$multiarch/pmix2" \
 	/usr/share/openmpi /usr/share/pmix 2>/dev/null || true
 [ -x "$root/usr/bin/orterun" ] || { echo "mkmpi-cpio: no Open MPI (openmpi-bin)" >&2; exit 1; }
 ln -sf orterun "$root/usr/bin/mpirun"

@@ -56,11 +56,11 @@ rc=$?
 fail=0
 phc_passed() {	# every PHC ran settime, adjtime and adjfreq, all OK
 	local n=0 i
-	for i in $(grep -o '^PHC[0-9]* ' "$log" | sort -u); do
+	while read -r i; do
 		[ "$(grep -c "^$i TEST: .*\[ OK \]" "$log")" = 3 ] || return 1
 		n=$((n + 1))
-	done
-	[ $n = 8 ] && ! grep -q '^PHC[0-9]* .*\(FAIL\|SKIP\)' "$log"
+	done < <(grep -o '^PHC[0-9]* ' "$log" | sort -u | sed 's/ $//')
+	[ "$n" = 8 ] && ! grep -q '^PHC[0-9]* .*\(FAIL\|SKIP\)' "$log"
 }
 check "8 clocks lock to node 1" grep -q '^PHASE1-LOCKED' "$log"
 check "node 1 handed to user space, the other seven elect node 2" \

@@ -52,6 +52,7 @@ until [ "$(npoctl -j link 2>/dev/null | grep -o "\"state\":\"active\"" | wc -l)"
 	sleep 0.1
 done'
 net_up() {	# net_up NAME ADDRESS
+	# shellcheck disable=SC2028 # the guest's printf expands the escapes
 	echo "hostname $1
 printf '127.0.0.1 localhost\n10.88.0.1 npo-a\n10.88.0.2 npo-b\n' >/etc/hosts
 /sbin/modprobe virtio_pci && /sbin/modprobe virtio_net || exit 1

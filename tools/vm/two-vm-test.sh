@@ -38,7 +38,8 @@ peer=/usr/lib/npo/selftests/npo_fabric_peer
 # two cores busy with four QEMU processes).  An unlocked or broken servo
 # is microseconds off: 100 ns still tells the two apart.
 CLOCK_P95_NS=100
-qmp_arg() { echo "--qemu-arg -qmp --qemu-arg unix:$work/$1.qmp,server=on,wait=off"; }
+qmp_a=(--qemu-arg -qmp --qemu-arg "unix:$work/a.qmp,server=on,wait=off")
+qmp_b=(--qemu-arg -qmp --qemu-arg "unix:$work/b.qmp,server=on,wait=off")
 
 # Wait for the link, then report its peer.
 show_peer='for i in $(seq 1 300); do
@@ -57,7 +58,7 @@ done
 npoctl -j clock | sed -n "s/.*\"role\":\"\([a-z]*\)\",\"state\":\"\([a-z]*\)\",\"grandmaster\":\([0-9]*\),.*/CLOCK \1 \2 \3/p"'
 
 # A serves at once (its blob needs no link) and reports its peer meanwhile.
-"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 1 $(qmp_arg a) \
+"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 1 "${qmp_a[@]}" \
 	--link 0.0=listen:"$sock" --timeout 400 -- sh -c "/sbin/modprobe npo
 	$peer serve linger & $show_peer
 	wait \$!	# until the host stops it" >"$work/a.log" 2>&1 &
@@ -71,7 +72,7 @@ vm_wait_line "$work/a.log" "$a" '^NPO-PEER-BLOB [0-9a-f]* END' 300 &&
 rb=1
 pair=
 if [ -n "$blob" ]; then
-	"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 2 $(qmp_arg b) \
+	"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 2 "${qmp_b[@]}" \
 		--link 0.0=connect:"$sock" --timeout 400 -- sh -c "/sbin/modprobe npo
 		$show_peer
 		$clock_of_b
