@@ -15,6 +15,7 @@
 #include <net/genetlink.h>
 
 #include "npo.h"
+#include "npo_health.h"
 #include "npo_genl.h"
 #include "npo_link.h"
 #include "npo_timesync.h"
@@ -359,12 +360,14 @@ void npo_clock_forget_fabric(struct npo_dev *ndev)
 static int npo_clock_put(struct sk_buff *msg, struct npo_dev *ndev)
 {
 	struct npo_timesync_info ti;
+	u32 health, why;
 	char name[16];
 	int err;
 
 	err = npo_timesync_get(ndev, &ti);
 	if (err)
 		return err;
+	health = npo_clock_health(&ti, &why);
 	/* Sync starts before /dev/npoN exists, and with it the device name. */
 	snprintf(name, sizeof(name), "npo%d", ndev->minor);
 	if (nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
@@ -389,7 +392,11 @@ static int npo_clock_put(struct sk_buff *msg, struct npo_dev *ndev)
 	    (ti.bound_ns != NPO_TS_BOUND_UNKNOWN &&
 	     nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_ERROR_BOUND, ti.bound_ns,
 			       NPO_ATTR_PAD)) ||
-	    nla_put_u8(msg, NPO_ATTR_CLOCK_REFERENCE, ti.reference))
+	    nla_put_u8(msg, NPO_ATTR_CLOCK_REFERENCE, ti.reference) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_HEALTH, health) ||
+	    nla_put_u32(msg, NPO_ATTR_CLOCK_HEALTH_REASON, why) ||
+	    nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_ERROR_LIMIT,
+			      npo_clock_error_limit_ns(), NPO_ATTR_PAD))
 		return -EMSGSIZE;
 	return 0;
 }

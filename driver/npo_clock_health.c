@@ -45,8 +45,7 @@ static void npo_clock_fmsg(struct devlink_fmsg *fmsg,
 		devlink_fmsg_u64_pair_put(fmsg, "error_bound_ns", ti->bound_ns);
 	else
 		devlink_fmsg_string_pair_put(fmsg, "error_bound_ns", "none");
-	devlink_fmsg_u32_pair_put(fmsg, "limit_ns",
-				  READ_ONCE(time_error_limit_ns));
+	devlink_fmsg_u32_pair_put(fmsg, "limit_ns", npo_clock_error_limit_ns());
 	devlink_fmsg_u64_pair_put(fmsg, "offset_ns", ti->offset);
 }
 
@@ -105,12 +104,73 @@ static void npo_clock_report_work(struct work_struct *work)
 			snprintf(msg, sizeof(msg),
 				 "clock %s: error bound %llu ns beyond %u ns",
 				 npo_clock_state_name(ti.state), ti.bound_ns,
-				 READ_ONCE(time_error_limit_ns));
+				 npo_clock_error_limit_ns());
 		devlink_health_report(ch->reporter, msg, &ti);
 	}
 	if (clear)
 		devlink_health_reporter_state_update(ch->reporter,
 						     DEVLINK_HEALTH_REPORTER_STATE_HEALTHY);
+}
+
+/**
+ * npo_clock_error_limit_ns() - the error bound beyond which a clock's time
+ *	is not to be trusted
+ *
+ * Return: the limit, ns (module parameter time_error_limit_ns).
+ */
+u32 npo_clock_error_limit_ns(void)
+{
+	return READ_ONCE(time_error_limit_ns);
+}
+
+/**
+ * npo_clock_health() - the driver's verdict on a clock
+ * @ti: the clock, as time sync reads it.
+ * @why: set to &enum npo_health_reason.
+ *
+ * The one judge of a clock: netlink reports its verdict (and npoctl
+ * health shows it), and the device's "clock" reporter reports a clock
+ * whose time is not to be trusted: one with no error bound, or a bound
+ * beyond the limit, whatever its state says.
+ *
+ * Return: &enum npo_health.
+ */
+u32 npo_clock_health(const struct npo_timesync_info *ti, u32 *why)
+{
+	u32 health;
+
+	/* A clock user space owns is not the fabric's to judge. */
+	if (ti->role == NPO_CLOCK_ROLE_USER) {
+		*why = NPO_HEALTH_REASON_USER;
+		return NPO_HEALTH_OK;
+	}
+	switch (ti->state) {
+	case NPO_CLOCK_LOCKED:
+		health = NPO_HEALTH_OK;
+		break;
+	case NPO_CLOCK_LOCKING:
+		health = NPO_HEALTH_DEGRADED;
+		break;
+	case NPO_CLOCK_HOLDOVER:
+		health = NPO_HEALTH_AT_RISK;
+		break;
+	default:
+		health = NPO_HEALTH_FAILED;
+		break;
+	}
+	*why = health == NPO_HEALTH_OK ? NPO_HEALTH_REASON_NONE :
+	       NPO_HEALTH_REASON_CLOCK_STATE;
+	/*
+	 * Locked to a grandmaster that lost the fabric's timescale (an
+	 * isolated node leading itself, say) is not time to trust either.
+	 */
+	if (ti->bound_ns == NPO_TS_BOUND_UNKNOWN)
+		*why = NPO_HEALTH_REASON_NO_BOUND;
+	else if (ti->bound_ns > npo_clock_error_limit_ns())
+		*why = NPO_HEALTH_REASON_BOUND;
+	else
+		return health;
+	return max_t(u32, health, NPO_HEALTH_AT_RISK);
 }
 
 /**
@@ -124,14 +184,13 @@ void npo_clock_health_judge(struct npo_dev *ndev)
 	struct npo_clock_health *ch = &ndev->ch;
 	struct npo_timesync_info ti;
 	bool ok, queue = false;
+	u32 why;
 
 	/* Not live before the reporter (and its lock) exists. */
 	if (!READ_ONCE(ch->live) || npo_timesync_get(ndev, &ti))
 		return;
-	/* A clock user space owns is not the fabric's to judge. */
-	ok = ti.role == NPO_CLOCK_ROLE_USER ||
-	     (ti.bound_ns != NPO_TS_BOUND_UNKNOWN &&
-	      ti.bound_ns <= READ_ONCE(time_error_limit_ns));
+	npo_clock_health(&ti, &why);
+	ok = why != NPO_HEALTH_REASON_NO_BOUND && why != NPO_HEALTH_REASON_BOUND;
 	spin_lock(&ch->lock);
 	if (!ch->live) {
 		/* Stopping: the work must not be queued after it is cancelled. */

@@ -12,6 +12,7 @@
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_health.h"
 #include "npo_genl.h"
 #include "npo_link.h"
 #include "npo_queue.h"
@@ -250,7 +251,7 @@ static int npo_put_port_risk(struct sk_buff *msg, struct npo_port *port)
 static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 {
 	struct npo_dev *ndev = port->ndev;
-	u32 st = port->status, flags = 0, max_rate;
+	u32 st = port->status, flags = 0, max_rate, health, why;
 	u8 rates = ndev->port_rates;
 	unsigned int max_width = ndev->lanes_per_port;
 
@@ -275,6 +276,7 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 		flags |= NPO_PORT_FLAG_SELF_TEST_FAILED;
 	if (port->plan.miswired)
 		flags |= NPO_PORT_FLAG_MISWIRED;
+	health = npo_port_health(port, &why);
 
 	if (nla_put_u32(msg, NPO_ATTR_DEV_INDEX, ndev->minor) ||
 	    nla_put_string(msg, NPO_ATTR_DEV_NAME, dev_name(&ndev->dev)) ||
@@ -288,6 +290,8 @@ static int npo_put_port(struct sk_buff *msg, struct npo_port *port, u32 reason)
 	    nla_put_u32(msg, NPO_ATTR_PORT_MAX_WIDTH, max_width) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_FLAGS, flags) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_REASON, reason) ||
+	    nla_put_u32(msg, NPO_ATTR_PORT_HEALTH, health) ||
+	    nla_put_u32(msg, NPO_ATTR_PORT_HEALTH_REASON, why) ||
 	    nla_put_u64_64bit(msg, NPO_ATTR_PORT_TIME_IN_STATE_MS,
 			      ktime_ms_delta(ktime_get(), port->state_since),
 			      NPO_ATTR_PAD) ||

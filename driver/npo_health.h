@@ -206,14 +206,17 @@ int npo_queue_error_put(struct sk_buff *skb, struct npo_dev *ndev, u32 id);
 const char *npo_op_name(u8 opcode);
 const char *npo_status_name(u32 status);
 
-/* npo_clock_health.c: the "clock" reporter */
+/* npo_clock_health.c: the "clock" reporter, the clocks' one judge */
+u32 npo_clock_error_limit_ns(void);
+u32 npo_clock_health(const struct npo_timesync_info *ti, u32 *why);
 void npo_clock_health_judge(struct npo_dev *ndev);
 int npo_clock_health_create(struct npo_dev *ndev);
 void npo_clock_health_start(struct npo_dev *ndev);
 void npo_clock_health_stop(struct npo_dev *ndev);
 void npo_clock_health_destroy(struct npo_dev *ndev);
 
-/* npo_link_health.c: the "link" port reporters */
+/* npo_link_health.c: the "link" port reporters, the ports' one judge */
+u32 npo_port_health(const struct npo_port *port, u32 *why);
 void npo_link_health_event(struct npo_port *port, u32 event);
 int npo_link_health_create(struct npo_dev *ndev);
 void npo_link_health_start(struct npo_dev *ndev);

@@ -327,19 +327,66 @@ static bool npo_link_down_is_fault(u8 reason)
 	return true;
 }
 
-/*
- * Up at full width, below the BER warning and not at risk.  A watched
- * link's BER is the watch's to judge, with its margin: the device's
- * HIGH_BER flag clears at the threshold itself.
+/**
+ * npo_port_health() - the driver's verdict on a port
+ * @port: the port, its cached state fresh.
+ * @why: set to &enum npo_health_reason.
+ *
+ * The one judge of a port: netlink reports its verdict (and npoctl
+ * health shows it), and the port's devlink reporter turns healthy when it
+ * is ok and up.  A watched link's BER is the link watch's to judge, with
+ * its margin, as a risk: the device's HIGH_BER flag clears at the
+ * threshold itself.
+ *
+ * Context: under &npo_dev.link_lock.
+ * Return: &enum npo_health.
  */
-static bool npo_link_clean(const struct npo_port *port)
+u32 npo_port_health(const struct npo_port *port, u32 *why)
 {
 	u32 st = port->status;
-	u32 faults = NPO_PST_DEGRADED |
-		     (npo_link_watch_judges_ber(port) ? 0 : NPO_PST_HIGH_BER);
 
-	return FIELD_GET(NPO_PST_STATE, st) == NPO_HW_PORT_ACTIVE &&
-	       !(st & faults) && !port->risk.lanes && !port->plan.miswired;
+	/* Up or not, a cable out of plan carries nothing: quarantined. */
+	if (port->plan.miswired) {
+		*why = NPO_HEALTH_REASON_MISWIRED;
+		return NPO_HEALTH_FAILED;
+	}
+	if (FIELD_GET(NPO_PST_STATE, st) == NPO_HW_PORT_ACTIVE) {
+		if (port->risk.lanes) {
+			*why = NPO_HEALTH_REASON_AT_RISK;
+			return NPO_HEALTH_AT_RISK;
+		}
+		if ((st & NPO_PST_HIGH_BER) && !npo_link_watch_judges_ber(port)) {
+			*why = NPO_HEALTH_REASON_HIGH_BER;
+			return NPO_HEALTH_AT_RISK;
+		}
+		if (st & NPO_PST_DEGRADED) {
+			*why = NPO_HEALTH_REASON_DEGRADED;
+			return NPO_HEALTH_DEGRADED;
+		}
+		*why = NPO_HEALTH_REASON_NONE;
+		return NPO_HEALTH_OK;
+	}
+	/* Down: disabled on purpose, never cabled, or failed. */
+	if (!port->admin_up) {
+		*why = NPO_HEALTH_REASON_ADMIN_DOWN;
+		return NPO_HEALTH_OK;
+	}
+	if (!(st & NPO_PST_PEER_PRESENT) && !port->flaps) {
+		*why = NPO_HEALTH_REASON_NO_PEER;
+		return NPO_HEALTH_OK;
+	}
+	*why = port->selftest.state == NPO_SELFTEST_FAILED ?
+	       NPO_HEALTH_REASON_SELF_TEST : NPO_HEALTH_REASON_DOWN;
+	return NPO_HEALTH_FAILED;
+}
+
+/* Up, and nothing wrong with it: the reporter turns healthy. */
+static bool npo_link_clean(const struct npo_port *port)
+{
+	u32 why;
+
+	return FIELD_GET(NPO_PST_STATE, port->status) == NPO_HW_PORT_ACTIVE &&
+	       npo_port_health(port, &why) == NPO_HEALTH_OK;
 }
 
 static void npo_link_report_msg(const struct npo_port *port,

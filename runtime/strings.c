@@ -147,6 +147,18 @@ const char *npo_risk_str(uint32_t risk)
 	return NAME_OF(names, risk);
 }
 
+const char *npo_health_str(uint32_t health)
+{
+	static const char *const names[] = {
+		[NPO_HEALTH_OK] = "ok",
+		[NPO_HEALTH_DEGRADED] = "degraded",
+		[NPO_HEALTH_AT_RISK] = "at-risk",
+		[NPO_HEALTH_FAILED] = "failed",
+	};
+
+	return NAME_OF(names, health);
+}
+
 const char *npo_clock_role_str(uint32_t role)
 {
 	static const char *const names[] = {

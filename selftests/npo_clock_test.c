@@ -51,7 +51,10 @@ FIXTURE(clock) {
 	int ndev;
 	struct clock c[16];
 	char out[65536];
+	char limit[32];		/* time_error_limit_ns to restore, "" if kept */
 };
+
+#define ERROR_LIMIT	"/sys/module/npo/parameters/time_error_limit_ns"
 
 static int json_int(struct json_object *o, const char *key)
 {
@@ -146,6 +149,123 @@ FIXTURE_SETUP(clock)
 
 FIXTURE_TEARDOWN(clock)
 {
+	if (self->limit[0])
+		npo_test_write_file(ERROR_LIMIT, self->limit);
+}
+
+/*
+ * npoctl -j health's verdict on device name's clock, and the reason it
+ * shows; false if it has none.
+ */
+static bool clock_verdict(FIXTURE_DATA(clock) *self, const char *name,
+			  char *health, size_t hlen, char *reason, size_t rlen)
+{
+	struct json_object *doc, *devs, *items, *it, *v;
+	bool found = false;
+	size_t i, j;
+
+	npo_test_run(self->out, sizeof(self->out), "npoctl -j health %s", name);
+	doc = json_tokener_parse(self->out);
+	if (!doc || !json_object_object_get_ex(doc, "devices", &devs))
+		goto out;
+	for (i = 0; i < json_object_array_length(devs) && !found; i++) {
+		if (!json_object_object_get_ex(json_object_array_get_idx(devs, i),
+					       "items", &items))
+			continue;
+		for (j = 0; j < json_object_array_length(items) && !found; j++) {
+			it = json_object_array_get_idx(items, j);
+			if (!json_object_object_get_ex(it, "what", &v) ||
+			    strcmp(json_object_get_string(v), "clock"))
+				continue;
+			json_copy(it, "health", health, hlen);
+			json_copy(it, "reason", reason, rlen);
+			found = true;
+		}
+	}
+out:
+	json_object_put(doc);
+	return found;
+}
+
+/* The state of device name's devlink "clock" reporter. */
+static bool clock_reporter(FIXTURE_DATA(clock) *self, const char *name,
+			   char *state, size_t len)
+{
+	struct json_object *doc, *h, *r;
+	char addr[32];
+	bool found = false;
+
+	if (npo_test_pci_addr(name, addr, sizeof(addr)) ||
+	    npo_test_run(self->out, sizeof(self->out),
+			 "devlink -j health show pci/%s reporter clock", addr))
+		return false;
+	doc = json_tokener_parse(self->out);
+	if (doc && json_object_object_get_ex(doc, "health", &h)) {
+		json_object_object_foreach(h, key, reporters) {
+			(void)key;
+			r = json_object_array_get_idx(reporters, 0);
+			if (r) {
+				json_copy(r, "state", state, len);
+				found = true;
+			}
+		}
+	}
+	json_object_put(doc);
+	return found;
+}
+
+/* Wait until device name's clock is judged verdict, devlink agreeing. */
+static bool wait_judged(FIXTURE_DATA(clock) *self, const char *name,
+			const char *verdict, const char *reporter,
+			char *reason, size_t len)
+{
+	char health[16], state[16];
+	int t;
+
+	for (t = 0; t < 50; t++) {
+		if (clock_verdict(self, name, health, sizeof(health), reason, len) &&
+		    clock_reporter(self, name, state, sizeof(state)) &&
+		    !strcmp(health, verdict) && !strcmp(state, reporter))
+			return true;
+		usleep(200000);
+	}
+	return false;
+}
+
+/*
+ * One judge for a clock: the driver's verdict, which npoctl health shows,
+ * and its devlink "clock" reporter follow the same rule.  With the error
+ * limit below the followers' bounds (20 ns a link at least) they are not
+ * the fabric's timescale, the reference grandmaster still is; with the
+ * limit back, all are trusted again.
+ */
+TEST_F_TIMEOUT(clock, one_judge_for_netlink_and_devlink, 120)
+{
+	char gm[32], follower[32], reason[128];
+
+	NPO_TEST_SETUP_DONE();
+	if (access(ERROR_LIMIT, W_OK) || access("/usr/bin/devlink", X_OK))
+		SKIP(return, "no time_error_limit_ns or no devlink");
+	ASSERT_EQ(0, npo_test_device_name(0, gm, sizeof(gm)));
+	ASSERT_EQ(0, npo_test_device_name(1, follower, sizeof(follower)));
+	ASSERT_TRUE(wait_judged(self, gm, "ok", "healthy", reason, sizeof(reason)))
+		TH_LOG("%s", reason);
+	ASSERT_TRUE(wait_judged(self, follower, "ok", "healthy", reason,
+				sizeof(reason))) TH_LOG("%s", reason);
+
+	ASSERT_EQ(0, npo_test_read_file(ERROR_LIMIT, self->limit,
+					sizeof(self->limit)));
+	ASSERT_EQ(0, npo_test_write_file(ERROR_LIMIT, "1"));
+	ASSERT_TRUE(wait_judged(self, follower, "at-risk", "error", reason,
+				sizeof(reason))) TH_LOG("%s", reason);
+	EXPECT_NE(NULL, strstr(reason, "beyond 1 ns")) TH_LOG("%s", reason);
+	EXPECT_TRUE(wait_judged(self, gm, "ok", "healthy", reason,
+				sizeof(reason))) TH_LOG("%s", reason);
+
+	ASSERT_EQ(0, npo_test_write_file(ERROR_LIMIT, self->limit));
+	self->limit[0] = '\0';
+	EXPECT_TRUE(wait_judged(self, follower, "ok", "healthy", reason,
+				sizeof(reason))) TH_LOG("%s", reason);
 }
 
 TEST_F(clock, every_device_is_a_phc)

@@ -26,6 +26,7 @@
 #include <npo.h>
 
 #include "kselftest_harness.h"
+#include "npo_nl_lib.h"
 #include "npo_test_lib.h"
 
 #define DEVLINK		"/usr/bin/devlink"
@@ -1255,8 +1256,27 @@ static bool wait_link_healthy(FIXTURE_DATA(devlink) *self, int port,
  * once the fibre is back and the link up again the reporter is healthy,
  * the recovery counted.  Other ports' reporters saw nothing.
  */
+/*
+ * The driver's verdict on a port as netlink reports it: the judge the
+ * port's devlink reporter follows, read from the other interface.
+ */
+static void port_verdict(FIXTURE_DATA(devlink) *self, int port,
+			 struct npo_nl_port *p)
+{
+	struct nl_sock *sk = npo_nl_connect();
+	int family = sk ? npo_nl_family(sk) : -1;
+
+	memset(p, 0, sizeof(*p));
+	p->health = -1;
+	if (family >= 0)
+		npo_nl_get_port(sk, family, atoi(self->name + 3), port, p);
+	if (sk)
+		nl_socket_free(sk);
+}
+
 TEST_F_TIMEOUT(devlink, a_cut_link_is_reported_on_its_port, 90)
 {
+	struct npo_nl_port p;
 	struct reporter before, other_before, r;
 	struct json_object *dump;
 	char handle[64];
@@ -1276,10 +1296,18 @@ TEST_F_TIMEOUT(devlink, a_cut_link_is_reported_on_its_port, 90)
 	EXPECT_STREQ("down", jstr(jget(dump, "event", NULL)));
 	EXPECT_STREQ("loss of signal", jstr(jget(dump, "down_reason", NULL)));
 	json_object_put(dump);
+	/* Netlink gives the verdict devlink acted on. */
+	port_verdict(self, 0, &p);
+	EXPECT_EQ(NPO_HEALTH_FAILED, p.health);
+	EXPECT_EQ(NPO_HEALTH_REASON_DOWN, p.health_reason);
+	EXPECT_EQ(NPO_REASON_LOSS_OF_SIGNAL, p.reason);
 
 	ASSERT_EQ(0, npo_test_write_file(self->fault, "cut 0 0"));
 	ASSERT_TRUE(wait_link_healthy(self, 0, 30, &r)) TH_LOG("state %s", r.state);
 	EXPECT_EQ(before.recovers + 1, r.recovers);
+	port_verdict(self, 0, &p);
+	EXPECT_EQ(NPO_HEALTH_OK, p.health);
+	EXPECT_EQ(NPO_HEALTH_REASON_NONE, p.health_reason);
 	ASSERT_EQ(0, link_reporter(self, 2, &r));
 	EXPECT_EQ(other_before.errors, r.errors);
 	EXPECT_STREQ("healthy", r.state);
@@ -1305,6 +1333,7 @@ TEST_F_TIMEOUT(devlink, a_link_at_risk_is_reported_with_its_lane, 120)
 {
 	struct json_object *dump, *diag, *lane, *v;
 	struct reporter before, r;
+	struct npo_nl_port p;
 	char handle[64];
 	int lanes, i;
 	char text[8];
@@ -1352,6 +1381,10 @@ TEST_F_TIMEOUT(devlink, a_link_at_risk_is_reported_with_its_lane, 120)
 	EXPECT_STREQ("BER rising", jstr(jget(dump, "at_risk_reason", NULL)));
 	EXPECT_NE(NULL, jget(dump, "fails_in_s", NULL));
 	json_object_put(dump);
+	port_verdict(self, 0, &p);
+	EXPECT_EQ(NPO_HEALTH_AT_RISK, p.health);
+	EXPECT_EQ(NPO_HEALTH_REASON_AT_RISK, p.health_reason);
+	EXPECT_EQ(3, p.risk_lane);
 
 	/* The trend shows on lane 3 alone. */
 	diag = devlink_json("health diagnose %s reporter link%s", handle, "");
@@ -1378,6 +1411,8 @@ TEST_F_TIMEOUT(devlink, a_link_at_risk_is_reported_with_its_lane, 120)
 	ASSERT_EQ(0, link_reporter(self, 0, &r));
 	EXPECT_STREQ("healthy", r.state);
 	EXPECT_EQ(before.recovers + 1, r.recovers);
+	port_verdict(self, 0, &p);
+	EXPECT_EQ(NPO_HEALTH_OK, p.health);
 }
 
 /*

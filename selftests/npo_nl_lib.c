@@ -100,6 +100,9 @@ static void parse_port(struct nlmsghdr *nlh, struct npo_nl_port *p)
 	if (tb[NPO_ATTR_PORT_FLAPS])
 		p->flaps = nla_get_u64(tb[NPO_ATTR_PORT_FLAPS]);
 	p->node_id = attr_u32(tb, NPO_ATTR_DEV_NODE_ID);
+	p->health = tb[NPO_ATTR_PORT_HEALTH] ?
+		    attr_u32(tb, NPO_ATTR_PORT_HEALTH) : -1;
+	p->health_reason = attr_u32(tb, NPO_ATTR_PORT_HEALTH_REASON);
 	p->refusal.side = attr_u32(tb, NPO_ATTR_REFUSAL_SIDE);
 	p->refusal.job = attr_u32(tb, NPO_ATTR_JOB);
 	p->refusal.peer_node = attr_u32(tb, NPO_ATTR_REFUSAL_PEER_NODE);

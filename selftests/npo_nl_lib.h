@@ -41,6 +41,8 @@ struct npo_nl_port {
 	uint64_t counter[NPO_ATTR_CNT_SYMBOL_ERRORS + 1];
 	uint32_t counters_present;	/* bit n: counter[n] was sent */
 	uint32_t node_id;		/* the device's */
+	int64_t health;			/* enum npo_health, -1 when not sent */
+	uint32_t health_reason;		/* enum npo_health_reason */
 	struct {			/* NPO_EVENT_REFUSED */
 		uint32_t side;
 		uint32_t job;

@@ -122,6 +122,7 @@ const char *npo_link_reason_str(uint32_t reason);	/* enum npo_link_reason */
 const char *npo_event_str(uint32_t event);		/* enum npo_event */
 const char *npo_risk_str(uint32_t risk);		/* enum npo_risk */
 const char *npo_dev_fault_str(uint32_t fault);	/* enum npo_dev_fault */
+const char *npo_health_str(uint32_t health);		/* enum npo_health */
 const char *npo_clock_role_str(uint32_t role);		/* enum npo_clock_role */
 const char *npo_clock_state_str(uint32_t state);	/* enum npo_clock_state */
 /* A lane rate in Mb/s as "53G", "106G" or "212G"; "-" for none. */

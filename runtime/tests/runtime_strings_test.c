@@ -69,6 +69,15 @@ TEST(events_and_clocks)
 	EXPECT_STREQ("unknown", npo_clock_state_str(NPO_CLOCK_HOLDOVER + 1));
 }
 
+TEST(health_verdicts)
+{
+	EXPECT_STREQ("ok", npo_health_str(NPO_HEALTH_OK));
+	EXPECT_STREQ("degraded", npo_health_str(NPO_HEALTH_DEGRADED));
+	EXPECT_STREQ("at-risk", npo_health_str(NPO_HEALTH_AT_RISK));
+	EXPECT_STREQ("failed", npo_health_str(NPO_HEALTH_FAILED));
+	EXPECT_STREQ("unknown", npo_health_str(NPO_HEALTH_FAILED + 1));
+}
+
 TEST(every_known_value_has_a_name)
 {
 	uint32_t v;

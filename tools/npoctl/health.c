@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * npoctl health: one screen that says what is wrong on this host and
- * where.  Each device, port and clock is judged ok, degraded, at-risk or
- * failed, with the reason and since when, from what the driver reports
- * (ports and clocks over netlink, device state from libnpo, and the last
- * device event from each device's history), and the PCIe errors the PCI
- * core counted for the device (AER).
+ * where.  The driver judges each port and clock (ok, degraded, at-risk
+ * or failed, and why: NPO_ATTR_*_HEALTH and _HEALTH_REASON), by the rules
+ * its devlink reporters follow; npoctl shows the verdicts, with the
+ * details that explain them, since when, each device's state and last
+ * fault, and the PCIe errors the PCI core counted for the device (AER).
  */
 #include <errno.h>
 #include <limits.h>
@@ -21,16 +21,12 @@
 #define MAX_DEVS	256
 #define MAX_PORTS	64
 
-enum verdict { OK, DEGRADED, AT_RISK, FAILED };
-
-static const char *const verdict_names[] = {
-	[OK] = "ok", [DEGRADED] = "degraded", [AT_RISK] = "at-risk",
-	[FAILED] = "failed",
-};
+/* The verdict of a driver too old to give one: shown as unknown, failed. */
+#define HEALTH_UNKNOWN	UINT32_MAX
 
 struct port_health {
 	bool seen;
-	enum verdict verdict;
+	uint32_t verdict;	/* enum npo_health */
 	char state[16];
 	char reason[160];	/* room for 32 lanes named one by one */
 	uint64_t since_ms;	/* time in its state */
@@ -39,24 +35,9 @@ struct port_health {
 
 struct clock_health {
 	bool seen;
-	enum verdict verdict;
+	uint32_t verdict;	/* enum npo_health */
 	char reason[128];
 };
-
-/*
- * The error bound beyond which a clock's time is not to be trusted: the
- * driver's, as its devlink clock reporter judges, or its default.
- */
-static uint64_t time_error_limit_ns(void)
-{
-	unsigned long long v;
-	FILE *f = fopen("/sys/module/npo/parameters/time_error_limit_ns", "r");
-	int n = f ? fscanf(f, "%llu", &v) : 0;
-
-	if (f)
-		fclose(f);
-	return n == 1 ? v : 1000;
-}
 
 struct dev_health {
 	bool seen;
@@ -71,6 +52,20 @@ struct host_health {
 	struct dev_health dev[MAX_DEVS];
 };
 
+/* The worse of two verdicts; one npoctl could not read is the worst. */
+static uint32_t worse(uint32_t a, uint32_t b)
+{
+	uint32_t ra = a > NPO_HEALTH_FAILED ? NPO_HEALTH_FAILED : a;
+	uint32_t rb = b > NPO_HEALTH_FAILED ? NPO_HEALTH_FAILED : b;
+
+	return ra >= rb ? ra : rb;
+}
+
+static const char *verdict_name(uint32_t v)
+{
+	return v == HEALTH_UNKNOWN ? "unknown" : npo_health_str(v);
+}
+
 static struct dev_health *dev_of(struct host_health *h, struct nlattr **tb)
 {
 	uint32_t i = get_u32(tb, NPO_ATTR_DEV_INDEX, MAX_DEVS);
@@ -78,14 +73,70 @@ static struct dev_health *dev_of(struct host_health *h, struct nlattr **tb)
 	return i < MAX_DEVS ? &h->dev[i] : NULL;
 }
 
-/* A port's verdict from its state, flags and the link watch's risk. */
+/* What explains a port's verdict, in words. */
+static void port_reason(struct nlattr **tb, uint32_t why, char *buf,
+			size_t len)
+{
+	char lanes[96];
+
+	switch (why) {
+	case NPO_HEALTH_REASON_MISWIRED:
+		snprintf(buf, len,
+			 "miswired: cabled to node %u/%u, planned node %u/%u; quarantined",
+			 get_u32(tb, NPO_ATTR_PORT_PEER_NODE_ID, 0),
+			 get_u32(tb, NPO_ATTR_PORT_PEER_PORT, 0),
+			 get_u32(tb, NPO_ATTR_PORT_PLANNED_PEER_NODE, 0),
+			 get_u32(tb, NPO_ATTR_PORT_PLANNED_PEER_PORT, 0));
+		break;
+	case NPO_HEALTH_REASON_AT_RISK:
+		snprintf(buf, len, "lane %u %s",
+			 get_u32(tb, NPO_ATTR_PORT_RISK_LANE, 0),
+			 npo_risk_str(get_u32(tb, NPO_ATTR_PORT_RISK_REASON, 0)));
+		if (tb[NPO_ATTR_PORT_RISK_ETA_S])
+			snprintf(buf + strlen(buf), len - strlen(buf),
+				 ", failing in about %u s",
+				 nla_get_u32(tb[NPO_ATTR_PORT_RISK_ETA_S]));
+		break;
+	case NPO_HEALTH_REASON_HIGH_BER:
+		snprintf(buf, len, "high BER");
+		break;
+	case NPO_HEALTH_REASON_DEGRADED:
+		snprintf(buf, len, "%s x%u of %s x%u",
+			 npo_lane_rate_str(get_u32(tb, NPO_ATTR_PORT_RATE, 0)),
+			 get_u32(tb, NPO_ATTR_PORT_WIDTH, 0),
+			 npo_lane_rate_str(get_u32(tb, NPO_ATTR_PORT_MAX_RATE, 0)),
+			 get_u32(tb, NPO_ATTR_PORT_MAX_WIDTH, 0));
+		break;
+	case NPO_HEALTH_REASON_ADMIN_DOWN:
+		snprintf(buf, len, "disabled by an administrator");
+		break;
+	case NPO_HEALTH_REASON_NO_PEER:
+		snprintf(buf, len, "no peer attached");
+		break;
+	case NPO_HEALTH_REASON_SELF_TEST:
+		print_lanes_str(lanes, sizeof(lanes),
+				get_u32(tb, NPO_ATTR_PORT_SELF_TEST_LANES, 0));
+		snprintf(buf, len,
+			 "failed its self-test after a reset: lanes %s; held until retrained",
+			 lanes);
+		break;
+	case NPO_HEALTH_REASON_DOWN:
+		snprintf(buf, len, "%s",
+			 npo_link_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
+		break;
+	default:
+		buf[0] = '\0';
+		break;
+	}
+}
+
+/* A port: the driver's verdict, and the details that explain it. */
 static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		   UNUSED int len, uint8_t cmd, void *arg)
 {
 	struct dev_health *d = dev_of(arg, tb);
 	uint32_t i = get_u32(tb, NPO_ATTR_PORT_INDEX, MAX_PORTS);
-	uint32_t state = get_u32(tb, NPO_ATTR_PORT_STATE, 0);
-	uint32_t flags = get_u32(tb, NPO_ATTR_PORT_FLAGS, 0);
+	uint32_t why = get_u32(tb, NPO_ATTR_PORT_HEALTH_REASON, 0);
 	struct port_health *p;
 
 	if (cmd != NPO_CMD_PORT_GET || !d || i >= MAX_PORTS)
@@ -94,66 +145,15 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	d->ports = d->ports > i + 1 ? d->ports : i + 1;
 	p->seen = true;
 	p->since_ms = get_u64(tb, NPO_ATTR_PORT_TIME_IN_STATE_MS);
-	snprintf(p->state, sizeof(p->state), "%s", npo_port_state_str(state));
-	/* Up or not, a cable out of plan carries nothing: quarantined. */
-	if ((flags & NPO_PORT_FLAG_MISWIRED) && tb[NPO_ATTR_PORT_PLANNED_PEER_NODE]) {
-		p->verdict = FAILED;
+	snprintf(p->state, sizeof(p->state), "%s",
+		 npo_port_state_str(get_u32(tb, NPO_ATTR_PORT_STATE, 0)));
+	p->verdict = get_u32(tb, NPO_ATTR_PORT_HEALTH, HEALTH_UNKNOWN);
+	p->unused = why == NPO_HEALTH_REASON_NO_PEER;
+	if (p->verdict == HEALTH_UNKNOWN)
 		snprintf(p->reason, sizeof(p->reason),
-			 "miswired: cabled to node %u/%u, planned node %u/%u; quarantined",
-			 get_u32(tb, NPO_ATTR_PORT_PEER_NODE_ID, 0),
-			 get_u32(tb, NPO_ATTR_PORT_PEER_PORT, 0),
-			 nla_get_u32(tb[NPO_ATTR_PORT_PLANNED_PEER_NODE]),
-			 get_u32(tb, NPO_ATTR_PORT_PLANNED_PEER_PORT, 0));
-		return 0;
-	}
-	if (state == NPO_PORT_ACTIVE) {
-		if (get_u32(tb, NPO_ATTR_PORT_RISK_LANES, 0)) {
-			p->verdict = AT_RISK;
-			snprintf(p->reason, sizeof(p->reason), "lane %u %s",
-				 get_u32(tb, NPO_ATTR_PORT_RISK_LANE, 0),
-				 npo_risk_str(get_u32(tb, NPO_ATTR_PORT_RISK_REASON, 0)));
-			if (tb[NPO_ATTR_PORT_RISK_ETA_S])
-				snprintf(p->reason + strlen(p->reason),
-					 sizeof(p->reason) - strlen(p->reason),
-					 ", failing in about %u s",
-					 nla_get_u32(tb[NPO_ATTR_PORT_RISK_ETA_S]));
-		} else if (flags & NPO_PORT_FLAG_HIGH_BER) {
-			p->verdict = AT_RISK;
-			snprintf(p->reason, sizeof(p->reason), "high BER");
-		} else if (flags & NPO_PORT_FLAG_DEGRADED) {
-			p->verdict = DEGRADED;
-			snprintf(p->reason, sizeof(p->reason), "%s x%u of %s x%u",
-				 npo_lane_rate_str(get_u32(tb, NPO_ATTR_PORT_RATE, 0)),
-				 get_u32(tb, NPO_ATTR_PORT_WIDTH, 0),
-				 npo_lane_rate_str(get_u32(tb, NPO_ATTR_PORT_MAX_RATE, 0)),
-				 get_u32(tb, NPO_ATTR_PORT_MAX_WIDTH, 0));
-		}
-		return 0;
-	}
-	/* Down: disabled on purpose, never cabled, or failed. */
-	if (flags & NPO_PORT_FLAG_ADMIN_DOWN) {
-		snprintf(p->reason, sizeof(p->reason), "disabled by an administrator");
-		return 0;
-	}
-	if (!(flags & NPO_PORT_FLAG_PEER_PRESENT) &&
-	    !get_u64(tb, NPO_ATTR_PORT_FLAPS)) {
-		p->unused = true;
-		snprintf(p->reason, sizeof(p->reason), "no peer attached");
-		return 0;
-	}
-	p->verdict = FAILED;
-	if (flags & NPO_PORT_FLAG_SELF_TEST_FAILED) {
-		char lanes[96];
-
-		print_lanes_str(lanes, sizeof(lanes),
-			       get_u32(tb, NPO_ATTR_PORT_SELF_TEST_LANES, 0));
-		snprintf(p->reason, sizeof(p->reason),
-			 "failed its self-test after a reset: lanes %s; held until retrained",
-			 lanes);
-		return 0;
-	}
-	snprintf(p->reason, sizeof(p->reason), "%s",
-		 npo_link_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
+			 "the driver gives no verdict: too old for this npoctl");
+	else
+		port_reason(tb, why, p->reason, sizeof(p->reason));
 	return 0;
 }
 
@@ -163,14 +163,13 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	struct dev_health *d = dev_of(arg, tb);
 	uint32_t state = get_u32(tb, NPO_ATTR_CLOCK_STATE, 0);
 	struct clock_health *c;
+	size_t n;
 
 	if (cmd != NPO_CMD_CLOCK_GET || !d)
 		return 0;
 	c = &d->clock;
 	c->seen = true;
-	c->verdict = state == NPO_CLOCK_LOCKED ? OK :
-		     state == NPO_CLOCK_LOCKING ? DEGRADED :
-		     state == NPO_CLOCK_HOLDOVER ? AT_RISK : FAILED;
+	c->verdict = get_u32(tb, NPO_ATTR_CLOCK_HEALTH, HEALTH_UNKNOWN);
 	if (get_u32(tb, NPO_ATTR_CLOCK_ROLE, 0) == NPO_CLOCK_ROLE_GRANDMASTER)
 		snprintf(c->reason, sizeof(c->reason), "%s, grandmaster",
 			 npo_clock_state_str(state));
@@ -178,25 +177,26 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		snprintf(c->reason, sizeof(c->reason), "%s to node %u",
 			 npo_clock_state_str(state),
 			 get_u32(tb, NPO_ATTR_CLOCK_GM_NODE_ID, 0));
-	/*
-	 * Locked to a grandmaster that lost the fabric's timescale (an
-	 * isolated node leading itself, say) is not time to trust.
-	 */
-	if (!tb[NPO_ATTR_CLOCK_REFERENCE]) {
-		/* A driver that does not say: judge by the state alone. */
-	} else if (c->verdict == OK && !tb[NPO_ATTR_CLOCK_ERROR_BOUND]) {
-		c->verdict = AT_RISK;
-		snprintf(c->reason + strlen(c->reason),
-			 sizeof(c->reason) - strlen(c->reason),
-			 ", no error bound");
-	} else if (c->verdict == OK &&
-		   get_u64(tb, NPO_ATTR_CLOCK_ERROR_BOUND) > time_error_limit_ns()) {
-		c->verdict = AT_RISK;
-		snprintf(c->reason + strlen(c->reason),
-			 sizeof(c->reason) - strlen(c->reason),
-			 ", error bound %llu ns: not the fabric's timescale",
-			 (unsigned long long)get_u64(tb, NPO_ATTR_CLOCK_ERROR_BOUND));
+	n = strlen(c->reason);
+	switch (get_u32(tb, NPO_ATTR_CLOCK_HEALTH_REASON, 0)) {
+	case NPO_HEALTH_REASON_NO_BOUND:
+		snprintf(c->reason + n, sizeof(c->reason) - n, ", no error bound");
+		break;
+	case NPO_HEALTH_REASON_BOUND:
+		snprintf(c->reason + n, sizeof(c->reason) - n,
+			 ", error bound %llu ns beyond %llu ns: not the fabric's timescale",
+			 (unsigned long long)get_u64(tb, NPO_ATTR_CLOCK_ERROR_BOUND),
+			 (unsigned long long)get_u64(tb, NPO_ATTR_CLOCK_ERROR_LIMIT));
+		break;
+	case NPO_HEALTH_REASON_USER:
+		snprintf(c->reason + n, sizeof(c->reason) - n,
+			 ", owned by user space");
+		break;
 	}
+	if (c->verdict == HEALTH_UNKNOWN)
+		snprintf(c->reason + strlen(c->reason),
+			 sizeof(c->reason) - strlen(c->reason),
+			 "; the driver gives no verdict: too old for this npoctl");
 	return 0;
 }
 
@@ -282,7 +282,7 @@ static void print_pcie(const struct pcie_errors *e)
 		return;
 	print_open_object(NULL);
 	print_string("what", "  %-8s", "pcie");
-	print_string("health", " %-9s", "ok");
+	print_string("health", " %-9s", npo_health_str(NPO_HEALTH_OK));
 	print_uint("correctable", " %llu corrected", e->correctable);
 	print_uint("nonfatal", ", %llu non-fatal", e->nonfatal);
 	print_uint("fatal", ", %llu fatal errors since boot", e->fatal);
@@ -290,14 +290,14 @@ static void print_pcie(const struct pcie_errors *e)
 	print_close_object();
 }
 
-static void print_item(const char *what, enum verdict v, const char *state,
+static void print_item(const char *what, uint32_t v, const char *state,
 		       const char *reason, uint64_t since_ms, bool since_known)
 {
 	char age[32];
 
 	print_open_object(NULL);
 	print_string("what", "  %-8s", what);
-	print_string("health", " %-9s", verdict_names[v]);
+	print_string("health", " %-9s", verdict_name(v));
 	if (state)
 		print_string("state", " %-9s", state);
 	print_string("reason", " %s", reason);
@@ -311,24 +311,25 @@ static void print_item(const char *what, enum verdict v, const char *state,
 }
 
 /* One device: its own line, then whatever is not ok (all of it in JSON). */
-static enum verdict print_device(const struct npo_device_attr *a,
-				 const struct dev_health *d)
+static uint32_t print_device(const struct npo_device_attr *a,
+			     const struct dev_health *d)
 {
 	struct pcie_errors pcie;
-	enum verdict worst, v;
+	uint32_t worst, v;
 	unsigned int i, ok_ports = 0, unused = 0;
 	char what[16];
 
-	v = a->state == NPO_DEV_STATE_READY ? OK :
-	    a->state == NPO_DEV_STATE_RESETTING ? DEGRADED : FAILED;
+	v = a->state == NPO_DEV_STATE_READY ? NPO_HEALTH_OK :
+	    a->state == NPO_DEV_STATE_RESETTING ? NPO_HEALTH_DEGRADED :
+	    NPO_HEALTH_FAILED;
 	worst = v;
 	print_open_object(NULL);
 	print_string("device", "%-6s", a->name);
 	print_uint("node_id", " node %-4llu", a->node_id);
-	print_string("health", " %-9s", verdict_names[v]);
+	print_string("health", " %-9s", verdict_name(v));
 	print_string("state", " %s", npo_state_str(a->state));
 	if (d->fault_time_ns) {
-		if (v != OK || print_is_json())
+		if (v != NPO_HEALTH_OK || print_is_json())
 			print_string("last_fault", " (%s)", d->fault);
 		print_uint("last_event_ms", "",
 			   (now_real_ns() - d->fault_time_ns) / 1000000);
@@ -340,19 +341,19 @@ static enum verdict print_device(const struct npo_device_attr *a,
 
 		if (!p->seen)
 			continue;
-		worst = p->verdict > worst ? p->verdict : worst;
-		if (p->verdict == OK && !print_is_json()) {
+		worst = worse(worst, p->verdict);
+		if (p->verdict == NPO_HEALTH_OK && !print_is_json()) {
 			ok_ports += !p->unused;
 			unused += p->unused;
 			continue;
 		}
 		snprintf(what, sizeof(what), "port %u", i);
 		print_item(what, p->verdict, p->state, p->reason, p->since_ms,
-			   p->verdict != OK);
+			   p->verdict != NPO_HEALTH_OK);
 	}
 	if (d->clock.seen) {
-		worst = d->clock.verdict > worst ? d->clock.verdict : worst;
-		if (d->clock.verdict != OK || print_is_json())
+		worst = worse(worst, d->clock.verdict);
+		if (d->clock.verdict != NPO_HEALTH_OK || print_is_json())
 			print_item("clock", d->clock.verdict, NULL,
 				   d->clock.reason, 0, false);
 	}
@@ -374,7 +375,7 @@ static void health_usage(FILE *to)
 
 int cmd_health(int argc, char **argv)
 {
-	enum verdict worst = OK, v;
+	uint32_t worst = NPO_HEALTH_OK, v;
 	struct npo_device_entry *list;
 	struct npo_device_attr attr;
 	struct host_health *h;
@@ -433,18 +434,18 @@ int cmd_health(int argc, char **argv)
 		dev = npo_open_device(list[i].name);
 		if (!dev) {
 			npoctl_err("%s: %s", list[i].name, npo_strerror(errno));
-			worst = FAILED;
+			worst = NPO_HEALTH_FAILED;
 			continue;
 		}
 		err = npo_query_device(dev, &attr);
 		npo_close_device(dev);
 		if (err) {
 			npoctl_err("%s: %s", list[i].name, npo_strerror(err));
-			worst = FAILED;
+			worst = NPO_HEALTH_FAILED;
 			continue;
 		}
 		v = print_device(&attr, &h->dev[idx]);
-		worst = v > worst ? v : worst;
+		worst = worse(worst, v);
 	}
 	print_close_array();
 	if (only >= 0 && !matched) {
@@ -453,9 +454,9 @@ int cmd_health(int argc, char **argv)
 		ret = NPOCTL_EXIT_ERROR;
 		goto out;
 	}
-	print_string("health", "host: %s\n", verdict_names[worst]);
+	print_string("health", "host: %s\n", verdict_name(worst));
 	print_close_object();
-	ret = worst == OK ? NPOCTL_EXIT_OK : NPOCTL_EXIT_UNHEALTHY;
+	ret = worst == NPO_HEALTH_OK ? NPOCTL_EXIT_OK : NPOCTL_EXIT_UNHEALTHY;
 out:
 	npo_nl_close(&nl);
 	npo_free_device_list(list);

@@ -304,6 +304,72 @@ enum npo_risk {
 };
 
 /**
+ * enum npo_health - the driver's verdict on a port or a clock
+ * @NPO_HEALTH_OK: nothing to do: working as it should, or disabled or
+ *	unused on purpose (see the reason).
+ * @NPO_HEALTH_DEGRADED: working below what it should: a link trained
+ *	slower or narrower than both ends support, a clock still locking.
+ * @NPO_HEALTH_AT_RISK: working, but expected to fail, or not to be
+ *	trusted: a lane at risk, a clock in holdover or beyond its error
+ *	limit.
+ * @NPO_HEALTH_FAILED: not working: a link down for a fault, miswired or
+ *	held after a failed self-test; a clock not synchronised.
+ *
+ * The devlink reporters judge by the same rules: a port's "link" reporter
+ * is healthy again when its port is ok and up, a clock's "clock" reporter
+ * reports a clock whose reason is %NPO_HEALTH_REASON_NO_BOUND or
+ * %NPO_HEALTH_REASON_BOUND.
+ */
+enum npo_health {
+	NPO_HEALTH_OK,
+	NPO_HEALTH_DEGRADED,
+	NPO_HEALTH_AT_RISK,
+	NPO_HEALTH_FAILED,
+};
+
+/**
+ * enum npo_health_reason - why a port or a clock has its health
+ * @NPO_HEALTH_REASON_NONE: a port up clean, a clock locked within its
+ *	error limit.
+ * @NPO_HEALTH_REASON_MISWIRED: the port's cable leads elsewhere than the
+ *	plan says: quarantined (NPO_ATTR_PORT_PEER_*, _PLANNED_PEER_*).
+ * @NPO_HEALTH_REASON_AT_RISK: a lane is at risk (NPO_ATTR_PORT_RISK_*).
+ * @NPO_HEALTH_REASON_HIGH_BER: the device flags a lane's BER above its
+ *	warning threshold, and no link watch judges it.
+ * @NPO_HEALTH_REASON_DEGRADED: trained below the rate or width both ends
+ *	support (NPO_ATTR_PORT_RATE, _WIDTH against _MAX_RATE, _MAX_WIDTH).
+ * @NPO_HEALTH_REASON_ADMIN_DOWN: disabled by an administrator.
+ * @NPO_HEALTH_REASON_NO_PEER: never had a peer: nothing to judge.
+ * @NPO_HEALTH_REASON_SELF_TEST: failed its self-test after a reset, held
+ *	until retrained (NPO_ATTR_PORT_SELF_TEST_LANES).
+ * @NPO_HEALTH_REASON_DOWN: down for a fault (NPO_ATTR_PORT_REASON).
+ * @NPO_HEALTH_REASON_CLOCK_STATE: the clock's state says it
+ *	(NPO_ATTR_CLOCK_STATE: locking, in holdover, unlocked).
+ * @NPO_HEALTH_REASON_NO_BOUND: the clock has no bound on its error from
+ *	the fabric's timescale.
+ * @NPO_HEALTH_REASON_BOUND: the clock's error bound is beyond the limit
+ *	(NPO_ATTR_CLOCK_ERROR_BOUND, _ERROR_LIMIT): not the fabric's
+ *	timescale.
+ * @NPO_HEALTH_REASON_USER: user space owns the clock: the fabric does not
+ *	judge it.
+ */
+enum npo_health_reason {
+	NPO_HEALTH_REASON_NONE,
+	NPO_HEALTH_REASON_MISWIRED,
+	NPO_HEALTH_REASON_AT_RISK,
+	NPO_HEALTH_REASON_HIGH_BER,
+	NPO_HEALTH_REASON_DEGRADED,
+	NPO_HEALTH_REASON_ADMIN_DOWN,
+	NPO_HEALTH_REASON_NO_PEER,
+	NPO_HEALTH_REASON_SELF_TEST,
+	NPO_HEALTH_REASON_DOWN,
+	NPO_HEALTH_REASON_CLOCK_STATE,
+	NPO_HEALTH_REASON_NO_BOUND,
+	NPO_HEALTH_REASON_BOUND,
+	NPO_HEALTH_REASON_USER,
+};
+
+/**
  * enum npo_refusal_side - which end of a refused request reports it
  * @NPO_REFUSAL_SIDE_REQUESTER: a queue of this device was refused; the
  *	peer node is the destination.
@@ -557,6 +623,15 @@ enum npo_refusal_side {
  * @NPO_ATTR_PORT_PLANNED_PEER_PORT: u32, that node's port.
  * @NPO_ATTR_PORT_PLAN_CLEAR: flag, in NPO_CMD_PORT_SET: forget the port's
  *	plan (it is then never miswired).
+ * @NPO_ATTR_PORT_HEALTH: u32, &enum npo_health: the driver's verdict on
+ *	the port, in NPO_CMD_PORT_GET and port events.
+ * @NPO_ATTR_PORT_HEALTH_REASON: u32, &enum npo_health_reason: why.
+ * @NPO_ATTR_CLOCK_HEALTH: u32, &enum npo_health: the driver's verdict on
+ *	the clock, in NPO_CMD_CLOCK_GET and clock events.
+ * @NPO_ATTR_CLOCK_HEALTH_REASON: u32, &enum npo_health_reason: why.
+ * @NPO_ATTR_CLOCK_ERROR_LIMIT: u64, the error bound beyond which the
+ *	clock is not to be trusted, ns (module parameter
+ *	time_error_limit_ns).
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -709,6 +784,11 @@ enum npo_attr {
 	NPO_ATTR_PORT_PLANNED_PEER_NODE,
 	NPO_ATTR_PORT_PLANNED_PEER_PORT,
 	NPO_ATTR_PORT_PLAN_CLEAR,
+	NPO_ATTR_PORT_HEALTH,
+	NPO_ATTR_PORT_HEALTH_REASON,
+	NPO_ATTR_CLOCK_HEALTH,
+	NPO_ATTR_CLOCK_HEALTH_REASON,
+	NPO_ATTR_CLOCK_ERROR_LIMIT,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1
