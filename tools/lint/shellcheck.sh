@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Every shell script of the tree, by name or by its #! line, under
-# shellcheck with the tree's .shellcheckrc.
+# Every shell script of the tree, by name or by its #! line, checked
+# with the tree's .shellcheckrc.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts=()
