@@ -67,37 +67,34 @@ unpack_kernel() {
 unpack_kernel "$kver_61" "linux-image-$kver_61"
 unpack_kernel "$kver_612" "linux-image-$kver_612-unsigned"
 
-# --- kernel source pieces: kselftest harness, testptp ----------------------
-ksrc=$cache/linux-source-6.1
-if [ ! -f "$ksrc/.extracted" ]; then
-	apt_install linux-source-6.1
-	tarball=$(ls /usr/src/linux-source-6.1.tar.xz)
-	log "extracting kselftest from $tarball"
-	rm -rf "$ksrc" && mkdir -p "$ksrc"
-	top=linux-source-6.1
-	tar -xJf "$tarball" -C "$ksrc" --strip-components=1 \
-		"$top/tools/testing/selftests/kselftest_harness.h" \
-		"$top/tools/testing/selftests/kselftest.h" \
-		"$top/tools/testing/selftests/lib.mk" \
-		"$top/tools/testing/selftests/ptp"
-	touch "$ksrc/.extracted"
-fi
+# --- kernel source pieces ---------------------------------------------------
+# extract_pieces VERSION DIR FILE...: FILEs of Debian's linux-source-VERSION
+# into DIR, once.
+extract_pieces() {
+	local version=$1 dir=$2 top=linux-source-$1 tarball f
+	shift 2
+	[ -f "$dir/.extracted" ] && return 0
+	apt_install "linux-source-$version"
+	tarball=/usr/src/linux-source-$version.tar.xz
+	log "extracting ${*##*/} from $tarball"
+	rm -rf "$dir" && mkdir -p "$dir"
+	local paths=()
+	for f in "$@"; do
+		paths+=("$top/$f")
+	done
+	tar -xJf "$tarball" -C "$dir" --strip-components=1 "${paths[@]}"
+	touch "$dir/.extracted"
+}
 
-# --- checkpatch and kernel-doc from the newest kernel, as a maintainer runs them
+# The kselftest harness and testptp, from the oldest kernel.
+ksrc=$cache/linux-source-6.1
+extract_pieces 6.1 "$ksrc" tools/testing/selftests/kselftest_harness.h \
+	tools/testing/selftests/kselftest.h tools/testing/selftests/lib.mk \
+	tools/testing/selftests/ptp
+# checkpatch and kernel-doc from the newest, as a maintainer runs them.
 lsrc=$cache/linux-source-6.12
-if [ ! -f "$lsrc/.extracted" ]; then
-	apt_install linux-source-6.12
-	tarball=$(ls /usr/src/linux-source-6.12.tar.xz)
-	log "extracting checkpatch and kernel-doc from $tarball"
-	rm -rf "$lsrc" && mkdir -p "$lsrc"
-	top=linux-source-6.12
-	tar -xJf "$tarball" -C "$lsrc" --strip-components=1 \
-		"$top/scripts/checkpatch.pl" \
-		"$top/scripts/spelling.txt" \
-		"$top/scripts/const_structs.checkpatch" \
-		"$top/scripts/kernel-doc"
-	touch "$lsrc/.extracted"
-fi
+extract_pieces 6.12 "$lsrc" scripts/checkpatch.pl scripts/spelling.txt \
+	scripts/const_structs.checkpatch scripts/kernel-doc
 
 # --- QEMU 7.2 source --------------------------------------------------------
 qsrc=$cache/qemu-src
