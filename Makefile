@@ -121,11 +121,14 @@ $(BUILD)/lib/libnpo.pc: runtime/libnpo.pc.in Makefile
 	@mkdir -p $(@D)
 	$(PC_SUBST) $< >$@
 
-NPOCTL_SRCS := $(wildcard tools/npoctl/*.c)
+# The npo netlink family's client and decoders, for npoctl and the selftests.
+NPO_NL_LIB := tools/lib/npo_nl.c
+NPO_NL_HDRS := tools/lib/npo_nl.h
+NPOCTL_SRCS := $(wildcard tools/npoctl/*.c) $(NPO_NL_LIB)
 npoctl: $(NPOCTL)
-$(NPOCTL): $(NPOCTL_SRCS) $(wildcard tools/npoctl/*.h) $(LIBNPO)
+$(NPOCTL): $(NPOCTL_SRCS) $(wildcard tools/npoctl/*.h) $(NPO_NL_HDRS) $(LIBNPO)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) -Iruntime/include \
+	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) -Iruntime/include -Itools/lib \
 		-pthread -o $@ $(NPOCTL_SRCS) -L$(BUILD)/lib -lnpo $(JSON_LIBS) \
 		$(NL_LIBS) -lm $(RPATH)
 
@@ -164,16 +167,17 @@ $(TESTPTP): $(BUILD)/.deps-stamp
 SELFTEST_SRCS := $(wildcard selftests/*_test.c)
 SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_SRCS))
 SELFTEST_LIB := selftests/npo_test_lib.c selftests/npo_nl_lib.c \
-	selftests/npo_flood_lib.c selftests/npo_traffic_lib.c firmware/npo_fw_validate.c
+	selftests/npo_flood_lib.c selftests/npo_traffic_lib.c firmware/npo_fw_validate.c \
+	$(NPO_NL_LIB)
 # Run by tools/vm/two-vm-test.sh, one in each VM: not a *_test of its own.
 FABRIC_PEER := $(BUILD)/selftests/npo_fabric_peer
 selftests: $(SELFTESTS) $(FABRIC_PEER) $(TESTPTP) $(BUILD)/selftests/run_tests.sh
 $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 		selftests/npo_nl_lib.h selftests/npo_flood_lib.h selftests/npo_traffic_lib.h \
-		$(LIBNPO) $(BUILD)/.deps-stamp
+		$(NPO_NL_HDRS) $(LIBNPO) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) $(DRM_CFLAGS) $(HARNESS_CFLAGS) \
-		-I$(KSELFTEST) -Iruntime/include -Iselftests -Ifirmware -o $@ $< \
+		-I$(KSELFTEST) -Iruntime/include -Iselftests -Ifirmware -Itools/lib -o $@ $< \
 		$(SELFTEST_LIB) -L$(BUILD)/lib -lnpo $(JSON_LIBS) $(NL_LIBS) $(DRM_LIBS) -lz \
 		$(SELFTEST_LIBS_$(notdir $@)) \
 		-Wl,-rpath,'$$ORIGIN/../../lib'

@@ -138,18 +138,18 @@ TEST_F(netlink, get_names_missing_device_and_port)
 	struct nl_msg *msg;
 
 	NPO_TEST_SETUP_DONE();
-	msg = npo_nl_request(self->family, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_new_msg(self->family, NPO_CMD_PORT_GET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 200);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 	EXPECT_EQ(-ENODEV, (npo_nl_transact(self->sk, msg)));
 
-	msg = npo_nl_request(self->family, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_new_msg(self->family, NPO_CMD_PORT_GET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 99);
 	EXPECT_EQ(-ENODEV, (npo_nl_transact(self->sk, msg)));
 
 	/* Missing port attribute. */
-	msg = npo_nl_request(self->family, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_new_msg(self->family, NPO_CMD_PORT_GET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	EXPECT_EQ(-EINVAL, (npo_nl_transact(self->sk, msg)));
 
@@ -164,33 +164,33 @@ TEST_F(netlink, malformed_attributes_rejected)
 
 	NPO_TEST_SETUP_DONE();
 	/* u8 where a u32 belongs. */
-	msg = npo_nl_request(self->family, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_new_msg(self->family, NPO_CMD_PORT_GET, 0);
 	nla_put_u8(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 	EXPECT_NE(0, npo_nl_transact(self->sk, msg));
 
 	/* Out of the policy's range. */
-	msg = npo_nl_request(self->family, NPO_CMD_PORT_SET, 0);
+	msg = npo_nl_new_msg(self->family, NPO_CMD_PORT_SET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 	nla_put_u8(msg, NPO_ATTR_PORT_ADMIN_UP, 7);
 	EXPECT_NE(0, npo_nl_transact(self->sk, msg));
 
-	msg = npo_nl_request(self->family, NPO_CMD_PORT_TEST, 0);
+	msg = npo_nl_new_msg(self->family, NPO_CMD_PORT_TEST, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, 0);
 	EXPECT_NE(0, npo_nl_transact(self->sk, msg));
 
 	/* An attribute number the family does not have. */
-	msg = npo_nl_request(self->family, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_new_msg(self->family, NPO_CMD_PORT_GET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_MAX + 5, 1);
 	EXPECT_NE(0, npo_nl_transact(self->sk, msg));
 
 	/* An unknown command. */
-	msg = npo_nl_request(self->family, NPO_CMD_MAX + 3, 0);
+	msg = npo_nl_new_msg(self->family, NPO_CMD_MAX + 3, 0);
 	EXPECT_NE(0, npo_nl_transact(self->sk, msg));
 
 	/* The extack message reaches npoctl. */
@@ -217,14 +217,14 @@ static int try_port_commands(void *unused)
 	if (!sk || (fam = npo_nl_family(sk)) < 0)
 		return 11;
 	for (i = 0; i < sizeof(cmds); i++) {
-		msg = npo_nl_request(fam, cmds[i], 0);
+		msg = npo_nl_new_msg(fam, cmds[i], 0);
 		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 		nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 		nla_put_u32(msg, NPO_ATTR_TEST_DURATION_MS, 10);
 		if ((npo_nl_transact(sk, msg)) != -EPERM)
 			bad |= 1 << i;
 	}
-	msg = npo_nl_request(fam, NPO_CMD_PORT_GET, 0);
+	msg = npo_nl_new_msg(fam, NPO_CMD_PORT_GET, 0);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	nla_put_u32(msg, NPO_ATTR_PORT_INDEX, 0);
 	if (npo_nl_transact(sk, msg))
@@ -631,7 +631,7 @@ TEST_F(netlink, region_dump_resumes_past_a_file_opened_meanwhile)
 		}
 	}
 
-	msg = npo_nl_request(self->family, NPO_CMD_MR_GET, NLM_F_DUMP);
+	msg = npo_nl_new_msg(self->family, NPO_CMD_MR_GET, NLM_F_DUMP);
 	ASSERT_NE(NULL, msg);
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, 0);
 	ASSERT_LE(0, nl_send_auto(self->sk, msg));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Generic netlink helpers for the NPO selftests, on libnl-genl-3.
+ * Generic netlink helpers for the NPO selftests, on tools/lib/npo_nl.c.
  */
 #include <errno.h>
 #include <poll.h>
@@ -17,7 +17,7 @@
 #define MAX_QUEUED	512
 
 struct npo_nl_events {
-	struct nl_sock *sk;
+	struct npo_nl nl;
 	struct npo_nl_port queue[MAX_QUEUED];
 	unsigned int len;
 	char text[4096];
@@ -39,19 +39,16 @@ int npo_nl_family(struct nl_sock *sk)
 	return genl_ctrl_resolve(sk, NPO_GENL_NAME);
 }
 
-struct nl_msg *npo_nl_request(int family, uint8_t cmd, int flags)
+struct nl_msg *npo_nl_new_msg(int family, uint8_t cmd, int flags)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct npo_nl nl = { .family = family };
 
-	if (msg)
-		genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags,
-			    cmd, NPO_GENL_VERSION);
-	return msg;
+	return npo_nl_msg(&nl, cmd, flags);
 }
 
 struct nl_msg *npo_nl_port_request(int family, uint8_t cmd, int dev, int port)
 {
-	struct nl_msg *msg = npo_nl_request(family, cmd, 0);
+	struct nl_msg *msg = npo_nl_new_msg(family, cmd, 0);
 
 	if (msg) {
 		nla_put_u32(msg, NPO_ATTR_DEV_INDEX, dev);
@@ -60,169 +57,66 @@ struct nl_msg *npo_nl_port_request(int family, uint8_t cmd, int dev, int port)
 	return msg;
 }
 
-static uint32_t attr_u32(struct nlattr **tb, int attr)
-{
-	return tb[attr] ? nla_get_u32(tb[attr]) : 0;
-}
-
-static void parse_port(struct nlmsghdr *nlh, struct npo_nl_port *p)
-{
-	struct nlattr *tb[NPO_ATTR_MAX + 1], *cnt[NPO_ATTR_MAX + 1];
-	int i;
-
-	memset(p, 0, sizeof(*p));
-	p->peer_node = p->peer_port = -1;
-	if (genlmsg_parse(nlh, 0, tb, NPO_ATTR_MAX, NULL))
-		return;
-	p->event = attr_u32(tb, NPO_ATTR_EVENT);
-	p->dev = attr_u32(tb, NPO_ATTR_DEV_INDEX);
-	p->port = attr_u32(tb, NPO_ATTR_PORT_INDEX);
-	p->state = attr_u32(tb, NPO_ATTR_PORT_STATE);
-	p->rate_mbps = attr_u32(tb, NPO_ATTR_PORT_RATE);
-	p->width = attr_u32(tb, NPO_ATTR_PORT_WIDTH);
-	p->max_width = attr_u32(tb, NPO_ATTR_PORT_MAX_WIDTH);
-	p->flags = attr_u32(tb, NPO_ATTR_PORT_FLAGS);
-	p->reason = attr_u32(tb, NPO_ATTR_PORT_REASON);
-	if (tb[NPO_ATTR_PORT_PEER_NODE_ID]) {
-		p->peer_node = attr_u32(tb, NPO_ATTR_PORT_PEER_NODE_ID);
-		p->peer_port = attr_u32(tb, NPO_ATTR_PORT_PEER_PORT);
-	}
-	p->has_lanes = tb[NPO_ATTR_PORT_FAULT_LANES] && tb[NPO_ATTR_PORT_BER_LANES];
-	p->fault_lanes = attr_u32(tb, NPO_ATTR_PORT_FAULT_LANES);
-	p->ber_lanes = attr_u32(tb, NPO_ATTR_PORT_BER_LANES);
-	p->has_risk = tb[NPO_ATTR_PORT_RISK_LANES];
-	p->risk_lanes = attr_u32(tb, NPO_ATTR_PORT_RISK_LANES);
-	p->risk_reason = attr_u32(tb, NPO_ATTR_PORT_RISK_REASON);
-	p->risk_lane = tb[NPO_ATTR_PORT_RISK_LANE] ?
-		       attr_u32(tb, NPO_ATTR_PORT_RISK_LANE) : -1;
-	p->risk_eta_s = tb[NPO_ATTR_PORT_RISK_ETA_S] ?
-			attr_u32(tb, NPO_ATTR_PORT_RISK_ETA_S) : -1;
-	if (tb[NPO_ATTR_PORT_FLAPS])
-		p->flaps = nla_get_u64(tb[NPO_ATTR_PORT_FLAPS]);
-	p->node_id = attr_u32(tb, NPO_ATTR_DEV_NODE_ID);
-	p->health = tb[NPO_ATTR_PORT_HEALTH] ?
-		    attr_u32(tb, NPO_ATTR_PORT_HEALTH) : -1;
-	p->health_reason = attr_u32(tb, NPO_ATTR_PORT_HEALTH_REASON);
-	p->refusal.side = attr_u32(tb, NPO_ATTR_REFUSAL_SIDE);
-	p->refusal.job = attr_u32(tb, NPO_ATTR_JOB);
-	p->refusal.peer_node = attr_u32(tb, NPO_ATTR_REFUSAL_PEER_NODE);
-	p->refusal.queue = attr_u32(tb, NPO_ATTR_QUEUE_ID);
-	p->refusal.status = attr_u32(tb, NPO_ATTR_REFUSAL_STATUS);
-	p->refusal.count = attr_u32(tb, NPO_ATTR_REFUSAL_COUNT);
-	p->refusal.owned = tb[NPO_ATTR_OWNER_PID] != NULL;
-	p->refusal.pid = attr_u32(tb, NPO_ATTR_OWNER_PID);
-	p->refusal.uid = attr_u32(tb, NPO_ATTR_OWNER_UID);
-	p->refusal.throttle_ms = attr_u32(tb, NPO_ATTR_THROTTLE_MS);
-	if (!tb[NPO_ATTR_PORT_COUNTERS] ||
-	    nla_parse_nested(cnt, NPO_ATTR_MAX, tb[NPO_ATTR_PORT_COUNTERS], NULL))
-		return;
-	for (i = NPO_ATTR_CNT_CRC_ERRORS; i <= NPO_ATTR_CNT_SYMBOL_ERRORS; i++) {
-		if (!cnt[i])
-			continue;
-		p->counter[i] = nla_get_u64(cnt[i]);
-		p->counters_present |= 1u << (i - NPO_ATTR_CNT_CRC_ERRORS);
-	}
-}
-
-static int on_err(struct sockaddr_nl *who, struct nlmsgerr *e, void *arg)
-{
-	*(int *)arg = e->error;
-	return NL_STOP;
-}
-
-static int on_ack(struct nl_msg *m, void *arg)
-{
-	*(int *)arg = 0;
-	return NL_STOP;
-}
-
-static int on_port_reply(struct nl_msg *m, void *arg)
-{
-	if (arg)
-		parse_port(nlmsg_hdr(m), arg);
-	return NL_OK;
-}
-
-static int transact_into(struct nl_sock *sk, struct nl_msg *msg,
-			 struct npo_nl_port *out)
-{
-	struct nl_cb *cb;
-	int err = 1;
-
-	if (!msg)
-		return -ENOMEM;
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!cb) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	nl_cb_err(cb, NL_CB_CUSTOM, on_err, &err);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &err);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_port_reply, out);
-	nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
-	if (nl_send_auto(sk, msg) < 0)
-		err = -EIO;
-	nlmsg_free(msg);
-	while (err == 1)
-		if (nl_recvmsgs(sk, cb) < 0 && err == 1)
-			err = -EIO;
-	nl_cb_put(cb);
-	return err;
-}
-
 int npo_nl_transact(struct nl_sock *sk, struct nl_msg *msg)
 {
-	return transact_into(sk, msg, NULL);
+	struct npo_nl nl = { .sk = sk };
+
+	return npo_nl_request(&nl, msg, NULL, NULL);
+}
+
+static int on_port(struct nlattr **tb, struct nlattr *attrs, int len,
+		   uint8_t cmd, void *arg)
+{
+	(void)attrs;
+	(void)len;
+	if (cmd == NPO_CMD_PORT_GET)
+		npo_nl_port_decode(tb, arg);
+	return 0;
 }
 
 int npo_nl_get_port(struct nl_sock *sk, int family, int dev, int port,
 		    struct npo_nl_port *out)
 {
-	return transact_into(sk, npo_nl_port_request(family, NPO_CMD_PORT_GET,
-						     dev, port), out);
+	struct npo_nl nl = { .sk = sk, .family = family };
+
+	return npo_nl_request(&nl, npo_nl_port_request(family, NPO_CMD_PORT_GET,
+						       dev, port), on_port, out);
 }
 
-static int on_event(struct nl_msg *m, void *arg)
+static int on_event(struct nlattr **tb, struct nlattr *attrs, int len,
+		    uint8_t cmd, void *arg)
 {
 	struct npo_nl_events *ev = arg;
 
-	if (genlmsg_hdr(nlmsg_hdr(m))->cmd != NPO_CMD_EVENT)
-		return NL_OK;
+	(void)attrs;
+	(void)len;
 	/* A full queue keeps the oldest: tests wait for early events. */
-	if (ev->len < MAX_QUEUED)
-		parse_port(nlmsg_hdr(m), &ev->queue[ev->len++]);
-	return NL_OK;
+	if (cmd == NPO_CMD_EVENT && ev->len < MAX_QUEUED)
+		npo_nl_port_decode(tb, &ev->queue[ev->len++]);
+	return 0;
 }
 
 struct npo_nl_events *npo_nl_events_open(void)
 {
 	struct npo_nl_events *ev = calloc(1, sizeof(*ev));
-	int grp;
 
 	if (!ev)
 		return NULL;
-	ev->sk = npo_nl_connect();
-	if (!ev->sk)
-		goto fail;
-	grp = genl_ctrl_resolve_grp(ev->sk, NPO_GENL_NAME,
-				    NPO_GENL_MCGRP_EVENTS);
-	if (grp < 0 || nl_socket_add_membership(ev->sk, grp))
-		goto fail;
-	nl_socket_disable_seq_check(ev->sk);
-	nl_socket_set_buffer_size(ev->sk, 1 << 20, 0);
-	nl_socket_modify_cb(ev->sk, NL_CB_VALID, NL_CB_CUSTOM, on_event, ev);
-	nl_socket_set_nonblocking(ev->sk);
+	if (npo_nl_open(&ev->nl) || npo_nl_join_events(&ev->nl)) {
+		npo_nl_events_close(ev);
+		return NULL;
+	}
+	nl_socket_set_buffer_size(ev->nl.sk, 1 << 20, 0);
+	nl_socket_set_nonblocking(ev->nl.sk);
 	return ev;
-fail:
-	npo_nl_events_close(ev);
-	return NULL;
 }
 
 void npo_nl_events_close(struct npo_nl_events *ev)
 {
 	if (!ev)
 		return;
-	nl_socket_free(ev->sk);
+	if (ev->nl.sk)
+		npo_nl_close(&ev->nl);
 	free(ev);
 }
 
@@ -258,7 +152,7 @@ bool npo_nl_wait_event(struct npo_nl_events *ev, uint32_t kind, int dev,
 		       int port, int timeout_ms, struct npo_nl_port *out)
 {
 	int64_t end = now_ms() + timeout_ms;
-	struct pollfd pfd = { .fd = nl_socket_get_fd(ev->sk), .events = POLLIN };
+	struct pollfd pfd = { .fd = nl_socket_get_fd(ev->nl.sk), .events = POLLIN };
 
 	for (;;) {
 		int64_t left;
@@ -269,7 +163,7 @@ bool npo_nl_wait_event(struct npo_nl_events *ev, uint32_t kind, int dev,
 		if (left <= 0)
 			return false;
 		if (poll(&pfd, 1, left) > 0)
-			nl_recvmsgs_default(ev->sk);
+			npo_nl_receive_now(&ev->nl, on_event, ev);
 	}
 }
 

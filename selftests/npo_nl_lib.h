@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Generic netlink helpers for the NPO selftests: requests with their
- * errno, port replies and events parsed into one flat view, and a
+ * Generic netlink helpers for the NPO selftests, on tools/lib's client
+ * and decoders (npo_nl.h), as npoctl uses them: raw requests a test
+ * builds (hostile ones too) with their errno, a port by PORT_GET, and a
  * multicast listener that waits for a given event.
  */
 #ifndef NPO_NL_LIB_H
@@ -13,53 +14,11 @@
 #include <netlink/genl/genl.h>
 #include <linux/npo_netlink.h>
 
-/*
- * A port as a PORT_GET reply or an NPO_CMD_EVENT describes it; a REFUSED
- * event fills in the refusal (and port 0).
- */
-struct npo_nl_port {
-	uint32_t event;			/* NPO_EVENT_*, 0 in a reply */
-	uint32_t dev;
-	uint32_t port;
-	uint32_t state;
-	uint32_t rate_mbps;
-	uint32_t width;
-	uint32_t max_width;
-	uint32_t flags;
-	uint32_t reason;
-	int64_t peer_node;		/* -1 when the peer is unknown */
-	int64_t peer_port;
-	bool has_lanes;			/* the two masks below were sent */
-	uint32_t fault_lanes;
-	uint32_t ber_lanes;
-	uint64_t flaps;
-	bool has_risk;			/* the link watch's four below were sent */
-	uint32_t risk_lanes;
-	uint32_t risk_reason;		/* enum npo_risk */
-	int64_t risk_lane;		/* -1 when not sent */
-	int64_t risk_eta_s;		/* -1 when not sent */
-	uint64_t counter[NPO_ATTR_CNT_SYMBOL_ERRORS + 1];
-	uint32_t counters_present;	/* bit n: counter[n] was sent */
-	uint32_t node_id;		/* the device's */
-	int64_t health;			/* enum npo_health, -1 when not sent */
-	uint32_t health_reason;		/* enum npo_health_reason */
-	struct {			/* NPO_EVENT_REFUSED */
-		uint32_t side;
-		uint32_t job;
-		uint32_t peer_node;
-		uint32_t queue;
-		uint32_t status;
-		uint32_t count;
-		bool owned;		/* the four below were sent */
-		uint32_t pid;
-		uint32_t uid;
-		uint32_t throttle_ms;
-	} refusal;
-};
+#include "npo_nl.h"
 
 struct nl_sock *npo_nl_connect(void);
 int npo_nl_family(struct nl_sock *sk);
-struct nl_msg *npo_nl_request(int family, uint8_t cmd, int flags);
+struct nl_msg *npo_nl_new_msg(int family, uint8_t cmd, int flags);
 struct nl_msg *npo_nl_port_request(int family, uint8_t cmd, int dev, int port);
 /* Send and wait for the ack: 0 or the kernel's negative errno. */
 int npo_nl_transact(struct nl_sock *sk, struct nl_msg *msg);

@@ -20,64 +20,50 @@ static void clock_usage(FILE *to)
 		"       npoctl clock set DEV sync { on | off }  (off: user space owns it)\n");
 }
 
-static int64_t get_s64(struct nlattr **tb, int attr)
-{
-	return tb[attr] ? nla_get_s64(tb[attr]) : 0;
-}
-
 /* Role through frequency: shared by the table and by monitor's events. */
-void clock_print_state(struct nlattr **tb)
+void clock_print_state(const struct npo_nl_clock *c)
 {
-	print_string("role", "  %-11s", npo_clock_role_str(
-		     get_u32(tb, NPO_ATTR_CLOCK_ROLE, 0)));
-	print_string("state", "  %-8s", npo_clock_state_str(
-		     get_u32(tb, NPO_ATTR_CLOCK_STATE, 0)));
-	print_uint("grandmaster", "  %5llu",
-		   get_u32(tb, NPO_ATTR_CLOCK_GM_NODE_ID, 0));
-	print_uint("gm_priority", "  %4llu",
-		   get_u32(tb, NPO_ATTR_CLOCK_GM_PRIORITY, 0));
-	print_uint("steps", "  %5llu", get_u32(tb, NPO_ATTR_CLOCK_STEPS, 0));
-	if (tb[NPO_ATTR_CLOCK_PARENT_PORT])
-		print_uint("parent_port", "  %4llu",
-			   nla_get_u32(tb[NPO_ATTR_CLOCK_PARENT_PORT]));
+	print_string("role", "  %-11s", npo_clock_role_str(c->role));
+	print_string("state", "  %-8s", npo_clock_state_str(c->state));
+	print_uint("grandmaster", "  %5llu", c->gm_node);
+	print_uint("gm_priority", "  %4llu", c->gm_priority);
+	print_uint("steps", "  %5llu", c->steps);
+	if (c->parent_port >= 0)
+		print_uint("parent_port", "  %4llu", c->parent_port);
 	else
 		print_text("  %4s", "-");
-	print_int("offset_ns", "  %9lld", get_s64(tb, NPO_ATTR_CLOCK_OFFSET));
-	print_int("path_delay_ns", "  %8lld",
-		  get_s64(tb, NPO_ATTR_CLOCK_PATH_DELAY));
+	print_int("offset_ns", "  %9lld", c->offset_ns);
+	print_int("path_delay_ns", "  %8lld", c->path_delay_ns);
 	/* Parts per trillion on the wire; ppb reads better. */
-	print_double("freq_ppb", "  %12.3f",
-		     get_s64(tb, NPO_ATTR_CLOCK_FREQ) / 1000.0);
+	print_double("freq_ppb", "  %12.3f", c->freq_ppt / 1000.0);
 }
 
 static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		    UNUSED int len, uint8_t cmd, void *arg)
 {
+	struct npo_nl_clock c;
+
 	if (cmd != NPO_CMD_CLOCK_GET)
 		return 0;
+	npo_nl_clock_decode(tb, &c);
 	(*(unsigned int *)arg)++;
 	print_open_object(NULL);
-	print_string("device", "%-6s", tb[NPO_ATTR_DEV_NAME] ?
-		     nla_get_string(tb[NPO_ATTR_DEV_NAME]) : "?");
-	print_uint("node_id", "  %5llu", get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0));
+	print_string("device", "%-6s", c.dev_name[0] ? c.dev_name : "?");
+	print_uint("node_id", "  %5llu", c.node_id);
 	if (print_is_json())
-		print_uint("phc_index", "",
-			   get_u32(tb, NPO_ATTR_CLOCK_PHC_INDEX, 0));
+		print_uint("phc_index", "", c.phc_index >= 0 ? c.phc_index : 0);
 	else
-		print_text("  /dev/ptp%-3u",
-			   get_u32(tb, NPO_ATTR_CLOCK_PHC_INDEX, 0));
-	print_uint("priority", "  %4llu", get_u32(tb, NPO_ATTR_CLOCK_PRIORITY, 0));
-	clock_print_state(tb);
-	print_uint("steps_taken", "  %5llu",
-		   get_u64(tb, NPO_ATTR_CLOCK_STEPS_TAKEN));
+		print_text("  /dev/ptp%-3lld",
+			   (long long)(c.phc_index >= 0 ? c.phc_index : 0));
+	print_uint("priority", "  %4llu", c.priority);
+	clock_print_state(&c);
+	print_uint("steps_taken", "  %5llu", c.steps_taken);
 	/* How far from the fabric's timescale it may be: "-" if unknown. */
-	if (tb[NPO_ATTR_CLOCK_ERROR_BOUND])
-		print_uint("error_bound_ns", "  %10llu",
-			   get_u64(tb, NPO_ATTR_CLOCK_ERROR_BOUND));
+	if (c.has_bound)
+		print_uint("error_bound_ns", "  %10llu", c.error_bound_ns);
 	else
 		print_null("error_bound_ns", "  %10s");
-	print_bool("reference", "", tb[NPO_ATTR_CLOCK_REFERENCE] &&
-		   nla_get_u8(tb[NPO_ATTR_CLOCK_REFERENCE]));
+	print_bool("reference", "", c.reference);
 	print_text("\n");
 	print_close_object();
 	return 0;
@@ -159,7 +145,7 @@ int cmd_clock(int argc, char **argv)
 		clock_usage(stderr);
 		return NPOCTL_EXIT_USAGE;
 	}
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	if (argc && matches(argv[0], "set"))

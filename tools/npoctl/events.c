@@ -281,9 +281,12 @@ static void event_print(struct nlattr **tb, struct nlattr *attrs, int len,
 	if (ev == NPO_EVENT_REFUSED) {
 		refusal_print(tb, dev);
 	} else if (ev == NPO_EVENT_CLOCK) {
+		struct npo_nl_clock c;
+
+		npo_nl_clock_decode(tb, &c);
 		print_string("device", "%s: ", dev);
 		print_string("event", "%s", npo_event_str(ev));
-		clock_print_state(tb);
+		clock_print_state(&c);
 	} else if (ev == NPO_EVENT_DEVICE) {
 		device_print(tb, dev);
 	} else if (ev == NPO_EVENT_QUEUE_ERROR) {
@@ -324,7 +327,7 @@ int cmd_monitor(int argc, char **argv)
 		npoctl_err("monitor takes no arguments");
 		return NPOCTL_EXIT_USAGE;
 	}
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -377,7 +380,7 @@ static int print_kept(long dev, struct history_filter *f, const char *what)
 	struct npo_nl nl;
 	int ret;
 
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	print_open_array(NULL);

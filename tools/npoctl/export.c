@@ -568,32 +568,28 @@ static int collect_lanes(struct npo_nl *nl, const struct port_list *ports,
 static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		    UNUSED int len, uint8_t cmd, UNUSED void *arg)
 {
-	uint32_t state = get_u32(tb, NPO_ATTR_CLOCK_STATE, 0), s;
 	const char *dev = dev_label(tb);
+	struct npo_nl_clock c;
+	uint32_t s;
 
 	if (cmd != NPO_CMD_CLOCK_GET)
 		return 0;
+	npo_nl_clock_decode(tb, &c);
 	for (s = NPO_CLOCK_UNLOCKED; s <= NPO_CLOCK_HOLDOVER; s++)
-		sample(F_CLOCK_STATE, state == s, "device", dev,
+		sample(F_CLOCK_STATE, c.state == s, "device", dev,
 		       "state", npo_clock_state_str(s), NULL);
 	if (tb[NPO_ATTR_CLOCK_OFFSET])
-		sample(F_CLOCK_OFFSET, nla_get_s64(tb[NPO_ATTR_CLOCK_OFFSET]) / 1e9,
-		       "device", dev, NULL);
+		sample(F_CLOCK_OFFSET, c.offset_ns / 1e9, "device", dev, NULL);
 	if (tb[NPO_ATTR_CLOCK_PATH_DELAY])
-		sample(F_CLOCK_PATH_DELAY,
-		       nla_get_s64(tb[NPO_ATTR_CLOCK_PATH_DELAY]) / 1e9,
-		       "device", dev, NULL);
+		sample(F_CLOCK_PATH_DELAY, c.path_delay_ns / 1e9, "device", dev,
+		       NULL);
 	if (tb[NPO_ATTR_CLOCK_FREQ])
-		sample(F_CLOCK_FREQ, nla_get_s64(tb[NPO_ATTR_CLOCK_FREQ]) / 1e12,
-		       "device", dev, NULL);
-	if (tb[NPO_ATTR_CLOCK_ERROR_BOUND])
-		sample(F_CLOCK_ERROR_BOUND,
-		       nla_get_u64(tb[NPO_ATTR_CLOCK_ERROR_BOUND]) / 1e9,
-		       "device", dev, NULL);
-	sample(F_CLOCK_GM, get_u32(tb, NPO_ATTR_CLOCK_GM_NODE_ID, 0),
-	       "device", dev, NULL);
-	sample_u64(F_CLOCK_STEPS, get_u64(tb, NPO_ATTR_CLOCK_STEPS_TAKEN),
-		   "device", dev, NULL);
+		sample(F_CLOCK_FREQ, c.freq_ppt / 1e12, "device", dev, NULL);
+	if (c.has_bound)
+		sample(F_CLOCK_ERROR_BOUND, c.error_bound_ns / 1e9, "device", dev,
+		       NULL);
+	sample(F_CLOCK_GM, c.gm_node, "device", dev, NULL);
+	sample_u64(F_CLOCK_STEPS, c.steps_taken, "device", dev, NULL);
 	return 0;
 }
 
@@ -742,7 +738,7 @@ int cmd_export(int argc, char **argv)
 		export_usage(help ? stdout : stderr);
 		return help ? NPOCTL_EXIT_OK : NPOCTL_EXIT_USAGE;
 	}
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	if (families_open()) {

@@ -106,37 +106,35 @@ static double now_s(void)
 static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		   UNUSED int len, uint8_t cmd, void *arg)
 {
-	struct nlattr *ct[NPO_ATTR_MAX + 1];
 	struct ports *ps = arg;
+	struct npo_nl_port np;
 	struct port_info *p;
 
 	if (cmd != NPO_CMD_PORT_GET || ps->n == MAX_PORTS)
 		return 0;
+	npo_nl_port_decode(tb, &np);
 	p = &ps->p[ps->n++];
-	memset(p, 0, sizeof(*p));
-	p->dev = get_u32(tb, NPO_ATTR_DEV_INDEX, 0);
-	p->node = get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0);
-	p->port = get_u32(tb, NPO_ATTR_PORT_INDEX, 0);
-	p->state = get_u32(tb, NPO_ATTR_PORT_STATE, 0);
-	p->rate = get_u32(tb, NPO_ATTR_PORT_RATE, 0);
-	p->width = get_u32(tb, NPO_ATTR_PORT_WIDTH, 0);
-	p->max_rate = get_u32(tb, NPO_ATTR_PORT_MAX_RATE, 0);
-	p->max_width = get_u32(tb, NPO_ATTR_PORT_MAX_WIDTH, 0);
-	p->target_rate = get_u32(tb, NPO_ATTR_PORT_TARGET_RATE, 0);
-	p->target_width = get_u32(tb, NPO_ATTR_PORT_TARGET_WIDTH, 0);
-	p->has_peer = tb[NPO_ATTR_PORT_PEER_NODE_ID];
-	p->peer_node = get_u32(tb, NPO_ATTR_PORT_PEER_NODE_ID, 0);
-	p->peer_port = get_u32(tb, NPO_ATTR_PORT_PEER_PORT, 0);
-	snprintf(p->name, sizeof(p->name), "%s", tb[NPO_ATTR_DEV_NAME] ?
-		 nla_get_string(tb[NPO_ATTR_DEV_NAME]) : "?");
-	if (tb[NPO_ATTR_PORT_COUNTERS] &&
-	    !nla_parse_nested(ct, NPO_ATTR_MAX, tb[NPO_ATTR_PORT_COUNTERS], NULL)) {
-		p->crc = get_u64(ct, NPO_ATTR_CNT_CRC_ERRORS);
-		p->uncorrectable = get_u64(ct, NPO_ATTR_CNT_FEC_UNCORRECTABLE);
-		p->link_downs = get_u64(ct, NPO_ATTR_CNT_LINK_DOWNS);
-		p->has_tx_bytes = ct[NPO_ATTR_CNT_TX_BYTES];
-		p->tx_bytes = get_u64(ct, NPO_ATTR_CNT_TX_BYTES);
-	}
+	*p = (struct port_info) {
+		.dev = np.dev,
+		.node = np.node_id,
+		.port = np.port,
+		.state = np.state,
+		.rate = np.rate_mbps,
+		.width = np.width,
+		.max_rate = np.max_rate_mbps,
+		.max_width = np.max_width,
+		.target_rate = np.target_rate_mbps,
+		.target_width = np.target_width,
+		.has_peer = np.peer_node >= 0,
+		.peer_node = np.peer_node >= 0 ? np.peer_node : 0,
+		.peer_port = np.peer_port >= 0 ? np.peer_port : 0,
+		.crc = np.counter[NPO_ATTR_CNT_CRC_ERRORS],
+		.uncorrectable = np.counter[NPO_ATTR_CNT_FEC_UNCORRECTABLE],
+		.link_downs = np.counter[NPO_ATTR_CNT_LINK_DOWNS],
+		.has_tx_bytes = np.has_traffic,
+		.tx_bytes = np.tx_bytes,
+	};
+	snprintf(p->name, sizeof(p->name), "%s", np.dev_name[0] ? np.dev_name : "?");
 	return 0;
 }
 
@@ -161,13 +159,16 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		    UNUSED int len, uint8_t cmd, void *arg)
 {
 	struct clocks *c = arg;
-	uint32_t dev = get_u32(tb, NPO_ATTR_DEV_INDEX, MAX_DEVS);
+	struct npo_nl_clock nc;
 
-	if (cmd != NPO_CMD_CLOCK_GET || dev >= MAX_DEVS)
+	if (cmd != NPO_CMD_CLOCK_GET || !tb[NPO_ATTR_DEV_INDEX])
 		return 0;
-	c->state[dev] = get_u32(tb, NPO_ATTR_CLOCK_STATE, NPO_CLOCK_UNLOCKED);
-	c->role[dev] = get_u32(tb, NPO_ATTR_CLOCK_ROLE, NPO_CLOCK_ROLE_FOLLOWER);
-	c->known[dev] = true;
+	npo_nl_clock_decode(tb, &nc);
+	if (nc.dev >= MAX_DEVS)
+		return 0;
+	c->state[nc.dev] = nc.state;
+	c->role[nc.dev] = nc.role;
+	c->known[nc.dev] = true;
 	return 0;
 }
 
@@ -256,7 +257,7 @@ static void *prbs_run(void *arg)
 	struct npo_nl nl;
 
 	j->err = -EIO;
-	if (npo_nl_open(&nl)) {
+	if (npoctl_nl_open(&nl)) {
 		snprintf(j->errmsg, sizeof(j->errmsg), "cannot reach the driver");
 		return NULL;
 	}
@@ -892,7 +893,7 @@ static int fabric_test(struct fabric_opts *o)
 		return NPOCTL_EXIT_ERROR;
 	}
 	gethostname(host, sizeof(host) - 1);
-	err = npo_nl_open(&nl);
+	err = npoctl_nl_open(&nl);
 	if (err)
 		goto out_free;
 	err = get_ports(&nl, ps);

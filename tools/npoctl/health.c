@@ -74,38 +74,32 @@ static struct dev_health *dev_of(struct host_health *h, struct nlattr **tb)
 }
 
 /* What explains a port's verdict, in words. */
-static void port_reason(struct nlattr **tb, uint32_t why, char *buf,
-			size_t len)
+static void port_reason(const struct npo_nl_port *np, char *buf, size_t len)
 {
 	char lanes[96];
 
-	switch (why) {
+	switch (np->health_reason) {
 	case NPO_HEALTH_REASON_MISWIRED:
 		snprintf(buf, len,
-			 "miswired: cabled to node %u/%u, planned node %u/%u; quarantined",
-			 get_u32(tb, NPO_ATTR_PORT_PEER_NODE_ID, 0),
-			 get_u32(tb, NPO_ATTR_PORT_PEER_PORT, 0),
-			 get_u32(tb, NPO_ATTR_PORT_PLANNED_PEER_NODE, 0),
-			 get_u32(tb, NPO_ATTR_PORT_PLANNED_PEER_PORT, 0));
+			 "miswired: cabled to node %lld/%lld, planned node %lld/%lld; quarantined",
+			 (long long)np->peer_node, (long long)np->peer_port,
+			 (long long)np->planned_node, (long long)np->planned_port);
 		break;
 	case NPO_HEALTH_REASON_AT_RISK:
-		snprintf(buf, len, "lane %u %s",
-			 get_u32(tb, NPO_ATTR_PORT_RISK_LANE, 0),
-			 npo_risk_str(get_u32(tb, NPO_ATTR_PORT_RISK_REASON, 0)));
-		if (tb[NPO_ATTR_PORT_RISK_ETA_S])
+		snprintf(buf, len, "lane %lld %s", (long long)np->risk_lane,
+			 npo_risk_str(np->risk_reason));
+		if (np->risk_eta_s >= 0)
 			snprintf(buf + strlen(buf), len - strlen(buf),
-				 ", failing in about %u s",
-				 nla_get_u32(tb[NPO_ATTR_PORT_RISK_ETA_S]));
+				 ", failing in about %lld s",
+				 (long long)np->risk_eta_s);
 		break;
 	case NPO_HEALTH_REASON_HIGH_BER:
 		snprintf(buf, len, "high BER");
 		break;
 	case NPO_HEALTH_REASON_DEGRADED:
 		snprintf(buf, len, "%s x%u of %s x%u",
-			 npo_lane_rate_str(get_u32(tb, NPO_ATTR_PORT_RATE, 0)),
-			 get_u32(tb, NPO_ATTR_PORT_WIDTH, 0),
-			 npo_lane_rate_str(get_u32(tb, NPO_ATTR_PORT_MAX_RATE, 0)),
-			 get_u32(tb, NPO_ATTR_PORT_MAX_WIDTH, 0));
+			 npo_lane_rate_str(np->rate_mbps), np->width,
+			 npo_lane_rate_str(np->max_rate_mbps), np->max_width);
 		break;
 	case NPO_HEALTH_REASON_ADMIN_DOWN:
 		snprintf(buf, len, "disabled by an administrator");
@@ -114,15 +108,13 @@ static void port_reason(struct nlattr **tb, uint32_t why, char *buf,
 		snprintf(buf, len, "no peer attached");
 		break;
 	case NPO_HEALTH_REASON_SELF_TEST:
-		print_lanes_str(lanes, sizeof(lanes),
-				get_u32(tb, NPO_ATTR_PORT_SELF_TEST_LANES, 0));
+		print_lanes_str(lanes, sizeof(lanes), np->self_test_lanes);
 		snprintf(buf, len,
 			 "failed its self-test after a reset: lanes %s; held until retrained",
 			 lanes);
 		break;
 	case NPO_HEALTH_REASON_DOWN:
-		snprintf(buf, len, "%s",
-			 npo_link_reason_str(get_u32(tb, NPO_ATTR_PORT_REASON, 0)));
+		snprintf(buf, len, "%s", npo_link_reason_str(np->reason));
 		break;
 	default:
 		buf[0] = '\0';
@@ -135,25 +127,26 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		   UNUSED int len, uint8_t cmd, void *arg)
 {
 	struct dev_health *d = dev_of(arg, tb);
-	uint32_t i = get_u32(tb, NPO_ATTR_PORT_INDEX, MAX_PORTS);
-	uint32_t why = get_u32(tb, NPO_ATTR_PORT_HEALTH_REASON, 0);
 	struct port_health *p;
+	struct npo_nl_port np;
 
-	if (cmd != NPO_CMD_PORT_GET || !d || i >= MAX_PORTS)
+	if (cmd != NPO_CMD_PORT_GET || !d)
 		return 0;
-	p = &d->port[i];
-	d->ports = d->ports > i + 1 ? d->ports : i + 1;
+	npo_nl_port_decode(tb, &np);
+	if (np.port >= MAX_PORTS)
+		return 0;
+	p = &d->port[np.port];
+	d->ports = d->ports > np.port + 1 ? d->ports : np.port + 1;
 	p->seen = true;
-	p->since_ms = get_u64(tb, NPO_ATTR_PORT_TIME_IN_STATE_MS);
-	snprintf(p->state, sizeof(p->state), "%s",
-		 npo_port_state_str(get_u32(tb, NPO_ATTR_PORT_STATE, 0)));
-	p->verdict = get_u32(tb, NPO_ATTR_PORT_HEALTH, HEALTH_UNKNOWN);
-	p->unused = why == NPO_HEALTH_REASON_NO_PEER;
+	p->since_ms = np.time_in_state_ms;
+	snprintf(p->state, sizeof(p->state), "%s", npo_port_state_str(np.state));
+	p->verdict = np.health >= 0 ? (uint32_t)np.health : HEALTH_UNKNOWN;
+	p->unused = np.health_reason == NPO_HEALTH_REASON_NO_PEER;
 	if (p->verdict == HEALTH_UNKNOWN)
 		snprintf(p->reason, sizeof(p->reason),
 			 "the driver gives no verdict: too old for this npoctl");
 	else
-		port_reason(tb, why, p->reason, sizeof(p->reason));
+		port_reason(&np, p->reason, sizeof(p->reason));
 	return 0;
 }
 
@@ -161,32 +154,32 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		    UNUSED int len, uint8_t cmd, void *arg)
 {
 	struct dev_health *d = dev_of(arg, tb);
-	uint32_t state = get_u32(tb, NPO_ATTR_CLOCK_STATE, 0);
+	struct npo_nl_clock nc;
 	struct clock_health *c;
 	size_t n;
 
 	if (cmd != NPO_CMD_CLOCK_GET || !d)
 		return 0;
+	npo_nl_clock_decode(tb, &nc);
 	c = &d->clock;
 	c->seen = true;
-	c->verdict = get_u32(tb, NPO_ATTR_CLOCK_HEALTH, HEALTH_UNKNOWN);
-	if (get_u32(tb, NPO_ATTR_CLOCK_ROLE, 0) == NPO_CLOCK_ROLE_GRANDMASTER)
+	c->verdict = nc.health >= 0 ? (uint32_t)nc.health : HEALTH_UNKNOWN;
+	if (nc.role == NPO_CLOCK_ROLE_GRANDMASTER)
 		snprintf(c->reason, sizeof(c->reason), "%s, grandmaster",
-			 npo_clock_state_str(state));
+			 npo_clock_state_str(nc.state));
 	else
 		snprintf(c->reason, sizeof(c->reason), "%s to node %u",
-			 npo_clock_state_str(state),
-			 get_u32(tb, NPO_ATTR_CLOCK_GM_NODE_ID, 0));
+			 npo_clock_state_str(nc.state), nc.gm_node);
 	n = strlen(c->reason);
-	switch (get_u32(tb, NPO_ATTR_CLOCK_HEALTH_REASON, 0)) {
+	switch (nc.health_reason) {
 	case NPO_HEALTH_REASON_NO_BOUND:
 		snprintf(c->reason + n, sizeof(c->reason) - n, ", no error bound");
 		break;
 	case NPO_HEALTH_REASON_BOUND:
 		snprintf(c->reason + n, sizeof(c->reason) - n,
 			 ", error bound %llu ns beyond %llu ns: not the fabric's timescale",
-			 (unsigned long long)get_u64(tb, NPO_ATTR_CLOCK_ERROR_BOUND),
-			 (unsigned long long)get_u64(tb, NPO_ATTR_CLOCK_ERROR_LIMIT));
+			 (unsigned long long)nc.error_bound_ns,
+			 (unsigned long long)nc.error_limit_ns);
 		break;
 	case NPO_HEALTH_REASON_USER:
 		snprintf(c->reason + n, sizeof(c->reason) - n,
@@ -402,7 +395,7 @@ int cmd_health(int argc, char **argv)
 		return NPOCTL_EXIT_ERROR;
 	}
 	h = calloc(1, sizeof(*h));
-	ret = h ? npo_nl_open(&nl) : NPOCTL_EXIT_ERROR;
+	ret = h ? npoctl_nl_open(&nl) : NPOCTL_EXIT_ERROR;
 	if (ret) {
 		free(h);
 		npo_free_device_list(list);

@@ -58,20 +58,23 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		   UNUSED int len, uint8_t cmd, void *arg)
 {
 	struct impact *im = arg;
+	struct npo_nl_port np;
 	struct impact_port *p;
 
 	if (cmd != NPO_CMD_PORT_GET || im->nports == MAX_PORTS)
 		return 0;
+	npo_nl_port_decode(tb, &np);
 	p = &im->ports[im->nports++];
-	p->dev = get_u32(tb, NPO_ATTR_DEV_INDEX, 0);
-	p->node = get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0);
-	p->port = get_u32(tb, NPO_ATTR_PORT_INDEX, 0);
-	p->state = get_u32(tb, NPO_ATTR_PORT_STATE, 0);
-	p->has_peer = tb[NPO_ATTR_PORT_PEER_NODE_ID];
-	p->peer_node = get_u32(tb, NPO_ATTR_PORT_PEER_NODE_ID, 0);
-	p->peer_port = get_u32(tb, NPO_ATTR_PORT_PEER_PORT, 0);
-	snprintf(p->name, sizeof(p->name), "%s", tb[NPO_ATTR_DEV_NAME] ?
-		 nla_get_string(tb[NPO_ATTR_DEV_NAME]) : "?");
+	*p = (struct impact_port) {
+		.dev = np.dev,
+		.node = np.node_id,
+		.port = np.port,
+		.state = np.state,
+		.has_peer = np.peer_node >= 0,
+		.peer_node = np.peer_node >= 0 ? np.peer_node : 0,
+		.peer_port = np.peer_port >= 0 ? np.peer_port : 0,
+	};
+	snprintf(p->name, sizeof(p->name), "%s", np.dev_name[0] ? np.dev_name : "?");
 	return 0;
 }
 
@@ -79,15 +82,19 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		    UNUSED int len, uint8_t cmd, void *arg)
 {
 	struct impact *im = arg;
+	struct npo_nl_clock nc;
 	struct impact_clock *c;
 
 	if (cmd != NPO_CMD_CLOCK_GET || im->nclocks == MAX_CLOCKS)
 		return 0;
+	npo_nl_clock_decode(tb, &nc);
 	c = &im->clocks[im->nclocks++];
-	c->dev = get_u32(tb, NPO_ATTR_DEV_INDEX, 0);
-	c->node = get_u32(tb, NPO_ATTR_DEV_NODE_ID, 0);
-	c->has_parent = tb[NPO_ATTR_CLOCK_PARENT_PORT];
-	c->parent_port = get_u32(tb, NPO_ATTR_CLOCK_PARENT_PORT, 0);
+	*c = (struct impact_clock) {
+		.dev = nc.dev,
+		.node = nc.node_id,
+		.has_parent = nc.parent_port >= 0,
+		.parent_port = nc.parent_port >= 0 ? nc.parent_port : 0,
+	};
 	return 0;
 }
 
@@ -397,7 +404,7 @@ int cmd_topo_impact(int argc, char **argv)
 		npoctl_err("topo impact: expected DEV/PORT");
 		return NPOCTL_EXIT_USAGE;
 	}
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	ret = topo_impact(&nl, dev, port);

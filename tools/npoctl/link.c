@@ -555,7 +555,7 @@ int cmd_link(int argc, char **argv)
 	}
 	if (argc && matches(argv[0], "history"))
 		return cmd_link_history(argc - 1, argv + 1);
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	if (argc == 0 || (matches(argv[0], "show") && argc <= 2))
@@ -589,7 +589,7 @@ int cmd_lane(int argc, char **argv)
 		link_usage(argc == 1 ? stdout : stderr);
 		return argc == 1 ? NPOCTL_EXIT_OK : NPOCTL_EXIT_USAGE;
 	}
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	ret = port_request(&nl, NPO_CMD_LANE_GET, argv[0], on_lanes);

@@ -299,7 +299,7 @@ static int cmd_queue_stuck(int argc, char **argv)
 		queue_usage(stderr);
 		return NPOCTL_EXIT_USAGE;
 	}
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	ret = queue_stuck(&nl, dev, older);
@@ -324,7 +324,7 @@ int cmd_queue(int argc, char **argv)
 		queue_usage(stderr);
 		return NPOCTL_EXIT_USAGE;
 	}
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	ret = queue_show(&nl, argc == 2 ? npo_parse_dev(argv[1]) : -1);

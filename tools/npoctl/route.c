@@ -61,7 +61,7 @@ int cmd_route(int argc, char **argv)
 		route_usage(stderr);
 		return NPOCTL_EXIT_USAGE;
 	}
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	print_open_object(NULL);

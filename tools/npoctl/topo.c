@@ -45,37 +45,36 @@ static int on_port(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		   UNUSED int len, UNUSED uint8_t cmd, void *arg)
 {
 	struct topo *t = arg;
+	struct npo_nl_port np;
 	struct edge *e;
 	size_t i;
 
+	npo_nl_port_decode(tb, &np);
 	if (tb[NPO_ATTR_DEV_NODE_ID] && t->nlocal < MAX_EDGES) {
-		uint32_t node = nla_get_u32(tb[NPO_ATTR_DEV_NODE_ID]);
-
-		for (i = 0; i < t->nlocal && t->local[i] != node; i++)
+		for (i = 0; i < t->nlocal && t->local[i] != np.node_id; i++)
 			;
 		if (i == t->nlocal)
-			t->local[t->nlocal++] = node;
+			t->local[t->nlocal++] = np.node_id;
 		if (tb[NPO_ATTR_DEV_INDEX] && tb[NPO_ATTR_PORT_INDEX] &&
 		    t->nlp < MAX_EDGES)
 			t->lp[t->nlp++] = (struct local_port) {
-				.dev = nla_get_u32(tb[NPO_ATTR_DEV_INDEX]),
-				.node = node,
-				.port = nla_get_u32(tb[NPO_ATTR_PORT_INDEX]),
+				.dev = np.dev,
+				.node = np.node_id,
+				.port = np.port,
 			};
 	}
-	if (!tb[NPO_ATTR_PORT_PEER_NODE_ID] || t->n == MAX_EDGES)
+	if (np.peer_node < 0 || t->n == MAX_EDGES)
 		return 0;
 	e = &t->e[t->n++];
-	e->node = nla_get_u32(tb[NPO_ATTR_DEV_NODE_ID]);
-	e->port = nla_get_u32(tb[NPO_ATTR_PORT_INDEX]);
-	e->peer_node = nla_get_u32(tb[NPO_ATTR_PORT_PEER_NODE_ID]);
-	e->peer_port = nla_get_u32(tb[NPO_ATTR_PORT_PEER_PORT]);
-	snprintf(e->dev, sizeof(e->dev), "%s",
-		 nla_get_string(tb[NPO_ATTR_DEV_NAME]));
-	e->state = nla_get_u32(tb[NPO_ATTR_PORT_STATE]);
-	e->rate = nla_get_u32(tb[NPO_ATTR_PORT_RATE]);
-	e->width = nla_get_u32(tb[NPO_ATTR_PORT_WIDTH]);
-	e->flags = nla_get_u32(tb[NPO_ATTR_PORT_FLAGS]);
+	e->node = np.node_id;
+	e->port = np.port;
+	e->peer_node = np.peer_node;
+	e->peer_port = np.peer_port;
+	snprintf(e->dev, sizeof(e->dev), "%s", np.dev_name);
+	e->state = np.state;
+	e->rate = np.rate_mbps;
+	e->width = np.width;
+	e->flags = np.flags;
 	return 0;
 }
 
@@ -546,7 +545,7 @@ int cmd_topo(int argc, char **argv)
 		npoctl_err("topo: bad arguments");
 		return NPOCTL_EXIT_USAGE;
 	}
-	ret = npo_nl_open(&nl);
+	ret = npoctl_nl_open(&nl);
 	if (ret)
 		return ret;
 	t = calloc(1, sizeof(*t));
