@@ -212,8 +212,10 @@ static bool cq_has_room(NpoState *s, NpoQueue *q)
 /* The ring header's STATUS mirrors the queue's error and stall flags. */
 static void queue_sync_status(NpoState *s, NpoQueue *q)
 {
-    q_write32(s, q, NPO_RING_STATUS, (q->error ? NPO_QSTAT_ERROR : 0) |
-                                     (q->stalled ? NPO_QSTAT_CQ_FULL : 0));
+    uint32_t st = (q->error ? NPO_QSTAT_ERROR : 0) |
+                  (q->wait & NPO_QUEUE_WAIT_CQ ? NPO_QSTAT_CQ_FULL : 0);
+
+    q_write32(s, q, NPO_RING_STATUS, st);
 }
 
 /*
@@ -225,13 +227,13 @@ static void queue_sync_status(NpoState *s, NpoQueue *q)
  */
 static bool queue_stall(NpoState *s, NpoQueue *q)
 {
-    q->stalled = true;
+    q->wait |= NPO_QUEUE_WAIT_CQ;
     queue_sync_status(s, q);
     smp_mb();
     if (!cq_has_room(s, q)) {
         return true;
     }
-    q->stalled = false;
+    q->wait &= ~NPO_QUEUE_WAIT_CQ;
     queue_sync_status(s, q);
     return false;
 }
@@ -450,7 +452,7 @@ static uint32_t sqe_dest(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
  * wait on the wire before it.  Returns the bytes moved
  * and sets *done with the status once the descriptor is finished; a
  * descriptor left undone either has more to move or waits for its link
- * (q->link_wait).
+ * (NPO_QUEUE_WAIT_LINK).
  */
 static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
                         uint64_t budget, NpoDest *dest, bool *done,
@@ -513,7 +515,7 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         return 0;
     }
     if (wait) {
-        q->link_wait = true;
+        q->wait |= NPO_QUEUE_WAIT_LINK;
         *done = false;
         return 0;
     }
@@ -558,7 +560,7 @@ static uint64_t sqe_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
         int r = send_run(s, q, d, lmr, tq, dest);
 
         if (r < 0) {
-            q->link_wait = true;
+            q->wait |= NPO_QUEUE_WAIT_LINK;
             *done = false;
             return 0;
         }
@@ -673,7 +675,7 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
     uint64_t moved = 0;
 
     *idle = false;
-    q->posted_wait = false;
+    q->wait &= ~NPO_QUEUE_WAIT_WINDOW;
     for (;;) {
         struct npo_sqe d;
         NpoDest dest;
@@ -704,7 +706,7 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
          */
         if (npo_wire_posted(q) && !q->wire.req &&
             !npo_wire_postable(s, q, &d)) {
-            q->posted_wait = true;
+            q->wait |= NPO_QUEUE_WAIT_WINDOW;
             return moved;
         }
         /* A SEND moves all at once: a doorbell's run leaves a large one. */
@@ -759,7 +761,9 @@ static uint64_t queue_run(NpoState *s, NpoQueue *q, uint64_t budget,
         }
     }
     *idle = !npo_wire_posted(q);
-    q->posted_wait = npo_wire_posted(q) > 0;
+    if (npo_wire_posted(q)) {
+        q->wait |= NPO_QUEUE_WAIT_WINDOW;
+    }
     return moved;
 }
 
@@ -808,9 +812,7 @@ static void npo_dma_bh(void *opaque)
         NpoQueue *q = &s->queue[qid];
         bool idle;
 
-        if (!q->live || q->stalled || q->link_wait || q->wire.tx_wait ||
-            (q->wire.sent && !q->wire.done) || q->posted_wait ||
-            q->sq_head == q->sq_tail) {
+        if (!npo_queue_runnable(q) || q->sq_head == q->sq_tail) {
             continue;
         }
         if (!budget) {
@@ -819,10 +821,9 @@ static void npo_dma_bh(void *opaque)
         }
         budget -= MIN(budget, queue_work(s, q, budget, &idle));
         last = qid;
-        if (q->link_wait) {
+        if (q->wait & NPO_QUEUE_WAIT_LINK) {
             wait = true;
-        } else if (!idle && !q->stalled && !q->wire.tx_wait &&
-                   !(q->wire.sent && !q->wire.done) && !q->posted_wait) {
+        } else if (!idle && npo_queue_runnable(q)) {
             more = true;
         }
     }
@@ -850,9 +851,8 @@ static bool dma_inline(NpoState *s, NpoQueue *q)
 {
     bool idle;
 
-    if (!current_cpu || npo_engine_depth || npo_fw_halted(s) || !q->live ||
-        q->stalled || q->link_wait || q->wire.tx_wait ||
-        (q->wire.sent && !q->wire.done) || q->posted_wait) {
+    if (!current_cpu || npo_engine_depth || npo_fw_halted(s) ||
+        !npo_queue_runnable(q)) {
         return true;
     }
     npo_engine_depth++;
@@ -860,15 +860,14 @@ static bool dma_inline(NpoState *s, NpoQueue *q)
     queue_work(s, q, NPO_DMA_INLINE_BUDGET, &idle);
     s->dma_inline = false;
     npo_engine_depth--;
-    if (q->link_wait) {
+    if (q->wait & NPO_QUEUE_WAIT_LINK) {
         if (!timer_pending(s->dma_retry)) {
             timer_mod(s->dma_retry, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                                     NPO_LINK_RETRY_NS);
         }
         return false;
     }
-    return !idle && !q->stalled && !q->wire.tx_wait &&
-           !(q->wire.sent && !q->wire.done) && !q->posted_wait;
+    return !idle && npo_queue_runnable(q);
 }
 
 /* A link that was retraining may carry data again: look. */
@@ -878,7 +877,7 @@ static void npo_dma_retry(void *opaque)
     unsigned int i;
 
     for (i = 0; i < s->num_queues; i++) {
-        s->queue[i].link_wait = false;
+        s->queue[i].wait &= ~NPO_QUEUE_WAIT_LINK;
     }
     qemu_bh_schedule(s->dma_bh);
 }
@@ -942,7 +941,7 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
         }
         q->sq_tail = val;
         /* New work may go on the wire behind unanswered WRITEs. */
-        q->posted_wait = false;
+        q->wait &= ~NPO_QUEUE_WAIT_WINDOW;
         if (!dma_inline(s, q)) {
             return;
         }
@@ -968,8 +967,8 @@ void npo_dma_doorbell(NpoState *s, unsigned int qid, hwaddr off, uint32_t val)
             return;
         }
         q->cq_head = val;
-        if (q->stalled && cq_has_room(s, q)) {
-            q->stalled = false;
+        if ((q->wait & NPO_QUEUE_WAIT_CQ) && cq_has_room(s, q)) {
+            q->wait &= ~NPO_QUEUE_WAIT_CQ;
             queue_sync_status(s, q);
         }
         break;
@@ -1055,13 +1054,13 @@ static uint32_t mbox_queue_destroy(NpoState *s)
 /* What the head descriptor of q, outstanding, waits for. */
 static unsigned int queue_wait(const NpoQueue *q)
 {
-    if (q->stalled) {
+    if (q->wait & NPO_QUEUE_WAIT_CQ) {
         return NPO_QWAIT_CQ_FULL;
     }
-    if (q->link_wait) {
+    if (q->wait & NPO_QUEUE_WAIT_LINK) {
         return NPO_QWAIT_LINK;
     }
-    if (q->wire.tx_wait) {
+    if (q->wait & NPO_QUEUE_WAIT_TX) {
         return NPO_QWAIT_TX;
     }
     if (q->rnr_tries) {
@@ -1128,21 +1127,9 @@ static uint32_t mbox_queue_ports(NpoState *s)
     return MBOX_OK;
 }
 
+/* The queues' commands; they belong to the firmware (npo.c checks). */
 uint32_t npo_dma_mbox(NpoState *s, uint32_t op)
 {
-    switch (op) {
-    case MBOX_OP_QUEUE_CREATE:
-    case MBOX_OP_QUEUE_DESTROY:
-    case MBOX_OP_QUEUE_QUERY:
-    case MBOX_OP_QUEUE_PORTS:
-        break;
-    default:
-        return MBOX_ERR_OPCODE;
-    }
-    /* The queues belong to the firmware: none without it. */
-    if (!(s->status & R_STATUS_FW_RUNNING_MASK)) {
-        return MBOX_ERR_STATE;
-    }
     switch (op) {
     case MBOX_OP_QUEUE_CREATE:
         return mbox_queue_create(s);
@@ -1150,8 +1137,10 @@ uint32_t npo_dma_mbox(NpoState *s, uint32_t op)
         return mbox_queue_destroy(s);
     case MBOX_OP_QUEUE_PORTS:
         return mbox_queue_ports(s);
+    case MBOX_OP_QUEUE_QUERY:
+        return mbox_queue_query(s);
     }
-    return mbox_queue_query(s);
+    return MBOX_ERR_OPCODE;
 }
 
 /* --- life cycle ---------------------------------------------------------- */

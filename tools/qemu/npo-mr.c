@@ -344,21 +344,9 @@ static uint32_t mbox_pd_job(NpoState *s)
     return MBOX_OK;
 }
 
+/* The memory table's commands; it belongs to the firmware (npo.c checks). */
 uint32_t npo_mr_mbox(NpoState *s, uint32_t op)
 {
-    switch (op) {
-    case MBOX_OP_MR_CREATE:
-    case MBOX_OP_MR_PAGES:
-    case MBOX_OP_MR_DESTROY:
-    case MBOX_OP_PD_JOB:
-        break;
-    default:
-        return MBOX_ERR_OPCODE;
-    }
-    /* The table belongs to the firmware: none without it. */
-    if (!(s->status & R_STATUS_FW_RUNNING_MASK)) {
-        return MBOX_ERR_STATE;
-    }
     switch (op) {
     case MBOX_OP_MR_CREATE:
         return mbox_mr_create(s);
@@ -366,9 +354,10 @@ uint32_t npo_mr_mbox(NpoState *s, uint32_t op)
         return mbox_mr_pages(s);
     case MBOX_OP_PD_JOB:
         return mbox_pd_job(s);
-    default:
+    case MBOX_OP_MR_DESTROY:
         return mbox_mr_destroy(s);
     }
+    return MBOX_ERR_OPCODE;
 }
 
 /* --- life cycle ---------------------------------------------------------- */

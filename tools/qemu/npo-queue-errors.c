@@ -47,9 +47,6 @@ uint32_t npo_queue_error_mbox(NpoState *s, uint32_t op)
     if (op != MBOX_OP_QUEUE_ERRORS) {
         return MBOX_ERR_OPCODE;
     }
-    if (!(s->status & R_STATUS_FW_RUNNING_MASK)) {
-        return MBOX_ERR_STATE;
-    }
     return npo_mbox_drain_log(s, s->qerr, sizeof(s->qerr[0]), &s->qerr_count,
                               &s->qerr_lost, R_IRQ_STATUS_QUEUE_ERROR_MASK);
 }

@@ -19,10 +19,28 @@ typedef struct NpoState NpoState;
 #define NPO_MAX_QUEUES          1024
 #define NPO_MAX_RING_LOG2       15
 
+/*
+ * Why the queue engine leaves a live queue with work alone, one bit a
+ * reason (NpoQueue.wait); npo_queue_runnable() is the one test.
+ */
+enum {
+    /* No completion ring room: the host's CQ_HEAD doorbell resumes it. */
+    NPO_QUEUE_WAIT_CQ = 1 << 0,
+    /*
+     * The head waits for a link that retrains, for a path, or for a
+     * receive buffer (RNR): looked at again every NPO_LINK_RETRY_NS.
+     */
+    NPO_QUEUE_WAIT_LINK = 1 << 1,
+    /* The head's frames wait for room on the port (npo_wire_tx_room()). */
+    NPO_QUEUE_WAIT_TX = 1 << 2,
+    /* The next descriptor waits for answers to the WRITEs on the wire. */
+    NPO_QUEUE_WAIT_WINDOW = 1 << 3,
+};
+
 typedef struct NpoQueue {
     bool live;
     bool error;                 /* the rest of the ring is flushed */
-    bool stalled;               /* no CQ room; resumes on CQ_HEAD */
+    uint8_t wait;               /* NPO_QUEUE_WAIT_*: why the engine leaves it */
     bool armed;                 /* interrupt once cq_tail != arm_head */
     uint16_t id;
     uint32_t pd;
@@ -45,7 +63,6 @@ typedef struct NpoQueue {
     uint32_t rq_tail;
     uint32_t rnr_tries;         /* the head SEND found no receive buffer */
     uint64_t progress;          /* bytes of the head descriptor done */
-    bool link_wait;             /* head descriptor waits for a link */
     int64_t head_since;         /* QEMU_CLOCK_VIRTUAL: the head's since */
     uint32_t gen;               /* tells a re-created queue from the old */
     int64_t route_since;        /* QEMU_CLOCK_VIRTUAL: the head waits for a
@@ -63,9 +80,17 @@ typedef struct NpoQueue {
      * at sq_issue is the request above (or the next to run).
      */
     uint32_t sq_issue;
-    bool posted_wait;           /* the next waits for answers, not work */
     NpoWirePosted posted[NPO_WIRE_WINDOW];
 } NpoQueue;
+
+/*
+ * Whether the engine runs q when it has work: it exists, nothing holds
+ * it, and its head is not a request sent whole and waiting for its answer.
+ */
+static inline bool npo_queue_runnable(const NpoQueue *q)
+{
+    return q->live && !q->wait && !(q->wire.sent && !q->wire.done);
+}
 
 /* WRITEs of q sent whole and not yet completed: sq_head up to sq_issue. */
 static inline uint32_t npo_wire_posted(const NpoQueue *q)

@@ -239,9 +239,6 @@ uint32_t npo_refusal_mbox(NpoState *s, uint32_t op)
     if (op != MBOX_OP_REFUSALS) {
         return MBOX_ERR_OPCODE;
     }
-    if (!(s->status & R_STATUS_FW_RUNNING_MASK)) {
-        return MBOX_ERR_STATE;
-    }
     return npo_mbox_drain_log(s, s->refusal, sizeof(s->refusal[0]),
                               &s->refusal_count, &s->refusal_lost,
                               R_IRQ_STATUS_REFUSED_MASK);

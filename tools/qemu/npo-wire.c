@@ -172,7 +172,8 @@ static void request_clear(NpoQueue *q)
     q->wire.first = NULL;
     q->wire.dest = 0;
     q->wire.routed = false;
-    q->wire.sent = q->wire.tx_wait = q->wire.done = q->wire.acked = false;
+    q->wire.sent = q->wire.done = q->wire.acked = false;
+    q->wait &= ~NPO_QUEUE_WAIT_TX;
     q->wire.chained = false;
     q->wire.status = 0;
     q->wire.value = 0;
@@ -201,7 +202,7 @@ static void request_done(NpoState *s, NpoQueue *q, uint32_t status)
         q->wire.status = status;
         trace_npo_wire_done(s->node_id, q->id, q->wire.req, status);
     }
-    q->wire.tx_wait = false;
+    q->wait &= ~NPO_QUEUE_WAIT_TX;
     npo_dma_kick(s);
 }
 
@@ -219,7 +220,7 @@ static uint64_t request_send_data(NpoState *s, NpoQueue *q,
 
         if (npo_port_tx_full(p)) {
             /* Waiting for room is no silence of the fabric. */
-            q->wire.tx_wait = true;
+            q->wait |= NPO_QUEUE_WAIT_TX;
             q->wire.heard = wire_now();
             break;
         }
@@ -324,7 +325,7 @@ uint64_t npo_wire_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
             q->rnr_tries++ < NPO_RNR_TRIES) {
             /* The receiver had no buffer: send it all again shortly. */
             request_clear(q);
-            q->link_wait = true;
+            q->wait |= NPO_QUEUE_WAIT_LINK;
             return 0;
         }
         if (q->wire.routed && (q->wire.status == NPO_STATUS_LINK_DOWN ||
@@ -349,7 +350,7 @@ uint64_t npo_wire_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
 
                 request_clear(q);
                 q->wire.retry = id;
-                q->link_wait = true;
+                q->wait |= NPO_QUEUE_WAIT_LINK;
                 return 0;
             }
         }
@@ -383,7 +384,7 @@ uint64_t npo_wire_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
             return 0;
         }
     }
-    q->wire.tx_wait = false;
+    q->wait &= ~NPO_QUEUE_WAIT_TX;
     return request_send_data(s, q, d, lmr, p, budget);
 }
 
@@ -501,7 +502,7 @@ static void post_done(NpoState *s, NpoQueue *q, NpoWirePosted *w,
 {
     w->done = true;
     w->status = status;
-    q->posted_wait = false;
+    q->wait &= ~NPO_QUEUE_WAIT_WINDOW;
     trace_npo_wire_done(s->node_id, q->id, w->req, status);
     npo_dma_kick(s);
 }
@@ -1263,7 +1264,7 @@ void npo_wire_tx_room(NpoPort *p)
 
         for (i = 0; i < s->num_queues; i++) {
             if (s->queue[i].wire.port == p) {
-                s->queue[i].wire.tx_wait = false;
+                s->queue[i].wait &= ~NPO_QUEUE_WAIT_TX;
                 kick = true;
             }
         }
@@ -1287,7 +1288,7 @@ static void npo_wire_timeout(void *opaque)
             continue;
         }
         if (now - q->wire.heard >= NPO_WIRE_ROUTED_TIMEOUT_NS &&
-            !q->wire.tx_wait) {
+            !(q->wait & NPO_QUEUE_WAIT_TX)) {
             /* Lost, or only its answer was: it goes again, same id. */
             trace_npo_wire_timeout(s->node_id, q->id, q->wire.req);
             if (q->wire.lost++ < NPO_WIRE_ROUTED_RESENDS) {

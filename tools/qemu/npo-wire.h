@@ -270,7 +270,6 @@ typedef struct NpoWireRequest {
     uint64_t laddr;
     uint32_t len;
     bool sent;                  /* every frame of it is queued */
-    bool tx_wait;               /* waits for room on the port */
     bool done;                  /* its outcome is known: status */
     bool acked;                 /* the target answered: no abort owed */
     bool chained;               /* sent behind unanswered WRITEs */

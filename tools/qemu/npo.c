@@ -259,68 +259,115 @@ static uint32_t npo_mbox_fw_load(NpoState *s)
     return MBOX_OK;
 }
 
+static uint32_t npo_mbox_nop(NpoState *s, uint32_t op)
+{
+    s->mbox_ret[0] = s->mbox_arg[0];
+    return MBOX_OK;
+}
+
+static uint32_t npo_mbox_fw_load_op(NpoState *s, uint32_t op)
+{
+    return npo_mbox_fw_load(s);
+}
+
+/* Loading takes time by the image's size. */
+static int64_t npo_mbox_fw_load_delay(NpoState *s, uint32_t op)
+{
+    return (int64_t)(s->mbox_arg[2] / KiB) * NPO_FW_LOAD_NS_PER_KIB;
+}
+
+/*
+ * The mailbox's commands, by opcode (hardware.rst, "Mailbox"): who runs
+ * each, whether it needs running firmware (MBOX_ERR_STATE without: the
+ * queues, the memory table and the logs are the firmware's), and what it
+ * takes beyond the mailbox's own time.
+ */
+typedef struct NpoMboxCmd {
+    const char *name;
+    uint32_t (*run)(NpoState *s, uint32_t op);
+    bool needs_fw;
+    int64_t (*delay)(NpoState *s, uint32_t op);
+} NpoMboxCmd;
+
+static const NpoMboxCmd npo_mbox_cmds[] = {
+    [MBOX_OP_NOP] = { "nop", npo_mbox_nop },
+    [MBOX_OP_FW_LOAD] = { "fw-load", npo_mbox_fw_load_op,
+                          .delay = npo_mbox_fw_load_delay },
+    [MBOX_OP_PORT_STATS] = { "port-stats", npo_port_regs_mbox },
+    [MBOX_OP_CLEAR_COUNTERS] = { "clear-counters", npo_port_regs_mbox },
+    [MBOX_OP_FAULT] = { "fault", npo_port_regs_mbox },
+    [MBOX_OP_MODULE_INFO] = { "module-info", npo_port_regs_mbox },
+    [MBOX_OP_QUEUE_CREATE] = { "queue-create", npo_dma_mbox, true },
+    [MBOX_OP_QUEUE_DESTROY] = { "queue-destroy", npo_dma_mbox, true },
+    [MBOX_OP_QUEUE_QUERY] = { "queue-query", npo_dma_mbox, true },
+    [MBOX_OP_QUEUE_PORTS] = { "queue-ports", npo_dma_mbox, true },
+    [MBOX_OP_MR_CREATE] = { "mr-create", npo_mr_mbox, true },
+    [MBOX_OP_MR_PAGES] = { "mr-pages", npo_mr_mbox, true },
+    [MBOX_OP_MR_DESTROY] = { "mr-destroy", npo_mr_mbox, true },
+    [MBOX_OP_PD_JOB] = { "pd-job", npo_mr_mbox, true },
+    [MBOX_OP_REFUSALS] = { "refusals", npo_refusal_mbox, true },
+    [MBOX_OP_QUEUE_ERRORS] = { "queue-errors", npo_queue_error_mbox, true },
+    [MBOX_OP_ROUTE_SET] = { "route-set", npo_route_mbox },
+    [MBOX_OP_TIME_SEND] = { "time-send", npo_clock_mbox },
+    [MBOX_OP_TIME_RECV] = { "time-recv", npo_clock_mbox },
+    [MBOX_OP_LMSG_SEND] = { "lmsg-send", npo_lmsg_mbox },
+    [MBOX_OP_LMSG_RECV] = { "lmsg-recv", npo_lmsg_mbox },
+    [MBOX_OP_FLASH_BEGIN] = { "flash-begin", npo_flash_mbox },
+    [MBOX_OP_FLASH_DATA] = { "flash-data", npo_flash_mbox },
+    [MBOX_OP_FLASH_COMMIT] = { "flash-commit", npo_flash_mbox,
+                               .delay = npo_flash_mbox_delay },
+    [MBOX_OP_FLASH_ERASE] = { "flash-erase", npo_flash_mbox },
+};
+
+static const NpoMboxCmd *npo_mbox_cmd(uint32_t op)
+{
+    return op < ARRAY_SIZE(npo_mbox_cmds) && npo_mbox_cmds[op].run ?
+           &npo_mbox_cmds[op] : NULL;
+}
+
+/* A command's name for traces, "unknown" for none. */
+static const char *npo_mbox_name(uint32_t op)
+{
+    const NpoMboxCmd *cmd = npo_mbox_cmd(op);
+
+    return cmd ? cmd->name : "unknown";
+}
+
 static void npo_mbox_complete(void *opaque)
 {
     NpoState *s = opaque;
+    const NpoMboxCmd *cmd;
     uint32_t result;
 
     /* A fault: the firmware cannot do this now, and does nothing. */
     if (s->mbox_fail_count && s->mbox_cmd == s->mbox_fail_op) {
         s->mbox_fail_count--;
         s->mbox_status = FIELD_DP32(0, MBOX_STATUS, RESULT, MBOX_ERR_BUSY);
-        trace_npo_mbox_done(s->node_id, s->mbox_cmd, MBOX_ERR_BUSY);
+        trace_npo_mbox_done(s->node_id, s->mbox_cmd,
+                            npo_mbox_name(s->mbox_cmd), MBOX_ERR_BUSY);
         npo_irq_update(s, R_IRQ_STATUS_MBOX_DONE_MASK);
         return;
     }
-    switch (s->mbox_cmd) {
-    case MBOX_OP_NOP:
-        s->mbox_ret[0] = s->mbox_arg[0];
-        result = MBOX_OK;
-        break;
-    case MBOX_OP_FW_LOAD:
-        result = npo_mbox_fw_load(s);
-        break;
-    default:
-        result = npo_port_regs_mbox(s, s->mbox_cmd);
-        if (result == MBOX_ERR_OPCODE) {
-            result = npo_dma_mbox(s, s->mbox_cmd);
-        }
-        if (result == MBOX_ERR_OPCODE) {
-            result = npo_mr_mbox(s, s->mbox_cmd);
-        }
-        if (result == MBOX_ERR_OPCODE) {
-            result = npo_refusal_mbox(s, s->mbox_cmd);
-        }
-        if (result == MBOX_ERR_OPCODE) {
-            result = npo_queue_error_mbox(s, s->mbox_cmd);
-        }
-        if (result == MBOX_ERR_OPCODE) {
-            result = npo_clock_mbox(s, s->mbox_cmd);
-        }
-        if (result == MBOX_ERR_OPCODE) {
-            result = npo_route_mbox(s, s->mbox_cmd);
-        }
-        if (result == MBOX_ERR_OPCODE) {
-            result = npo_lmsg_mbox(s, s->mbox_cmd);
-        }
-        if (result == MBOX_ERR_OPCODE) {
-            result = npo_flash_mbox(s, s->mbox_cmd);
-        }
-        if (result == MBOX_ERR_OPCODE) {
-            qemu_log_mask(LOG_GUEST_ERROR,
-                          "npo%u: unknown mailbox opcode 0x%x\n",
-                          s->node_id, s->mbox_cmd);
-        }
-        break;
+    cmd = npo_mbox_cmd(s->mbox_cmd);
+    if (!cmd) {
+        qemu_log_mask(LOG_GUEST_ERROR, "npo%u: unknown mailbox opcode 0x%x\n",
+                      s->node_id, s->mbox_cmd);
+        result = MBOX_ERR_OPCODE;
+    } else if (cmd->needs_fw && !(s->status & R_STATUS_FW_RUNNING_MASK)) {
+        result = MBOX_ERR_STATE;
+    } else {
+        result = cmd->run(s, s->mbox_cmd);
     }
     s->mbox_status = FIELD_DP32(0, MBOX_STATUS, RESULT, result);
-    trace_npo_mbox_done(s->node_id, s->mbox_cmd, result);
+    trace_npo_mbox_done(s->node_id, s->mbox_cmd, npo_mbox_name(s->mbox_cmd),
+                        result);
     npo_irq_update(s, R_IRQ_STATUS_MBOX_DONE_MASK);
 }
 
-static void npo_mbox_start(NpoState *s, uint32_t cmd)
+static void npo_mbox_start(NpoState *s, uint32_t val)
 {
     int64_t delay = NPO_MBOX_NS;
+    const NpoMboxCmd *cmd;
 
     if (!(s->status & R_STATUS_READY_MASK)) {
         qemu_log_mask(LOG_GUEST_ERROR,
@@ -332,22 +379,23 @@ static void npo_mbox_start(NpoState *s, uint32_t cmd)
     if (s->mbox_status & R_MBOX_STATUS_BUSY_MASK) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "npo%u: mailbox command 0x%x while busy, ignored\n",
-                      s->node_id, cmd);
+                      s->node_id, val);
         return;
     }
-    s->mbox_cmd = FIELD_EX32(cmd, MBOX_CMD, OPCODE);
+    s->mbox_cmd = FIELD_EX32(val, MBOX_CMD, OPCODE);
     s->mbox_ret[0] = s->mbox_ret[1] = 0;
     s->mbox_status = R_MBOX_STATUS_BUSY_MASK;
     /* A hung firmware takes the command and never answers. */
     if (s->fw_hung) {
-        trace_npo_mbox_start(s->node_id, s->mbox_cmd);
+        trace_npo_mbox_start(s->node_id, s->mbox_cmd,
+                             npo_mbox_name(s->mbox_cmd));
         return;
     }
-    if (s->mbox_cmd == MBOX_OP_FW_LOAD) {
-        delay += (int64_t)(s->mbox_arg[2] / KiB) * NPO_FW_LOAD_NS_PER_KIB;
+    cmd = npo_mbox_cmd(s->mbox_cmd);
+    if (cmd && cmd->delay) {
+        delay += cmd->delay(s, s->mbox_cmd);
     }
-    delay += npo_flash_mbox_delay(s, s->mbox_cmd);
-    trace_npo_mbox_start(s->node_id, s->mbox_cmd);
+    trace_npo_mbox_start(s->node_id, s->mbox_cmd, npo_mbox_name(s->mbox_cmd));
     timer_mod(s->mbox_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + delay);
 }
 
