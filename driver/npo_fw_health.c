@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/devlink.h>
+#include <uapi/linux/npo_names.h>
 
 #include "npo.h"
 #include "npo_health.h"
@@ -27,16 +28,7 @@
 /* No automatic recovery within this long of the last one. */
 #define NPO_FW_GRACE_MS			10000
 
-static const char * const npo_dev_fault_names[] = {
-	[NPO_DEV_FAULT_NONE] = "none",
-	[NPO_DEV_FAULT_HEARTBEAT] = "firmware heartbeat lost",
-	[NPO_DEV_FAULT_FW_ASSERT] = "firmware assert",
-	[NPO_DEV_FAULT_PARITY] = "queue engine parity error",
-	[NPO_DEV_FAULT_FATAL] = "fatal device error",
-	[NPO_DEV_FAULT_PCIE] = "uncorrectable PCIe error",
-	[NPO_DEV_FAULT_RECOVERY_FAILED] = "recovery failed",
-	[NPO_DEV_FAULT_UNANSWERED] = "command unanswered",
-};
+static const char * const npo_dev_fault_names[] = NPO_DEV_FAULT_NAMES;
 
 /**
  * npo_dev_fault_name() - describe why a device was stopped

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/npo_netlink.h>
+#include <uapi/linux/npo_names.h>
 
 #include "npo.h"
 #include "npo_health.h"
@@ -45,31 +46,9 @@ static_assert((int)NPO_HW_FAIL_TEST == (int)NPO_REASON_TEST);
 static_assert((int)NPO_HW_FAIL_PEER_TEST == (int)NPO_REASON_PEER_TEST);
 static_assert((int)NPO_HW_FAIL_NO_FIRMWARE == (int)NPO_REASON_NO_FIRMWARE);
 
-static const char * const npo_port_state_names[] = {
-	[NPO_PORT_DISABLED] = "disabled",
-	[NPO_PORT_DETECT] = "detect",
-	[NPO_PORT_POLLING] = "polling",
-	[NPO_PORT_CONFIG] = "config",
-	[NPO_PORT_EQUALIZE] = "equalize",
-	[NPO_PORT_ACTIVE] = "active",
-	[NPO_PORT_RECOVERY] = "recovery",
-	[NPO_PORT_TEST] = "test",
-	[NPO_PORT_LOOPBACK] = "loopback",
-};
+static const char * const npo_port_state_names[] = NPO_PORT_STATE_NAMES;
 
-static const char * const npo_fail_names[] = {
-	[NPO_REASON_NONE] = "none",
-	[NPO_REASON_POLLING_TIMEOUT] = "peer did not answer (polling timeout)",
-	[NPO_REASON_CONFIG_TIMEOUT] = "configuration timeout",
-	[NPO_REASON_NO_COMMON_RATE] = "no common lane rate",
-	[NPO_REASON_NO_USABLE_LANES] = "lane 0 unusable at every rate",
-	[NPO_REASON_LOSS_OF_SIGNAL] = "loss of signal",
-	[NPO_REASON_PEER_DISABLED] = "peer port disabled",
-	[NPO_REASON_ADMIN_DISABLED] = "port disabled",
-	[NPO_REASON_TEST] = "PRBS test",
-	[NPO_REASON_PEER_TEST] = "looping back for the peer's PRBS test",
-	[NPO_REASON_NO_FIRMWARE] = "firmware stopped",
-};
+static const char * const npo_fail_names[] = NPO_LINK_REASON_NAMES;
 
 static const char * const npo_rate_names[] = {
 	[NPO_HW_RATE_NONE] = "-",

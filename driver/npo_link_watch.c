@@ -25,6 +25,7 @@
  */
 #include <linux/math64.h>
 #include <uapi/linux/npo_netlink.h>
+#include <uapi/linux/npo_names.h>
 
 #include "npo.h"
 #include "npo_health.h"
@@ -80,12 +81,7 @@ struct npo_port_watch {
 	struct npo_lane_trends trends;
 };
 
-static const char * const npo_risk_names[] = {
-	[NPO_RISK_NONE] = "none",
-	[NPO_RISK_BER_TREND] = "BER rising",
-	[NPO_RISK_HIGH_BER] = "high BER",
-	[NPO_RISK_RX_POWER] = "low Rx power",
-};
+static const char * const npo_risk_names[] = NPO_RISK_NAMES;
 
 /**
  * npo_risk_name() - what a &enum npo_risk means, for logs and devlink

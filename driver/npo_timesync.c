@@ -25,6 +25,7 @@
 #include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
+#include <uapi/linux/npo_names.h>
 
 #include "npo.h"
 #include "npo_health.h"
@@ -114,12 +115,7 @@ struct npo_ts_msg {
 static_assert(offsetof(struct npo_ts_msg, t_tx) == NPO_TIME_ONE_STEP_OFFSET);
 static_assert(sizeof(struct npo_ts_msg) <= NPO_TIME_MSG_MAX);
 
-static const char * const npo_clock_state_names[] = {
-	[NPO_CLOCK_UNLOCKED] = "unlocked",
-	[NPO_CLOCK_LOCKING] = "locking",
-	[NPO_CLOCK_LOCKED] = "locked",
-	[NPO_CLOCK_HOLDOVER] = "holdover",
-};
+static const char * const npo_clock_state_names[] = NPO_CLOCK_STATE_NAMES;
 
 /**
  * npo_clock_state_name() - name of a fabric clock state
@@ -141,11 +137,7 @@ const char *npo_clock_state_name(unsigned int state)
  */
 const char *npo_clock_role_name(unsigned int role)
 {
-	static const char * const names[] = {
-		[NPO_CLOCK_ROLE_GRANDMASTER] = "grandmaster",
-		[NPO_CLOCK_ROLE_FOLLOWER] = "follower",
-		[NPO_CLOCK_ROLE_USER] = "user",
-	};
+	static const char * const names[] = NPO_CLOCK_ROLE_NAMES;
 
 	return role < ARRAY_SIZE(names) ? names[role] : "?";
 }

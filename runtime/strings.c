@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/npo_names.h>
 #include <linux/npo_netlink.h>
 
 #include "npo.h"
@@ -61,36 +62,14 @@ const char *npo_state_str(enum npo_dev_state state)
 
 const char *npo_port_state_str(uint32_t state)
 {
-	static const char *const names[] = {
-		[NPO_PORT_DISABLED] = "disabled",
-		[NPO_PORT_DETECT] = "detect",
-		[NPO_PORT_POLLING] = "polling",
-		[NPO_PORT_CONFIG] = "config",
-		[NPO_PORT_EQUALIZE] = "equalize",
-		[NPO_PORT_ACTIVE] = "active",
-		[NPO_PORT_RECOVERY] = "recovery",
-		[NPO_PORT_TEST] = "test",
-		[NPO_PORT_LOOPBACK] = "loopback",
-	};
+	static const char *const names[] = NPO_PORT_STATE_NAMES;
 
 	return NAME_OF(names, state);
 }
 
 const char *npo_link_reason_str(uint32_t reason)
 {
-	static const char *const names[] = {
-		[NPO_REASON_NONE] = "none",
-		[NPO_REASON_POLLING_TIMEOUT] = "peer did not answer",
-		[NPO_REASON_CONFIG_TIMEOUT] = "configuration timeout",
-		[NPO_REASON_NO_COMMON_RATE] = "no common lane rate",
-		[NPO_REASON_NO_USABLE_LANES] = "lane 0 unusable",
-		[NPO_REASON_LOSS_OF_SIGNAL] = "loss of signal",
-		[NPO_REASON_PEER_DISABLED] = "peer port disabled",
-		[NPO_REASON_ADMIN_DISABLED] = "port disabled",
-		[NPO_REASON_TEST] = "PRBS test",
-		[NPO_REASON_PEER_TEST] = "looping back for the peer's PRBS test",
-		[NPO_REASON_NO_FIRMWARE] = "firmware stopped",
-	};
+	static const char *const names[] = NPO_LINK_REASON_NAMES;
 
 	return NAME_OF(names, reason);
 }
@@ -121,63 +100,35 @@ const char *npo_event_str(uint32_t event)
 
 const char *npo_dev_fault_str(uint32_t fault)
 {
-	static const char *const names[] = {
-		[NPO_DEV_FAULT_NONE] = "none",
-		[NPO_DEV_FAULT_HEARTBEAT] = "firmware heartbeat lost",
-		[NPO_DEV_FAULT_FW_ASSERT] = "firmware assert",
-		[NPO_DEV_FAULT_PARITY] = "queue engine parity error",
-		[NPO_DEV_FAULT_FATAL] = "fatal device error",
-		[NPO_DEV_FAULT_PCIE] = "uncorrectable PCIe error",
-		[NPO_DEV_FAULT_RECOVERY_FAILED] = "recovery failed",
-		[NPO_DEV_FAULT_UNANSWERED] = "command unanswered",
-	};
+	static const char *const names[] = NPO_DEV_FAULT_NAMES;
 
 	return NAME_OF(names, fault);
 }
 
 const char *npo_risk_str(uint32_t risk)
 {
-	static const char *const names[] = {
-		[NPO_RISK_NONE] = "none",
-		[NPO_RISK_BER_TREND] = "BER rising",
-		[NPO_RISK_HIGH_BER] = "high BER",
-		[NPO_RISK_RX_POWER] = "low Rx power",
-	};
+	static const char *const names[] = NPO_RISK_NAMES;
 
 	return NAME_OF(names, risk);
 }
 
 const char *npo_health_str(uint32_t health)
 {
-	static const char *const names[] = {
-		[NPO_HEALTH_OK] = "ok",
-		[NPO_HEALTH_DEGRADED] = "degraded",
-		[NPO_HEALTH_AT_RISK] = "at-risk",
-		[NPO_HEALTH_FAILED] = "failed",
-	};
+	static const char *const names[] = NPO_HEALTH_NAMES;
 
 	return NAME_OF(names, health);
 }
 
 const char *npo_clock_role_str(uint32_t role)
 {
-	static const char *const names[] = {
-		[NPO_CLOCK_ROLE_GRANDMASTER] = "grandmaster",
-		[NPO_CLOCK_ROLE_FOLLOWER] = "follower",
-		[NPO_CLOCK_ROLE_USER] = "user",
-	};
+	static const char *const names[] = NPO_CLOCK_ROLE_NAMES;
 
 	return NAME_OF(names, role);
 }
 
 const char *npo_clock_state_str(uint32_t state)
 {
-	static const char *const names[] = {
-		[NPO_CLOCK_UNLOCKED] = "unlocked",
-		[NPO_CLOCK_LOCKING] = "locking",
-		[NPO_CLOCK_LOCKED] = "locked",
-		[NPO_CLOCK_HOLDOVER] = "holdover",
-	};
+	static const char *const names[] = NPO_CLOCK_STATE_NAMES;
 
 	return NAME_OF(names, state);
 }

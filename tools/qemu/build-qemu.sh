@@ -28,6 +28,8 @@ link "$top/firmware/npo_fw_validate.c" "$src/hw/misc/npo_fw_validate.c"
 link "$top/firmware/npo_fw_validate.h" "$src/hw/misc/npo_fw_validate.h"
 link "$top/uapi/linux/npo_fw.h" "$src/linux-headers/linux/npo_fw.h"
 link "$top/uapi/linux/npo_queue.h" "$src/linux-headers/linux/npo_queue.h"
+link "$top/uapi/linux/npo_netlink.h" "$src/linux-headers/linux/npo_netlink.h"
+link "$top/uapi/linux/npo_names.h" "$src/linux-headers/linux/npo_names.h"
 
 # Hook the model into QEMU's Kconfig, meson and trace-events: our block
 # sits at the end of each file and is rewritten when it changes.

@@ -19,6 +19,9 @@
 #include "hw/pci/pci.h"
 #include "trace.h"
 
+#include <linux/npo_netlink.h>
+#include <linux/npo_names.h>
+
 #include "npo-state.h"
 #include "npo-clock.h"
 #include "npo-fw.h"
@@ -33,17 +36,17 @@
 #define LOS_TIMEOUT_NS          (60 * SCALE_MS)
 #define EQ_STEP_NS              (500 * SCALE_US)
 
-static const char *const state_names[] = {
-    [PORT_DISABLED] = "disabled",
-    [PORT_DETECT] = "detect",
-    [PORT_POLLING] = "polling",
-    [PORT_CONFIG] = "config",
-    [PORT_EQUALIZE] = "equalize",
-    [PORT_ACTIVE] = "active",
-    [PORT_RECOVERY] = "recovery",
-    [PORT_TEST] = "test",
-    [PORT_LOOPBACK] = "loopback",
-};
+/* The driver reports the hardware's port states as they are. */
+static const char *const state_names[] = NPO_PORT_STATE_NAMES;
+QEMU_BUILD_BUG_ON((int)PORT_DISABLED != (int)NPO_PORT_DISABLED ||
+                  (int)PORT_DETECT != (int)NPO_PORT_DETECT ||
+                  (int)PORT_POLLING != (int)NPO_PORT_POLLING ||
+                  (int)PORT_CONFIG != (int)NPO_PORT_CONFIG ||
+                  (int)PORT_EQUALIZE != (int)NPO_PORT_EQUALIZE ||
+                  (int)PORT_ACTIVE != (int)NPO_PORT_ACTIVE ||
+                  (int)PORT_RECOVERY != (int)NPO_PORT_RECOVERY ||
+                  (int)PORT_TEST != (int)NPO_PORT_TEST ||
+                  (int)PORT_LOOPBACK != (int)NPO_PORT_LOOPBACK);
 
 static int64_t now_ns(void)
 {
@@ -141,7 +144,7 @@ static bool port_degraded(NpoPort *p)
 
 /* --- state machine ------------------------------------------------------- */
 
-static void port_set_state(NpoPort *p, enum npo_port_state st,
+static void port_set_state(NpoPort *p, NpoPortState st,
                            int64_t timeout_ns)
 {
     if (p->state != st) {

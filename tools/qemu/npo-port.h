@@ -86,7 +86,7 @@ typedef struct NpoPort {
     GHashTable *rx_naks;        /* requester queue + 1 -> request refused */
 
     uint32_t control;
-    enum npo_port_state state;
+    NpoPortState state;
     bool listen;                /* DETECT waits for the peer to start */
     bool cut;
     bool light_lost;            /* the far end's light went out (WIRE_DARK) */

@@ -331,7 +331,8 @@ REG32(P_DOWN_REASON, 0x28)              /* 1.2 */
 REG32(P_DOWN_TIME_LO, 0x2c)             /* 1.10 */
 REG32(P_DOWN_TIME_HI, 0x30)             /* 1.10 */
 
-enum npo_port_state {
+/* P_STATUS.STATE; the driver reports it as enum npo_port_state. */
+typedef enum NpoPortState {
     PORT_DISABLED = 0,
     PORT_DETECT = 1,
     PORT_POLLING = 2,
@@ -341,7 +342,7 @@ enum npo_port_state {
     PORT_RECOVERY = 6,
     PORT_TEST = 7,
     PORT_LOOPBACK = 8,
-};
+} NpoPortState;
 
 /* P_STATUS.FAIL and P_DOWN_REASON */
 enum npo_train_fail {
