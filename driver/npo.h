@@ -353,7 +353,7 @@ static inline bool npo_hw_blames_lanes(const struct npo_dev *ndev)
 void npo_set_state(struct npo_dev *ndev, enum npo_dev_state state);
 bool npo_set_state_from(struct npo_dev *ndev, enum npo_dev_state from,
 			enum npo_dev_state to);
-const char *npo_state_name(enum npo_dev_state state);
+const char *npo_state_str(enum npo_dev_state state);
 struct npo_dev *npo_dev_get(unsigned long index);
 struct npo_dev *npo_dev_get_next(unsigned long *index, unsigned long max);
 int npo_hw_start(struct npo_dev *ndev, bool selftest);

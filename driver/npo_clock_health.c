@@ -33,9 +33,9 @@ static void npo_clock_fmsg(struct devlink_fmsg *fmsg,
 			   const struct npo_timesync_info *ti)
 {
 	devlink_fmsg_string_pair_put(fmsg, "role",
-				     npo_clock_role_name(ti->role));
+				     npo_clock_role_str(ti->role));
 	devlink_fmsg_string_pair_put(fmsg, "state",
-				     npo_clock_state_name(ti->state));
+				     npo_clock_state_str(ti->state));
 	devlink_fmsg_bool_pair_put(fmsg, "reference", ti->reference);
 	devlink_fmsg_u32_pair_put(fmsg, "grandmaster", ti->gm_node);
 	devlink_fmsg_u32_pair_put(fmsg, "steps", ti->steps);
@@ -99,11 +99,11 @@ static void npo_clock_report_work(struct work_struct *work)
 	if (report) {
 		if (ti.bound_ns == NPO_TS_BOUND_UNKNOWN)
 			snprintf(msg, sizeof(msg), "clock %s: no error bound",
-				 npo_clock_state_name(ti.state));
+				 npo_clock_state_str(ti.state));
 		else
 			snprintf(msg, sizeof(msg),
 				 "clock %s: error bound %llu ns beyond %u ns",
-				 npo_clock_state_name(ti.state), ti.bound_ns,
+				 npo_clock_state_str(ti.state), ti.bound_ns,
 				 npo_clock_error_limit_ns());
 		devlink_health_report(ch->reporter, msg, &ti);
 	}

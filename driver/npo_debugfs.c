@@ -55,8 +55,8 @@ static int npo_debugfs_ports_show(struct seq_file *m, void *unused)
 		ms = ktime_ms_delta(ktime_get(), port->state_since);
 
 		seq_printf(m, "port %u: %s %s x%lu", i,
-			   npo_port_state_name(FIELD_GET(NPO_PST_STATE, st)),
-			   npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
+			   npo_port_state_str(FIELD_GET(NPO_PST_STATE, st)),
+			   npo_port_rate_str(FIELD_GET(NPO_PST_RATE, st)),
 			   FIELD_GET(NPO_PST_WIDTH, st));
 		if (port->peer_valid)
 			seq_printf(m, " peer %u/%u", port->peer_node,
@@ -71,7 +71,7 @@ static int npo_debugfs_ports_show(struct seq_file *m, void *unused)
 			seq_puts(m, " HIGH-BER");
 		if (FIELD_GET(NPO_PST_FAIL, st))
 			seq_printf(m, " last-failure \"%s\"",
-				   npo_port_fail_name(FIELD_GET(NPO_PST_FAIL, st)));
+				   npo_port_fail_str(FIELD_GET(NPO_PST_FAIL, st)));
 		seq_putc(m, '\n');
 		npo_port_unlock(port);
 	}

@@ -90,7 +90,7 @@ static bool npo_fw_from_flash(struct npo_dev *ndev)
 	/* The device keeps the record of a fallback: say it once. */
 	if ((state & NPO_FLASH_STATE_FELL_BACK) && state != seen)
 		npo_warn(ndev, "firmware in flash slot %s did not come up: %s\n",
-			 npo_fw_slot_name(failed),
+			 npo_fw_slot_str(failed),
 			 npo_mbox_result_str(FIELD_GET(NPO_FLASH_STATE_BOOT_ERROR,
 						       state)));
 	version = npo_rd32(ndev, NPO_REG_FW_VERSION);
@@ -102,7 +102,7 @@ static bool npo_fw_from_flash(struct npo_dev *ndev)
 	npo_info(ndev, "firmware %u.%u.%u running from flash slot %s%s\n",
 		 NPO_FW_VERSION_MAJOR(version), NPO_FW_VERSION_MINOR(version),
 		 NPO_FW_VERSION_PATCH(version),
-		 npo_fw_slot_name(FIELD_GET(NPO_FLASH_STATE_RUNNING, state)),
+		 npo_fw_slot_str(FIELD_GET(NPO_FLASH_STATE_RUNNING, state)),
 		 state & NPO_FLASH_STATE_FELL_BACK ? " (fell back)" : "");
 	return true;
 }

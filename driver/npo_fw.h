@@ -28,6 +28,6 @@ int npo_fw_flash_can_activate(struct npo_dev *ndev,
 int npo_fw_flash_activate(struct npo_dev *ndev,
 			  struct netlink_ext_ack *extack);
 int npo_fw_flash_erase(struct npo_dev *ndev, unsigned int slot);
-const char *npo_fw_slot_name(unsigned int slot);
+const char *npo_fw_slot_str(unsigned int slot);
 
 #endif /* _NPO_FW_H */

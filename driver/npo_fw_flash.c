@@ -21,12 +21,12 @@
 #include "npo_mbox.h"
 
 /**
- * npo_fw_slot_name() - a flash slot as the log and sysfs name it
+ * npo_fw_slot_str() - a flash slot as the log and sysfs name it
  * @slot: &enum npo_flash_slot.
  *
  * Return: "a", "b" or "none".
  */
-const char *npo_fw_slot_name(unsigned int slot)
+const char *npo_fw_slot_str(unsigned int slot)
 {
 	return slot == NPO_SLOT_A ? "a" : slot == NPO_SLOT_B ? "b" : "none";
 }
@@ -193,7 +193,7 @@ static int npo_fw_flash_write(struct npo_dev *ndev, const struct firmware *fw,
 		goto out;
 	}
 	snprintf(msg, sizeof(msg), "Staging for flash slot %s",
-		 npo_fw_slot_name(slot));
+		 npo_fw_slot_str(slot));
 	for (off = 0; off < fw->size; off += n) {
 		n = min_t(size_t, fw->size - off, NPO_FLASH_CHUNK_MAX);
 		memcpy(buf, fw->data + off, n);
@@ -213,7 +213,7 @@ static int npo_fw_flash_write(struct npo_dev *ndev, const struct firmware *fw,
 						   off + n, fw->size);
 	}
 	snprintf(msg, sizeof(msg), "Checking and writing flash slot %s",
-		 npo_fw_slot_name(slot));
+		 npo_fw_slot_str(slot));
 	devlink_flash_update_status_notify(ndev->devlink, msg, NULL, 0, 0);
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_FLASH_COMMIT, NULL, 0, rets, 2);
 	/* Unanswered, it may still be writing: the device is stopped. */
@@ -233,7 +233,7 @@ static int npo_fw_flash_write(struct npo_dev *ndev, const struct firmware *fw,
 	}
 	npo_info(ndev, "firmware %u.%u.%u written to flash slot %s; it runs after fw_activate or a reset\n",
 		 NPO_FW_VERSION_MAJOR(rets[1]), NPO_FW_VERSION_MINOR(rets[1]),
-		 NPO_FW_VERSION_PATCH(rets[1]), npo_fw_slot_name(rets[0]));
+		 NPO_FW_VERSION_PATCH(rets[1]), npo_fw_slot_str(rets[0]));
 out:
 	dma_free_coherent(dev, NPO_FLASH_CHUNK_MAX, buf, dma);
 	return err;

@@ -31,12 +31,12 @@
 static const char * const npo_dev_fault_names[] = NPO_DEV_FAULT_NAMES;
 
 /**
- * npo_dev_fault_name() - describe why a device was stopped
+ * npo_dev_fault_str() - describe why a device was stopped
  * @fault: &enum npo_dev_fault.
  *
  * Return: a constant string.
  */
-const char *npo_dev_fault_name(enum npo_dev_fault fault)
+const char *npo_dev_fault_str(enum npo_dev_fault fault)
 {
 	if (fault >= ARRAY_SIZE(npo_dev_fault_names))
 		return "unknown";
@@ -119,11 +119,11 @@ void npo_fw_health_report(struct npo_dev *ndev)
 		return;
 	if (fault == NPO_DEV_FAULT_FW_ASSERT)
 		snprintf(msg, sizeof(msg), "%s: node %u: reason 0x%x at pc 0x%x",
-			 npo_dev_fault_name(fault), ndev->node_id,
+			 npo_dev_fault_str(fault), ndev->node_id,
 			 fwh->crash.reason, fwh->crash.pc);
 	else
 		snprintf(msg, sizeof(msg), "%s: node %u",
-			 npo_dev_fault_name(fault), ndev->node_id);
+			 npo_dev_fault_str(fault), ndev->node_id);
 	npo_health_dev_event(ndev, fault);
 	/* The dump devlink takes now is of this fault. */
 	devlink_health_report(fwh->reporter, msg, &fault);
@@ -218,7 +218,7 @@ static int npo_fw_reporter_diagnose(struct devlink_health_reporter *reporter,
 	spin_unlock_irq(&fwh->lock);
 
 	devlink_fmsg_string_pair_put(fmsg, "state",
-				     npo_state_name(npo_state(ndev)));
+				     npo_state_str(npo_state(ndev)));
 	devlink_fmsg_u32_pair_put(fmsg, "fw_version", ndev->fw_version);
 	if (npo_fw_health_watched(ndev)) {
 		devlink_fmsg_u32_pair_put(fmsg, "heartbeat", fwh->beat);
@@ -227,7 +227,7 @@ static int npo_fw_reporter_diagnose(struct devlink_health_reporter *reporter,
 							   fwh->beat_seen));
 	}
 	devlink_fmsg_string_pair_put(fmsg, "last_fault",
-				     npo_dev_fault_name(last));
+				     npo_dev_fault_str(last));
 	if (last != NPO_DEV_FAULT_NONE)
 		devlink_fmsg_u64_pair_put(fmsg, "last_fault_age_ms",
 					  jiffies_to_msecs(jiffies - last_at));
@@ -253,7 +253,7 @@ static int npo_fw_reporter_dump(struct devlink_health_reporter *reporter,
 
 	if (priv_ctx)
 		devlink_fmsg_string_pair_put(fmsg, "fault",
-					     npo_dev_fault_name(fault));
+					     npo_dev_fault_str(fault));
 	if (fault != NPO_DEV_FAULT_FW_ASSERT) {
 		devlink_fmsg_u32_pair_put(fmsg, "heartbeat", ndev->fwh.beat);
 		return 0;

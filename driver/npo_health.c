@@ -36,7 +36,7 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 	switch (event) {
 	case NPO_EVENT_LINK_DOWN:
 		npo_warn(ndev, "port %u: link down: %s\n", port->index,
-			 npo_port_fail_name(port->down_reason));
+			 npo_port_fail_str(port->down_reason));
 		break;
 	case NPO_EVENT_TRAIN_FAILED:
 		/*
@@ -45,16 +45,16 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 		 */
 		if (!port->backoff_ms)
 			npo_info(ndev, "port %u: training failed: %s; retrying with backoff\n",
-				 port->index, npo_port_fail_name(fail));
+				 port->index, npo_port_fail_str(fail));
 		else if (port->backoff_ms == NPO_BACKOFF_WARN_MS)
 			npo_warn(ndev, "port %u: still not trained: %s\n",
-				 port->index, npo_port_fail_name(fail));
+				 port->index, npo_port_fail_str(fail));
 		break;
 	case NPO_EVENT_LINK_UP:
 	case NPO_EVENT_RECOVERED:
 		npo_info(ndev, "port %u: link %s at %s x%lu to node %u port %u\n",
 			 port->index, event == NPO_EVENT_LINK_UP ? "up" : "recovered",
-			 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
+			 npo_port_rate_str(FIELD_GET(NPO_PST_RATE, st)),
 			 FIELD_GET(NPO_PST_WIDTH, st), port->peer_node,
 			 port->peer_port);
 		break;
@@ -66,9 +66,9 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 				  NPO_MAX_LANES, &lanes);
 		npo_warn(ndev, "port %u: link degraded: %s x%lu, capable of %s x%u%s\n",
 			 port->index,
-			 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)),
+			 npo_port_rate_str(FIELD_GET(NPO_PST_RATE, st)),
 			 FIELD_GET(NPO_PST_WIDTH, st),
-			 npo_port_rate_name(fls(ndev->port_rates & port->peer_rates)),
+			 npo_port_rate_str(fls(ndev->port_rates & port->peer_rates)),
 			 min_t(unsigned int, ndev->lanes_per_port, port->peer_lanes),
 			 why);
 		break;
@@ -104,7 +104,7 @@ static void npo_health_log_port(struct npo_port *port, u32 event)
 				  port->risk.eta_s);
 		npo_warn(ndev, "port %u: link to node %u port %u at risk: lane %u %s%s (lanes %*pbl)\n",
 			 port->index, port->peer_node, port->peer_port,
-			 port->risk.lane, npo_risk_name(port->risk.reason), why,
+			 port->risk.lane, npo_risk_str(port->risk.reason), why,
 			 NPO_MAX_LANES, &lanes);
 		break;
 	}
@@ -359,7 +359,7 @@ int npo_health_restart(struct npo_dev *ndev)
 		npo_err(ndev, "restart failed (%pe)\n", ERR_PTR(err));
 	else
 		npo_info(ndev, "restarted, %s\n",
-			 npo_state_name(npo_state(ndev)));
+			 npo_state_str(npo_state(ndev)));
 	if (err != -ENODEV)
 		npo_health_dev_event(ndev, err ? NPO_DEV_FAULT_RECOVERY_FAILED :
 						 NPO_DEV_FAULT_NONE);
@@ -441,7 +441,7 @@ static void npo_resume(struct pci_dev *pdev)
 			ERR_PTR(err));
 	else
 		npo_info(ndev, "recovered from PCIe error, %s\n",
-			 npo_state_name(npo_state(ndev)));
+			 npo_state_str(npo_state(ndev)));
 	if (!err)
 		npo_fw_health_recovered(ndev);
 	npo_health_dev_event(ndev, err ? NPO_DEV_FAULT_RECOVERY_FAILED :

@@ -183,7 +183,7 @@ void npo_health_init(struct npo_dev *ndev);
 
 /* npo_fw_health.c: heartbeat, crash record, the "fw" reporter */
 void npo_fw_health_recovered(struct npo_dev *ndev);
-const char *npo_dev_fault_name(enum npo_dev_fault fault);
+const char *npo_dev_fault_str(enum npo_dev_fault fault);
 void npo_fw_health_init(struct npo_dev *ndev);
 int npo_fw_health_create(struct npo_dev *ndev);
 void npo_fw_health_start(struct npo_dev *ndev);
@@ -203,8 +203,8 @@ void npo_queue_error_flush(struct npo_dev *ndev);
 void npo_queue_error_cancel(struct npo_dev *ndev);
 void npo_queue_owner_forget(struct npo_dev *ndev, u32 id);
 int npo_queue_error_put(struct sk_buff *skb, struct npo_dev *ndev, u32 id);
-const char *npo_op_name(u8 opcode);
-const char *npo_status_name(u32 status);
+const char *npo_op_str(u8 opcode);
+const char *npo_status_str(u32 status);
 
 /* npo_clock_health.c: the "clock" reporter, the clocks' one judge */
 u32 npo_clock_error_limit_ns(void);

@@ -351,7 +351,7 @@ static void npo_refusal_report(struct npo_dev *ndev, struct npo_refusal *r,
 		return;
 	if (r->rec.side != NPO_REFUSAL_SIDE_REQUESTER) {
 		npo_warn(ndev, "refused %u %s from node %u queue %u (job 0x%x): no such %s in that job\n",
-			 r->rec.count, npo_op_name(r->rec.opcode),
+			 r->rec.count, npo_op_str(r->rec.opcode),
 			 r->rec.peer_node, r->rec.queue, r->rec.job,
 			 r->rec.status == NPO_STATUS_REMOTE_QUEUE ?
 			 "receiving queue" : "region");
@@ -362,7 +362,7 @@ static void npo_refusal_report(struct npo_dev *ndev, struct npo_refusal *r,
 		npo_warn(ndev, "queue %u (pid %d %s, uid %u, job 0x%x): %u %s to node %u refused%s\n",
 			 r->rec.queue, r->owned ? r->pid : 0,
 			 r->owned ? r->comm : "?", r->owned ? r->uid : 0,
-			 r->rec.job, r->rec.count, npo_op_name(r->rec.opcode),
+			 r->rec.job, r->rec.count, npo_op_str(r->rec.opcode),
 			 r->rec.peer_node, throttle);
 	}
 	msg = npo_genl_event_new(NPO_EVENT_REFUSED, &hdr);

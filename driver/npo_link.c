@@ -58,12 +58,12 @@ static const char * const npo_rate_names[] = {
 };
 
 /**
- * npo_port_state_name() - name of a hardware port state
+ * npo_port_state_str() - name of a hardware port state
  * @state: &enum npo_port_state (which is &enum npo_hw_port_state).
  *
  * Return: a constant string.
  */
-const char *npo_port_state_name(unsigned int state)
+const char *npo_port_state_str(unsigned int state)
 {
 	if (state < ARRAY_SIZE(npo_port_state_names))
 		return npo_port_state_names[state];
@@ -71,13 +71,13 @@ const char *npo_port_state_name(unsigned int state)
 }
 
 /**
- * npo_port_fail_name() - describe why training last failed
+ * npo_port_fail_str() - describe why training last failed
  * @reason: &enum npo_link_reason: the FAIL field of the port status, or
  *	its DOWN_REASON.
  *
  * Return: a constant string.
  */
-const char *npo_port_fail_name(unsigned int reason)
+const char *npo_port_fail_str(unsigned int reason)
 {
 	if (reason < ARRAY_SIZE(npo_fail_names))
 		return npo_fail_names[reason];
@@ -103,12 +103,12 @@ u32 npo_port_rate_mbps(unsigned int rate)
 }
 
 /**
- * npo_port_rate_name() - name of a lane rate
+ * npo_port_rate_str() - name of a lane rate
  * @rate: &enum npo_hw_rate.
  *
  * Return: a constant string such as "106G".
  */
-const char *npo_port_rate_name(unsigned int rate)
+const char *npo_port_rate_str(unsigned int rate)
 {
 	if (rate < ARRAY_SIZE(npo_rate_names))
 		return npo_rate_names[rate];

@@ -310,9 +310,9 @@ int npo_port_configure(struct npo_port *port, int admin_up, int rate,
 		       int width);
 int npo_port_retrain(struct npo_port *port);
 int npo_port_prbs_test(struct npo_port *port, u32 ms);
-const char *npo_port_state_name(unsigned int state);
-const char *npo_port_fail_name(unsigned int reason);
-const char *npo_port_rate_name(unsigned int rate);
+const char *npo_port_state_str(unsigned int state);
+const char *npo_port_fail_str(unsigned int reason);
+const char *npo_port_rate_str(unsigned int rate);
 u32 npo_port_rate_mbps(unsigned int rate);
 void npo_link_end_tests(struct npo_dev *ndev);
 
@@ -344,7 +344,7 @@ bool npo_link_watch_judges_ber(const struct npo_port *port);
 void npo_link_watch_trends(struct npo_port *port, struct npo_lane_trends *out);
 void npo_link_watch_last(struct npo_port *port, struct npo_port_down *down);
 void npo_link_watch_fini(struct npo_dev *ndev);
-const char *npo_risk_name(unsigned int risk);
+const char *npo_risk_str(unsigned int risk);
 
 /* npo_link_diag.c; its link message type (hardware.rst "Link messages") */
 #define NPO_LMSG_TYPE_DIAG	2

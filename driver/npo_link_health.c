@@ -72,7 +72,7 @@ struct npo_link_health {
 	struct work_struct work;
 };
 
-static const char *npo_link_event_name(u32 event)
+static const char *npo_link_event_str(u32 event)
 {
 	switch (event) {
 	case NPO_EVENT_LINK_DOWN:
@@ -125,14 +125,14 @@ static void npo_link_fmsg_put(struct devlink_fmsg *fmsg,
 	u32 st = snap->status;
 
 	devlink_fmsg_string_pair_put(fmsg, "state",
-				     npo_port_state_name(FIELD_GET(NPO_PST_STATE, st)));
+				     npo_port_state_str(FIELD_GET(NPO_PST_STATE, st)));
 	if (snap->event != NPO_EVENT_UNSPEC)
 		devlink_fmsg_string_pair_put(fmsg, "event",
-					     npo_link_event_name(snap->event));
+					     npo_link_event_str(snap->event));
 	devlink_fmsg_string_pair_put(fmsg, "down_reason",
-				     npo_port_fail_name(snap->down_reason));
+				     npo_port_fail_str(snap->down_reason));
 	devlink_fmsg_string_pair_put(fmsg, "rate",
-				     npo_port_rate_name(FIELD_GET(NPO_PST_RATE, st)));
+				     npo_port_rate_str(FIELD_GET(NPO_PST_RATE, st)));
 	devlink_fmsg_u32_pair_put(fmsg, "width", FIELD_GET(NPO_PST_WIDTH, st));
 	devlink_fmsg_bool_pair_put(fmsg, "degraded", st & NPO_PST_DEGRADED);
 	if (snap->peer_valid) {
@@ -154,7 +154,7 @@ static void npo_link_fmsg_put(struct devlink_fmsg *fmsg,
 	if (snap->risk_lanes) {
 		devlink_fmsg_u32_pair_put(fmsg, "at_risk_lane", snap->risk_lane);
 		devlink_fmsg_string_pair_put(fmsg, "at_risk_reason",
-					     npo_risk_name(snap->risk_reason));
+					     npo_risk_str(snap->risk_reason));
 		if (snap->risk_eta_s)
 			devlink_fmsg_u32_pair_put(fmsg, "fails_in_s",
 						  snap->risk_eta_s);
@@ -398,18 +398,18 @@ static void npo_link_report_msg(const struct npo_port *port,
 	switch (snap->event) {
 	case NPO_EVENT_LINK_DOWN:
 		snprintf(msg, len, "port %u: link down: %s", port->index,
-			 npo_port_fail_name(snap->down_reason));
+			 npo_port_fail_str(snap->down_reason));
 		break;
 	case NPO_EVENT_TRAIN_FAILED:
 		snprintf(msg, len, "port %u: not trained: %s", port->index,
-			 npo_port_fail_name(FIELD_GET(NPO_PST_FAIL,
-						      snap->status)));
+			 npo_port_fail_str(FIELD_GET(NPO_PST_FAIL,
+						     snap->status)));
 		break;
 	case NPO_EVENT_DEGRADED:
 		lanes = snap->fault_lanes;
 		snprintf(msg, len, "port %u: degraded to %s x%lu, lanes %*pbl failing",
 			 port->index,
-			 npo_port_rate_name(FIELD_GET(NPO_PST_RATE, snap->status)),
+			 npo_port_rate_str(FIELD_GET(NPO_PST_RATE, snap->status)),
 			 FIELD_GET(NPO_PST_WIDTH, snap->status),
 			 NPO_MAX_LANES, &lanes);
 		break;
@@ -420,7 +420,7 @@ static void npo_link_report_msg(const struct npo_port *port,
 		break;
 	case NPO_EVENT_AT_RISK:
 		snprintf(msg, len, "port %u: at risk: lane %u %s", port->index,
-			 snap->risk_lane, npo_risk_name(snap->risk_reason));
+			 snap->risk_lane, npo_risk_str(snap->risk_reason));
 		break;
 	case NPO_EVENT_SELF_TEST:
 		lanes = snap->selftest_lanes;

@@ -84,12 +84,12 @@ struct npo_port_watch {
 static const char * const npo_risk_names[] = NPO_RISK_NAMES;
 
 /**
- * npo_risk_name() - what a &enum npo_risk means, for logs and devlink
+ * npo_risk_str() - what a &enum npo_risk means, for logs and devlink
  * @risk: the reason.
  *
  * Return: a constant string.
  */
-const char *npo_risk_name(unsigned int risk)
+const char *npo_risk_str(unsigned int risk)
 {
 	return risk < ARRAY_SIZE(npo_risk_names) ? npo_risk_names[risk] : "?";
 }

@@ -140,12 +140,12 @@ static const char * const npo_state_names[] = {
 };
 
 /**
- * npo_state_name() - name of a device state, as shown in sysfs
+ * npo_state_str() - name of a device state, as shown in sysfs
  * @state: &enum npo_dev_state.
  *
  * Return: a constant string.
  */
-const char *npo_state_name(enum npo_dev_state state)
+const char *npo_state_str(enum npo_dev_state state)
 {
 	if (state < ARRAY_SIZE(npo_state_names))
 		return npo_state_names[state];
@@ -155,8 +155,8 @@ const char *npo_state_name(enum npo_dev_state state)
 static void npo_state_changed(struct npo_dev *ndev, enum npo_dev_state old,
 			      enum npo_dev_state state)
 {
-	npo_dbg(ndev, PROBE, "state %s -> %s\n", npo_state_name(old),
-		npo_state_name(state));
+	npo_dbg(ndev, PROBE, "state %s -> %s\n", npo_state_str(old),
+		npo_state_str(state));
 	wake_up_all(&ndev->state_wq);
 }
 
@@ -509,7 +509,7 @@ static int npo_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	npo_debugfs_add(ndev);
 	npo_info(ndev, "npo%d: node %u, serial %016llx, %u ports x %u lanes, %s\n",
 		 ndev->minor, ndev->node_id, ndev->serial, ndev->num_ports,
-		 ndev->lanes_per_port, npo_state_name(npo_state(ndev)));
+		 ndev->lanes_per_port, npo_state_str(npo_state(ndev)));
 	return 0;
 
 err_reserved:

@@ -28,12 +28,12 @@
 #define NPO_QUEUE_ERROR_BATCHES	8
 
 /**
- * npo_op_name() - name a descriptor's operation
+ * npo_op_str() - name a descriptor's operation
  * @opcode: NPO_OP_*.
  *
  * Return: a constant string.
  */
-const char *npo_op_name(u8 opcode)
+const char *npo_op_str(u8 opcode)
 {
 	static const char * const names[] = {
 		[NPO_OP_NOP] = "nop", [NPO_OP_WRITE] = "write",
@@ -50,12 +50,12 @@ const char *npo_op_name(u8 opcode)
 }
 
 /**
- * npo_status_name() - name a completion status
+ * npo_status_str() - name a completion status
  * @status: NPO_STATUS_*.
  *
  * Return: a constant string.
  */
-const char *npo_status_name(u32 status)
+const char *npo_status_str(u32 status)
 {
 	static const char * const names[] = {
 		[NPO_STATUS_OK] = "ok",
@@ -89,8 +89,8 @@ static void npo_queue_error_fmsg(struct devlink_fmsg *fmsg,
 				 const struct npo_queue_error *e)
 {
 	devlink_fmsg_string_pair_put(fmsg, "status",
-				     npo_status_name(e->status));
-	devlink_fmsg_string_pair_put(fmsg, "opcode", npo_op_name(e->opcode));
+				     npo_status_str(e->status));
+	devlink_fmsg_string_pair_put(fmsg, "opcode", npo_op_str(e->opcode));
 	devlink_fmsg_u64_pair_put(fmsg, "wr_id", e->wr_id);
 	if (e->opcode != NPO_QERR_OP_NONE)
 		devlink_fmsg_u32_pair_put(fmsg, "peer_node", e->peer_node);
@@ -195,8 +195,8 @@ static void npo_queue_report_work(struct work_struct *work)
 		spin_unlock(&qh->lock);
 
 		snprintf(msg, sizeof(msg), "queue %u: %s %s", f.err.queue,
-			 npo_op_name(f.err.opcode),
-			 npo_status_name(f.err.status));
+			 npo_op_str(f.err.opcode),
+			 npo_status_str(f.err.status));
 		devlink_health_report(qh->reporter, msg, &f);
 	}
 	if (clear)
@@ -322,10 +322,10 @@ static void npo_queue_error_report(struct npo_dev *ndev,
 	}
 	npo_warn(ndev, "queue %u (pid %d %s, uid %u, pd %u, job 0x%x) in error: %s wr_id 0x%llx%s%s: %s\n",
 		 e->queue, f.owned ? f.pid : 0, f.owned ? f.comm : "?",
-		 f.uid, f.pd, f.job, npo_op_name(e->opcode), e->wr_id,
+		 f.uid, f.pd, f.job, npo_op_str(e->opcode), e->wr_id,
 		 e->opcode == NPO_OP_RECV || e->opcode == NPO_OP_RECV_IMM ?
 		 " from" : e->opcode != NPO_QERR_OP_NONE ? " to" : "", peer,
-		 npo_status_name(e->status));
+		 npo_status_str(e->status));
 	msg = npo_genl_event_new(NPO_EVENT_QUEUE_ERROR, &hdr);
 	if (msg)
 		npo_genl_event_send(ndev, msg, hdr,

@@ -56,7 +56,7 @@ static DEVICE_ATTR_RO(fw_error);
 static ssize_t state_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
-	return sysfs_emit(buf, "%s\n", npo_state_name(npo_state(to_npo_dev(dev))));
+	return sysfs_emit(buf, "%s\n", npo_state_str(npo_state(to_npo_dev(dev))));
 }
 static DEVICE_ATTR_RO(state);
 
@@ -141,7 +141,7 @@ static ssize_t active_show(struct device *dev, struct device_attribute *attr,
 {
 	u32 slot = FIELD_GET(NPO_FLASH_STATE_ACTIVE, npo_flash_state(dev));
 
-	return sysfs_emit(buf, "%s\n", npo_fw_slot_name(slot));
+	return sysfs_emit(buf, "%s\n", npo_fw_slot_str(slot));
 }
 static DEVICE_ATTR_RO(active);
 
@@ -150,7 +150,7 @@ static ssize_t pending_show(struct device *dev, struct device_attribute *attr,
 {
 	u32 slot = FIELD_GET(NPO_FLASH_STATE_PENDING, npo_flash_state(dev));
 
-	return sysfs_emit(buf, "%s\n", npo_fw_slot_name(slot));
+	return sysfs_emit(buf, "%s\n", npo_fw_slot_str(slot));
 }
 static DEVICE_ATTR_RO(pending);
 
@@ -185,8 +185,8 @@ static ssize_t last_boot_show(struct device *dev,
 	if (!(state & NPO_FLASH_STATE_FELL_BACK))
 		return sysfs_emit(buf, "ok\n");
 	return sysfs_emit(buf, "slot %s did not boot: %s\n",
-			  npo_fw_slot_name(FIELD_GET(NPO_FLASH_STATE_FAILED,
-						     state)),
+			  npo_fw_slot_str(FIELD_GET(NPO_FLASH_STATE_FAILED,
+						    state)),
 			  npo_mbox_result_str(FIELD_GET(NPO_FLASH_STATE_BOOT_ERROR,
 							state)));
 }

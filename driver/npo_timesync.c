@@ -118,24 +118,24 @@ static_assert(sizeof(struct npo_ts_msg) <= NPO_TIME_MSG_MAX);
 static const char * const npo_clock_state_names[] = NPO_CLOCK_STATE_NAMES;
 
 /**
- * npo_clock_state_name() - name of a fabric clock state
+ * npo_clock_state_str() - name of a fabric clock state
  * @state: &enum npo_clock_state.
  *
  * Return: a static string, "?" if unknown.
  */
-const char *npo_clock_state_name(unsigned int state)
+const char *npo_clock_state_str(unsigned int state)
 {
 	return state < ARRAY_SIZE(npo_clock_state_names) ?
 	       npo_clock_state_names[state] : "?";
 }
 
 /**
- * npo_clock_role_name() - name of a device's part in fabric time
+ * npo_clock_role_str() - name of a device's part in fabric time
  * @role: &enum npo_clock_role.
  *
  * Return: a static string, "?" if unknown.
  */
-const char *npo_clock_role_name(unsigned int role)
+const char *npo_clock_role_str(unsigned int role)
 {
 	static const char * const names[] = NPO_CLOCK_ROLE_NAMES;
 
@@ -301,8 +301,8 @@ static void npo_ts_set_state(struct npo_dev *ndev, u8 state)
 
 	if (ts->state == state)
 		return;
-	npo_dbg(ndev, CLOCK, "clock %s -> %s\n", npo_clock_state_name(ts->state),
-		npo_clock_state_name(state));
+	npo_dbg(ndev, CLOCK, "clock %s -> %s\n", npo_clock_state_str(ts->state),
+		npo_clock_state_str(state));
 	/* Event stamps read it without the lock (npo_clock_fabric_now()). */
 	WRITE_ONCE(ts->state, state);
 	ts->changed = true;
@@ -1011,8 +1011,8 @@ void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m)
 		return;
 	mutex_lock(&ts->lock);
 	seq_printf(m, "role %s state %s parent %d gm %u steps %u offset %lld delay %lld freq_ppb16 %lld samples %d good %d steps_taken %llu reference %d bound %lld\n",
-		   npo_clock_role_name(ts->role),
-		   npo_clock_state_name(ts->state), ts->parent,
+		   npo_clock_role_str(ts->role),
+		   npo_clock_state_str(ts->state), ts->parent,
 		   ts->gm_node, ts->steps, ts->offset, ts->delay,
 		   ts->freq_ppb16, ts->samples, ts->good, ts->steps_taken,
 		   ts->reference, (s64)npo_ts_bound_at(ts, ktime_get_ns()));
@@ -1022,7 +1022,7 @@ void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m)
 		if (!tp->heard_at)
 			continue;	/* nothing heard, nothing to say */
 		seq_printf(m, "port %u: peer %u %s heard %u ms ago; syncs %llu send-errors %llu replies %llu stale %llu impossible %llu unrated %llu outliers %llu used %llu; rate %lld ppb delay %lld avg %lld offset %lld\n",
-			   i, tp->node, npo_clock_state_name(tp->peer_state),
+			   i, tp->node, npo_clock_state_str(tp->peer_state),
 			   jiffies_to_msecs(jiffies - tp->heard_at),
 			   tp->stats.syncs, tp->stats.send_errors,
 			   tp->stats.replies, tp->stats.stale,

@@ -271,8 +271,8 @@ void npo_timesync_user_changed(struct npo_dev *ndev, bool jumped);
 void npo_timesync_set_priority(struct npo_dev *ndev, u8 prio);
 void npo_timesync_set_sync(struct npo_dev *ndev, bool sync);
 int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info);
-const char *npo_clock_state_name(unsigned int state);
-const char *npo_clock_role_name(unsigned int role);
+const char *npo_clock_state_str(unsigned int state);
+const char *npo_clock_role_str(unsigned int role);
 void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m);
 
 #endif /* _NPO_TIMESYNC_H */
