@@ -79,6 +79,7 @@ struct request {
 	void *arg;
 	int err;
 	bool done;
+	bool listening;		/* events: a handler's < 0 ends it at once */
 };
 
 /* Parse a message and hand it to the request's handler. */
@@ -91,8 +92,16 @@ static int deliver(struct nl_msg *msg, struct request *req)
 		return NL_SKIP;
 	if (req->fn && req->fn(tb, genlmsg_attrdata(gh, 0),
 				genlmsg_attrlen(gh, 0), gh->cmd, req->arg) < 0) {
-		req->done = true;
-		return NL_STOP;
+		if (req->listening) {
+			req->done = true;
+			return NL_STOP;
+		}
+		/*
+		 * A reply is read to its end (the ACK or the dump's DONE),
+		 * so that the socket is ready for the next request; the
+		 * handler hears no more of it.
+		 */
+		req->fn = NULL;
 	}
 	return NL_OK;
 }
@@ -220,7 +229,8 @@ static int on_event(struct nl_msg *msg, void *data)
 
 int npo_nl_listen(struct npo_nl *nl, npo_nl_handler fn, void *arg)
 {
-	struct request req = { .nl = nl, .fn = fn, .arg = arg };
+	struct request req = { .nl = nl, .fn = fn, .arg = arg,
+			       .listening = true };
 	int err = npo_nl_join_events(nl);
 
 	if (err)
@@ -234,7 +244,8 @@ int npo_nl_listen(struct npo_nl *nl, npo_nl_handler fn, void *arg)
 
 int npo_nl_receive_now(struct npo_nl *nl, npo_nl_handler fn, void *arg)
 {
-	struct request req = { .nl = nl, .fn = fn, .arg = arg };
+	struct request req = { .nl = nl, .fn = fn, .arg = arg,
+			       .listening = true };
 	struct nl_cb *own = nl_socket_get_cb(nl->sk);
 	/* The socket's own settings: events carry no sequence numbers. */
 	struct nl_cb *cb = own ? nl_cb_clone(own) : NULL;
@@ -340,7 +351,7 @@ void npo_nl_clock_decode(struct nlattr **tb, struct npo_nl_clock *c)
 	copy_name(tb, c->dev_name, sizeof(c->dev_name));
 	c->node_id = u32_or(tb, NPO_ATTR_DEV_NODE_ID, 0);
 	c->phc_index = u32_or_none(tb, NPO_ATTR_CLOCK_PHC_INDEX);
-	c->role = u32_or(tb, NPO_ATTR_CLOCK_ROLE, 0);
+	c->role = u32_or(tb, NPO_ATTR_CLOCK_ROLE, NPO_CLOCK_ROLE_FOLLOWER);
 	c->state = u32_or(tb, NPO_ATTR_CLOCK_STATE, 0);
 	c->sync = tb[NPO_ATTR_CLOCK_SYNC] && nla_get_u8(tb[NPO_ATTR_CLOCK_SYNC]);
 	c->priority = u32_or(tb, NPO_ATTR_CLOCK_PRIORITY, 0);

@@ -26,7 +26,8 @@ struct npo_nl {
 /*
  * tb: the message's attributes, parsed (the last of a repeated one);
  * attrs/len: all of them, for repeated ones such as NPO_ATTR_LANE.
- * A handler returning < 0 stops the request or the listening.
+ * A handler returning < 0 hears no more of the reply (which is still
+ * read to its end), or stops the listening.
  */
 typedef int (*npo_nl_handler)(struct nlattr **tb, struct nlattr *attrs,
 			      int len, uint8_t cmd, void *arg);

@@ -80,10 +80,18 @@ static void port_reason(const struct npo_nl_port *np, char *buf, size_t len)
 
 	switch (np->health_reason) {
 	case NPO_HEALTH_REASON_MISWIRED:
-		snprintf(buf, len,
-			 "miswired: cabled to node %lld/%lld, planned node %lld/%lld; quarantined",
-			 (long long)np->peer_node, (long long)np->peer_port,
-			 (long long)np->planned_node, (long long)np->planned_port);
+		/* It stays quarantined with its cable pulled: no peer then. */
+		if (np->peer_node < 0)
+			snprintf(buf, len,
+				 "miswired: no peer now, planned node %lld/%lld; quarantined",
+				 (long long)np->planned_node,
+				 (long long)np->planned_port);
+		else
+			snprintf(buf, len,
+				 "miswired: cabled to node %lld/%lld, planned node %lld/%lld; quarantined",
+				 (long long)np->peer_node, (long long)np->peer_port,
+				 (long long)np->planned_node,
+				 (long long)np->planned_port);
 		break;
 	case NPO_HEALTH_REASON_AT_RISK:
 		snprintf(buf, len, "lane %lld %s", (long long)np->risk_lane,

@@ -15,8 +15,8 @@
  * half, in slices of at most NPO_DMA_BUDGET bytes so that a large
  * transfer never holds up the VM or the other queues for its whole length.
  * A linked peer in this QEMU process is reached directly; one in another
- * process through the wire (npo-wire.c), whose target side
- * uses the memory table and receive queues through the npo_ calls here.
+ * process through the wire (npo-wire.c).  Either way the target's rules
+ * are npo-target.c's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

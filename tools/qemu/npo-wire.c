@@ -315,8 +315,8 @@ static void request_send_one(NpoState *s, NpoQueue *q,
  * has answered.
  */
 uint64_t npo_wire_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
-                        NpoMr *lmr, NpoPort *first, NpoPort *p,
-                        uint64_t budget, bool *done, uint32_t *status)
+                      NpoMr *lmr, NpoPort *first, NpoPort *p,
+                      uint64_t budget, bool *done, uint32_t *status)
 {
     *done = false;
     *status = NPO_STATUS_OK;
@@ -460,7 +460,7 @@ bool npo_wire_sent(NpoQueue *q, const struct npo_sqe *d)
  * descriptor may go out meanwhile.
  */
 void npo_wire_post(NpoQueue *q, const struct npo_sqe *d, bool done,
-                     uint32_t status)
+                   uint32_t status)
 {
     q->posted[q->sq_issue % NPO_WIRE_WINDOW] = (NpoWirePosted) {
         .req = q->wire.req,
@@ -1108,7 +1108,7 @@ static uint32_t routed_forward(NpoPort *p, const WireRouted *h,
 
 /* A frame of the wire arrived on an up link. */
 void npo_wire_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
-                   uint16_t len)
+                 uint16_t len)
 {
     static const uint16_t min_len[] = {
         [WIRE_DATA] = sizeof(WireData),

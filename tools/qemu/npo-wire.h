@@ -281,16 +281,16 @@ void npo_wire_realize(NpoState *s);
 void npo_wire_exit(NpoState *s);
 void npo_wire_reset(NpoState *s);
 uint64_t npo_wire_run(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
-                        NpoMr *lmr, NpoPort *first, NpoPort *p,
-                        uint64_t budget, bool *done, uint32_t *status);
+                      NpoMr *lmr, NpoPort *first, NpoPort *p,
+                      uint64_t budget, bool *done, uint32_t *status);
 void npo_wire_finish(NpoState *s, NpoQueue *q);
 bool npo_wire_postable(NpoState *s, NpoQueue *q, const struct npo_sqe *d);
 bool npo_wire_sent(NpoQueue *q, const struct npo_sqe *d);
 void npo_wire_post(NpoQueue *q, const struct npo_sqe *d, bool done,
-                     uint32_t status);
+                   uint32_t status);
 uint64_t npo_wire_answer_reads(NpoState *s, uint64_t budget, bool *more);
 void npo_wire_rx(NpoPort *p, uint8_t type, const uint8_t *payload,
-                   uint16_t len);
+                 uint16_t len);
 void npo_wire_port_down(NpoPort *p);
 void npo_wire_tx_room(NpoPort *p);
 void npo_wire_forget_device(NpoState *gone);

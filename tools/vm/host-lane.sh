@@ -37,10 +37,12 @@ if [ "$boot" = 1 ]; then
 	dkms status npo >"$lane/dkms-status" 2>&1
 	cat "$lane/dkms-status"
 	# The kernels host-test.sh will boot, each of which must have it.
-	while read -r k; do
+	# host-test.sh writes the kernels on one line, split here.
+	read -r kernels <"$lane/kernels"
+	for k in $kernels; do
 		check "DKMS built and installed npo for $k" \
 			grep -q "^npo/[^,]*, $k, [^:]*: installed" "$lane/dkms-status"
-	done <"$lane/kernels"
+	done
 	adduser --quiet --disabled-password --gecos '' alice
 	adduser --quiet --disabled-password --gecos '' bob
 	adduser --quiet alice npo

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# shellcheck shell=bash
+# shellcheck shell=dash
 #
 # Helpers for the host-side tests that drive a VM: sourced, not run.
 
@@ -7,7 +7,7 @@
 # line matching PATTERN into LOG.  Fails if the VM (process PID) ends first
 # or SECONDS (default 300) pass.
 vm_wait_line() {
-	local log=$1 pid=$2 pattern=$3 secs=${4:-300}
+	local log="$1" pid="$2" pattern="$3" secs="${4:-300}"
 
 	for _ in $(seq 1 $((secs * 10))); do
 		grep -q "$pattern" "$log" && return 0
@@ -20,7 +20,7 @@ vm_wait_line() {
 # check DESCRIPTION CONDITION...: run CONDITION and print "ok - DESCRIPTION"
 # or "not ok - DESCRIPTION", setting fail=1 on the latter.
 check() {
-	local what=$1
+	local what="$1"
 	shift
 	if "$@"; then
 		echo "ok - $what"
