@@ -2,6 +2,7 @@
 /*
  * NPO debugfs: /sys/kernel/debug/npo/npoN/, root only, for developers.
  */
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
@@ -106,12 +107,49 @@ static int npo_debugfs_get_str(const char __user *ubuf, size_t len, char *buf,
 }
 
 /*
- * Test-only fault injection, present when the device has test registers:
- *   ber PORT LANE NLOG    pre-FEC BER 10^-(NLOG/100), 0 clears
+ * A fault's value as its words give it, a decimal number in the fault's
+ * unit ("2.5" dB), to the FAULT command's: times 10^decimals, with at
+ * most that many decimals and at least one digit.
+ */
+static int npo_debugfs_fixed(const char *s, unsigned int decimals, u32 *out)
+{
+	unsigned int digits = 0, frac = 0;
+	bool dot = false;
+	u64 v = 0;
+
+	for (; *s; s++) {
+		if (*s == '.' && !dot) {
+			dot = true;
+			continue;
+		}
+		if (!isdigit(*s) || (dot && ++frac > decimals))
+			return -EINVAL;
+		v = v * 10 + (*s - '0');
+		digits++;
+		if (v > U32_MAX)
+			return -EINVAL;
+	}
+	for (; frac < decimals; frac++) {
+		v *= 10;
+		if (v > U32_MAX)
+			return -EINVAL;
+	}
+	if (!digits)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/*
+ * Test-only fault injection, present when the device has test registers,
+ * in the words and units the device model's QMP property "fault" takes
+ * (hardware.rst, "Fault injection"):
+ *   ber PORT LANE DECADES pre-FEC BER 10^-DECADES, 0 clears
  *   dead PORT LANE 0|1    lane loses light
- *   rxdrop PORT LANE CDB  extra receive loss in 1/100 dB
- *   berramp PORT LANE R   the lane's BER rises R/100 decades per second
- *   rxdrift PORT LANE R   its loss grows R/1000 dB per second (0 stops)
+ *   rxdrop PORT LANE DB   extra receive loss
+ *   txdrop PORT LANE DB   the lane launches weaker
+ *   berramp PORT LANE R   the lane's BER rises R decades per second
+ *   rxdrift PORT LANE R   its loss grows R dB per second (0 stops)
  *   cut PORT 0|1          cut or restore the fibre
  *   burst PORT N          N uncorrectable codewords at once
  *   slow PORT US          the port acts on training sequences US late
@@ -145,9 +183,17 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_FLASH_CORRUPT] = "flashcorrupt",
 		[NPO_HW_FAULT_TX_DROP] = "txdrop",
 	};
+	/* The FAULT command's value is the word's times 10^decimals. */
+	static const u8 decimals[NPO_HW_NUM_FAULTS] = {
+		[NPO_HW_FAULT_LANE_BER] = 2,
+		[NPO_HW_FAULT_RX_DROP] = 2,
+		[NPO_HW_FAULT_TX_DROP] = 2,
+		[NPO_HW_FAULT_BER_RAMP] = 2,
+		[NPO_HW_FAULT_RX_DRIFT] = 3,
+	};
 	struct npo_dev *ndev = file->private_data;
 	unsigned int kind, port = 0, lane = 0, value = 0;
-	char buf[64], word[13], slot;
+	char buf[64], word[13], num[16], slot;
 	u32 args[2];
 	int err;
 
@@ -168,13 +214,15 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	case NPO_HW_FAULT_TX_DROP:
 	case NPO_HW_FAULT_BER_RAMP:
 	case NPO_HW_FAULT_RX_DRIFT:
-		if (sscanf(buf, "%*s %u %u %u", &port, &lane, &value) != 3)
+		if (sscanf(buf, "%*s %u %u %15s", &port, &lane, num) != 3 ||
+		    npo_debugfs_fixed(num, decimals[kind], &value))
 			return -EINVAL;
 		break;
 	case NPO_HW_FAULT_CUT:
 	case NPO_HW_FAULT_BURST:
 	case NPO_HW_FAULT_SLOW_TRAINING:
-		if (sscanf(buf, "%*s %u %u", &port, &value) != 2)
+		if (sscanf(buf, "%*s %u %15s", &port, num) != 2 ||
+		    npo_debugfs_fixed(num, 0, &value))
 			return -EINVAL;
 		break;
 	case NPO_HW_FAULT_MBOX_FAIL:

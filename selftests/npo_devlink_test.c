@@ -759,7 +759,7 @@ TEST_F_TIMEOUT(devlink, a_lane_failing_its_self_test_keeps_the_port_out, 120)
 	 * 1e-5 on lane 1: a link still trains with it, but is not sound.
 	 * Its high BER is reported first; that report's dump is cleared.
 	 */
-	ASSERT_EQ(0, npo_test_write_file(self->fault, "ber 0 1 500"));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "ber 0 1 5"));
 	ASSERT_TRUE(wait_link_error(self, 0, link_before.errors, 10, &link_ber));
 	/* A report landing after the clear would take the self-test's dump. */
 	ASSERT_TRUE(wait_link_settled(self, 0, 2, 20, &link_ber));
@@ -1369,7 +1369,7 @@ TEST_F_TIMEOUT(devlink, a_link_at_risk_is_reported_with_its_lane, 120)
 	 * Lane 3's BER rises 0.1 decade a second: the trend says so well
 	 * before the BER crosses the warning, 20 s on.
 	 */
-	ASSERT_EQ(0, npo_test_write_file(self->fault, "berramp 0 3 10"));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "berramp 0 3 0.1"));
 	ASSERT_TRUE(wait_link_error(self, 0, before.errors, 20, &r));
 	EXPECT_STREQ("error", r.state);
 	dump = devlink_json("health dump show %s reporter link%s", handle, "");
@@ -1433,7 +1433,7 @@ TEST_F_TIMEOUT(devlink, a_high_ber_that_passes_leaves_the_link_healthy, 90)
 	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter link", handle);
 	ASSERT_TRUE(wait_link_healthy(self, 1, 20, &before));
 	/* 3.2e-6 on lane 2: above the 1e-6 warning, far from failing. */
-	ASSERT_EQ(0, npo_test_write_file(self->fault, "ber 1 2 550"));
+	ASSERT_EQ(0, npo_test_write_file(self->fault, "ber 1 2 5.5"));
 	ASSERT_TRUE(wait_link_error(self, 1, before.errors, 10, &r));
 	dump = devlink_json("health dump show %s reporter link%s", handle, "");
 	ASSERT_NE(NULL, dump);

@@ -116,13 +116,13 @@ static struct json_object *lanes(FIXTURE_DATA(diag) *self, const char *port)
 }
 
 static void fault_all_lanes(struct __test_metadata *_metadata, int dev,
-			    const char *kind, int value)
+			    const char *kind, const char *value)
 {
 	char cmd[64];
 	int i;
 
 	for (i = 0; i < 8; i++) {
-		snprintf(cmd, sizeof(cmd), "%s 0 %d %d", kind, i, value);
+		snprintf(cmd, sizeof(cmd), "%s 0 %d %s", kind, i, value);
 		ASSERT_EQ(0, npo_test_fault(dev, cmd));
 	}
 }
@@ -194,7 +194,7 @@ TEST_F_TIMEOUT(diag, loss_into_a_port_is_the_path_not_the_far_transmitter, 90)
 	int st;
 
 	/* 2.4 dB more into every lane of npo6/0 (node 7/0 -- node 8/1). */
-	fault_all_lanes(_metadata, 6, "rxdrop", 240);
+	fault_all_lanes(_metadata, 6, "rxdrop", "2.4");
 	doc = wait_finding(self, "npo6/0", "path-loss-in", &st);
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
 	EXPECT_EQ(3, st);
@@ -238,7 +238,7 @@ TEST_F_TIMEOUT(diag, a_weak_transmitter_is_the_far_end_seen_from_the_other, 90)
 	before = lanes(self, "npo3/1");
 	ASSERT_NE(NULL, before);
 	/* npo2/0 (node 3/0) launches 2.5 dB weaker on every lane. */
-	fault_all_lanes(_metadata, 2, "txdrop", 250);
+	fault_all_lanes(_metadata, 2, "txdrop", "2.5");
 	doc = wait_finding(self, "npo3/1", "far-end-transmitter", &st);
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
 	EXPECT_EQ(3, st);

@@ -239,7 +239,7 @@ TEST_F_TIMEOUT(event, high_ber_crosses_threshold_naming_the_lane, 120)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 2, 0, 0, &before));
 	/* 2.8e-6: trains, but above the 1e-6 warning threshold. */
-	ASSERT_EQ(0, npo_test_fault(2, "ber 0 3 550"));
+	ASSERT_EQ(0, npo_test_fault(2, "ber 0 3 5.5"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_ERR_THRESHOLD, 2, 0,
 				      5000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
@@ -263,7 +263,7 @@ TEST_F_TIMEOUT(event, high_ber_crosses_threshold_naming_the_lane, 120)
 	 * mask go, but a lane hovering at the threshold stays at risk until
 	 * it is clear by a margin, rather than flapping.
 	 */
-	ASSERT_EQ(0, npo_test_fault(2, "ber 0 3 610"));
+	ASSERT_EQ(0, npo_test_fault(2, "ber 0 3 6.1"));
 	for (tries = 0; tries < 100; tries++) {
 		ASSERT_EQ(0, npo_nl_get_port(self->sk, self->family, 2, 0, &p));
 		if (!(p.flags & NPO_PORT_FLAG_HIGH_BER))
@@ -313,7 +313,7 @@ TEST_F_TIMEOUT(event, rx_power_drop_fails_the_lane, 120)
 	ASSERT_TRUE(wait_active(self, 3, 0, self->lanes, &before));
 	traffic_begin(_metadata, self, &t, 3);
 	/* 10 dB more loss on lane 5: well below sensitivity at any rate. */
-	ASSERT_EQ(0, npo_test_fault(3, "rxdrop 0 5 1000"));
+	ASSERT_EQ(0, npo_test_fault(3, "rxdrop 0 5 10"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_DEGRADED, 3, 0, 10000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
 	EXPECT_EQ(1u << 5, e.fault_lanes);
@@ -377,7 +377,7 @@ TEST_F_TIMEOUT(event, ber_ramp_warns_before_the_lane_fails, 150)
 	 * 1e-6 warning in about 10 s and the 1e-4 training threshold in about
 	 * 20 s, minutes compressed into seconds.
 	 */
-	ASSERT_EQ(0, npo_test_fault(1, "berramp 0 6 20"));
+	ASSERT_EQ(0, npo_test_fault(1, "berramp 0 6 0.2"));
 	ASSERT_TRUE(wait_risk(self, 1, 0, NPO_RISK_NONE, 30000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
 	warned = npo_test_now_s();
@@ -419,7 +419,7 @@ TEST_F_TIMEOUT(event, rx_power_drift_warns_naming_the_lane, 150)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 4, 0, self->lanes, &before));
 	/* Lane 2 loses 0.1 dB a second: a connector working loose. */
-	ASSERT_EQ(0, npo_test_fault(4, "rxdrift 0 2 100"));
+	ASSERT_EQ(0, npo_test_fault(4, "rxdrift 0 2 0.1"));
 	ASSERT_TRUE(wait_risk(self, 4, 0, NPO_RISK_RX_POWER, 60000, &e))
 		TH_LOG("events: %s", npo_nl_events_dump(self->ev));
 	EXPECT_FALSE(npo_nl_wait_event(self->ev, NPO_EVENT_RETRAIN, 4, 0, 0, NULL));
@@ -536,7 +536,7 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_active(self, 5, 0, self->lanes, &(struct npo_nl_port){ 0 }));
 	/* Lane 4 receives 3 dB less: weak, not failing; the watch reads it. */
-	ASSERT_EQ(0, npo_test_fault(5, "rxdrop 0 4 300"));
+	ASSERT_EQ(0, npo_test_fault(5, "rxdrop 0 4 3"));
 	usleep(2500000);
 	a0 = kept_events(5, "");
 	b0 = kept_events(6, "");

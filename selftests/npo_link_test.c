@@ -239,7 +239,7 @@ TEST_F_TIMEOUT(link, high_ber_is_flagged, 60)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_state(2, 0, "active", 0, 20, &v));
 	/* 2.8e-6: still trains, but above the 1e-6 warning threshold. */
-	ASSERT_EQ(0, npo_test_fault(2, "ber 0 3 550"));
+	ASSERT_EQ(0, npo_test_fault(2, "ber 0 3 5.5"));
 	end = now_s() + 5;
 	do {
 		ASSERT_EQ(0, read_port(2, 0, &v));
@@ -283,7 +283,7 @@ TEST_F(link, bad_fault_commands_rejected)
 	 * returns as -EINVAL and logs with the command.
 	 */
 	mark = npo_test_dmesg_mark();
-	EXPECT_EQ(-EINVAL, npo_test_fault(0, "ber 99 0 100"));
+	EXPECT_EQ(-EINVAL, npo_test_fault(0, "ber 99 0 1"));
 	EXPECT_EQ(-EINVAL, npo_test_fault(0, "dead 0 99 1"));
 	ASSERT_EQ(0, npo_test_dmesg_since(mark, log, sizeof(log)));
 	EXPECT_NE(NULL, strstr(log, "mailbox command 0x20 failed: argument out of range"))

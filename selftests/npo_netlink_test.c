@@ -337,7 +337,7 @@ TEST_F_TIMEOUT(netlink, lanes_and_prbs_test, 120)
 			jget(json_object_array_get_idx(doc, i), "ber"));
 	json_object_put(doc);
 	ASSERT_EQ(0, npo_test_write_file("/sys/kernel/debug/npo/npo5/fault",
-					 "ber 0 3 500"));
+					 "ber 0 3 5"));
 	doc = npoctl_json(self, "link test npo5/0 time 100");
 	npo_test_write_file("/sys/kernel/debug/npo/npo5/fault", "clear");
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
@@ -548,7 +548,7 @@ TEST_F_TIMEOUT(netlink, unprivileged_readers_share_one_reading, 60)
 	ASSERT_NE(NULL, doc);
 	json_object_put(doc);
 	ASSERT_EQ(0, npo_test_write_file("/sys/kernel/debug/npo/npo7/fault",
-					 "ber 0 3 400"));
+					 "ber 0 3 4"));
 	usleep(100000);
 	EXPECT_EQ(0, count_changes(&r[0]));
 	EXPECT_EQ(0, npo_test_as_nobody(count_changes, &r[1]));

@@ -398,7 +398,7 @@ TEST_F_TIMEOUT(remote, replays_and_retrains_lose_nothing, 120)
 	fill(a->buf, BUF_SIZE, 11);
 	memset(b->buf, 0, BUF_SIZE);
 	/* A high but trainable BER: FEC corrects it. */
-	ASSERT_EQ(0, npo_test_fault(0, "ber 0 2 450"));
+	ASSERT_EQ(0, npo_test_fault(0, "ber 0 2 4.5"));
 	for (i = 0; i < n; i++) {
 		npo_prep_write(npo_get_sqe(a->q), i, npo_mr_lkey(a->mr),
 			       a->buf + i * chunk, chunk, b->q->node_id,

@@ -169,7 +169,11 @@ bool npo_port_regs_read(NpoState *s, hwaddr addr, uint64_t *val);
 bool npo_port_regs_write(NpoState *s, hwaddr addr, uint64_t val);
 uint32_t npo_port_regs_event_ports(NpoState *s);
 uint32_t npo_port_regs_mbox(NpoState *s, uint32_t op);
-void npo_port_regs_add_properties(Object *obj);
+
+/* npo-faults.c: fault injection, by the FAULT command or over QMP */
+uint32_t npo_fault_apply(NpoState *s, unsigned int kind, unsigned int port,
+                         unsigned int lane, uint32_t value);
+void npo_fault_add_properties(Object *obj);
 
 /* npo-port.c: framing, transmit and receive */
 void npo_port_realize(NpoPort *p);

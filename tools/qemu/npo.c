@@ -789,7 +789,7 @@ static void npo_instance_init(Object *obj)
     /* Resets since power-on, read-only over QMP (qom-get reset_count). */
     object_property_add_uint32_ptr(obj, "reset_count", &s->reset_count,
                                    OBJ_PROP_FLAG_READ);
-    npo_port_regs_add_properties(obj);
+    npo_fault_add_properties(obj);
     npo_clock_add_properties(obj);
     npo_route_add_properties(obj);
     npo_flash_add_properties(obj);

@@ -43,7 +43,7 @@ scrape() {
 }
 scrape before
 echo "cut 0 1" >/sys/kernel/debug/npo/npo0/fault
-echo "rxdrop 1 2 500" >/sys/kernel/debug/npo/npo2/fault
+echo "rxdrop 1 2 5" >/sys/kernel/debug/npo/npo2/fault
 for i in $(seq 100); do
 	npoctl -j link show npo0/0 | grep -q "\"state\":\"active\"" || break
 	sleep 0.1

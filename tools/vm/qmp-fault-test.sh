@@ -53,9 +53,11 @@ if wait_line '^READY'; then
 	set_fault "cut 0 1" || ok=0
 	wait_line '^DOWN-SEEN' || ok=0
 	set_fault "cut 0 0" || ok=0
-	# A malformed fault is refused by QEMU with a clear error.
+	# Malformed faults are refused by QEMU with a clear error.
 	if set_fault "frobnicate" 2>"$work/qmp.err"; then ok=0; fi
-	grep -q "expected" "$work/qmp.err" || ok=0
+	grep -q "is not one of ber|dead" "$work/qmp.err" || ok=0
+	if set_fault "rxdrop 0 1" 2>"$work/qmp.err"; then ok=0; fi
+	grep -q "rxdrop takes PORT LANE VALUE, VALUE in dB" "$work/qmp.err" || ok=0
 else
 	ok=0
 fi

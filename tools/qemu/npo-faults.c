@@ -1,0 +1,314 @@
+/*
+ * NPO device model: fault injection.
+ *
+ * A fault reaches the device two ways: the FAULT mailbox command of a
+ * test device (CAPS.FAULT_INJECT), whose value is in the command's units,
+ * and the QOM property "fault", which the host sets over QMP without the
+ * guest's help.  The property takes the words and units the driver's
+ * debugfs "fault" file takes, both from the table below (hardware.rst,
+ * "Fault injection", is the one description): "ber 0 3 6" is a lane at
+ * BER 1e-6 either way.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qapi/error.h"
+#include "trace.h"
+
+#include <math.h>
+
+#include "npo-state.h"
+#include "npo-fw.h"
+#include "npo-port.h"
+
+/* What follows a fault's word. */
+typedef enum NpoFaultArgs {
+    NPO_FAULT_ARGS_NONE,            /* the word alone */
+    NPO_FAULT_ARGS_LANE,            /* PORT LANE VALUE */
+    NPO_FAULT_ARGS_PORT,            /* PORT VALUE */
+    NPO_FAULT_ARGS_HEX,             /* CODE, hexadecimal */
+    NPO_FAULT_ARGS_OPCODE_COUNT,    /* OPCODE (hex) COUNT */
+    NPO_FAULT_ARGS_SLOT,            /* a|b */
+} NpoFaultArgs;
+
+/*
+ * A fault word: the FAULT command's kind, its arguments, and how its
+ * value is given: in unit, times scale in the command (1: a whole
+ * number), at most max there.
+ */
+typedef struct NpoFaultWord {
+    const char *word;
+    uint8_t kind;
+    NpoFaultArgs args;
+    uint32_t scale;
+    uint32_t max;
+    const char *unit;
+} NpoFaultWord;
+
+static const NpoFaultWord npo_fault_words[] = {
+    { "ber", FAULT_LANE_BER, NPO_FAULT_ARGS_LANE, 100, 3000,
+      "decades: BER 10^-VALUE, 0 clears" },
+    { "dead", FAULT_LANE_DEAD, NPO_FAULT_ARGS_LANE, 1, 1, "0|1" },
+    { "rxdrop", FAULT_RX_DROP, NPO_FAULT_ARGS_LANE, 100, 100000,
+      "dB of extra receive loss" },
+    { "txdrop", FAULT_TX_DROP, NPO_FAULT_ARGS_LANE, 100, 100000,
+      "dB the lane launches weaker" },
+    { "berramp", FAULT_BER_RAMP, NPO_FAULT_ARGS_LANE, 100, 100000,
+      "decades of BER per second, 0 stops" },
+    { "rxdrift", FAULT_RX_DRIFT, NPO_FAULT_ARGS_LANE, 1000, 1000000,
+      "dB of receive loss per second, 0 stops" },
+    { "cut", FAULT_CUT, NPO_FAULT_ARGS_PORT, 1, 1, "0|1" },
+    { "burst", FAULT_BURST, NPO_FAULT_ARGS_PORT, 1, UINT32_MAX,
+      "uncorrectable codewords" },
+    { "slow", FAULT_SLOW_TRAINING, NPO_FAULT_ARGS_PORT, 1, NPO_TS_LAG_MAX_US,
+      "us to act on a training sequence" },
+    { "mboxfail", FAULT_MBOX_FAIL, NPO_FAULT_ARGS_OPCODE_COUNT, 1, 255,
+      "the next COUNT commands OPCODE fail" },
+    { "fwhang", FAULT_FW_HANG, NPO_FAULT_ARGS_NONE, 1, 0, "" },
+    { "fwassert", FAULT_FW_ASSERT, NPO_FAULT_ARGS_HEX, 1, UINT32_MAX,
+      "the assert's reason code" },
+    { "parity", FAULT_PARITY, NPO_FAULT_ARGS_NONE, 1, 0, "" },
+    { "fwbootfail", FAULT_FW_BOOT_FAIL, NPO_FAULT_ARGS_NONE, 1, 0, "" },
+    { "flashcorrupt", FAULT_FLASH_CORRUPT, NPO_FAULT_ARGS_SLOT, 1, 0, "a|b" },
+    { "clear", FAULT_CLEAR_ALL, NPO_FAULT_ARGS_NONE, 1, 0, "" },
+};
+
+/*
+ * Apply a fault as the FAULT mailbox command gives it: kind, port, lane
+ * and the value in the command's units (hardware.rst, "Fault injection").
+ */
+uint32_t npo_fault_apply(NpoState *s, unsigned int kind, unsigned int port,
+                         unsigned int lane, uint32_t value)
+{
+    NpoPort *p;
+    NpoLane *l;
+    unsigned int i, j;
+    uint32_t res;
+
+    if (npo_fw_health_fault(s, kind, value)) {
+        return MBOX_OK;
+    }
+    if (npo_flash_fault(s, kind, value, &res)) {
+        return res;
+    }
+    if (kind == FAULT_MBOX_FAIL) {
+        /* Not a port's: the firmware's, until reset or cleared. */
+        s->mbox_fail_op = value & 0xff;
+        s->mbox_fail_count = (value >> 8) & 0xff;
+        return MBOX_OK;
+    }
+    if (kind == FAULT_CLEAR_ALL) {
+        s->mbox_fail_count = 0;
+        s->flash.boot_fail_armed = false;
+        for (i = 0; i < s->num_ports; i++) {
+            s->port[i].cut = false;
+            s->port[i].pending_burst = 0;
+            s->port[i].ts_lag_ns = 0;
+            for (j = 0; j < NPO_MAX_LANES; j++) {
+                s->port[i].lane[j].fault_ber = 0;
+                s->port[i].lane[j].dead = false;
+                s->port[i].lane[j].rx_drop_db = 0;
+                s->port[i].lane[j].tx_drop_db = 0;
+                npo_phy_ber_ramp(&s->port[i], j, 0);
+                npo_phy_rx_drift(&s->port[i], j, 0);
+            }
+            npo_phy_send_light(&s->port[i]);
+        }
+        return MBOX_OK;
+    }
+    if (port >= s->num_ports || lane >= s->lanes_per_port) {
+        return MBOX_ERR_ARG;
+    }
+    p = &s->port[port];
+    l = &p->lane[lane];
+    trace_npo_fault(s->node_id, kind, port, lane, value);
+    switch (kind) {
+    case FAULT_LANE_BER:
+        l->fault_ber = value ? pow(10.0, -(double)value / 100) : 0;
+        break;
+    case FAULT_LANE_DEAD:
+        l->dead = value;
+        break;
+    case FAULT_RX_DROP:
+        l->rx_drop_db = value / 100.0;
+        break;
+    case FAULT_BER_RAMP:
+        npo_phy_ber_ramp(p, lane, value / 100.0);
+        break;
+    case FAULT_RX_DRIFT:
+        npo_phy_rx_drift(p, lane, value / 1000.0);
+        break;
+    case FAULT_TX_DROP:
+        npo_phy_tx_drop(p, lane, value / 100.0);
+        break;
+    case FAULT_CUT:
+        npo_link_cut(p, value);
+        break;
+    case FAULT_BURST:
+        p->pending_burst += value;
+        break;
+    case FAULT_SLOW_TRAINING:
+        if (value > NPO_TS_LAG_MAX_US) {
+            return MBOX_ERR_ARG;
+        }
+        p->ts_lag_ns = (int64_t)value * SCALE_US;
+        break;
+    default:
+        return MBOX_ERR_ARG;
+    }
+    return MBOX_OK;
+}
+
+static const NpoFaultWord *npo_fault_word(const char *word)
+{
+    unsigned int i;
+
+    for (i = 0; i < ARRAY_SIZE(npo_fault_words); i++) {
+        if (!strcmp(word, npo_fault_words[i].word)) {
+            return &npo_fault_words[i];
+        }
+    }
+    return NULL;
+}
+
+/* "ber|dead|...": every word, for the error of a word that is none. */
+static char *npo_fault_word_list(void)
+{
+    GString *out = g_string_new("");
+    unsigned int i;
+
+    for (i = 0; i < ARRAY_SIZE(npo_fault_words); i++) {
+        g_string_append_printf(out, "%s%s", i ? "|" : "",
+                               npo_fault_words[i].word);
+    }
+    return g_string_free(out, false);
+}
+
+/* A value in a word's unit to the command's: false if out of range. */
+static bool npo_fault_value(const NpoFaultWord *w, double value, uint32_t *raw)
+{
+    double scaled = value * w->scale;
+
+    if (!(value >= 0) || scaled > w->max) {
+        return false;
+    }
+    *raw = (uint32_t)lrint(scaled);
+    return true;
+}
+
+/* QMP: qom-set DEVICE fault "WORD [ARGS]", as the debugfs file takes it. */
+static void npo_set_fault(Object *obj, const char *str, Error **errp)
+{
+    NpoState *s = NPO(obj);
+    unsigned int port = 0, lane = 0, code = 0, count = 0;
+    const NpoFaultWord *w;
+    g_autofree char *words = NULL;
+    char word[16], slot[4];
+    double value = 0;
+    uint32_t raw = 0, res;
+    int end = 0, n;
+
+    if (sscanf(str, "%15s", word) != 1 || !(w = npo_fault_word(word))) {
+        words = npo_fault_word_list();
+        error_setg(errp, "npo: fault: '%s' is not one of %s", str, words);
+        return;
+    }
+    switch (w->args) {
+    case NPO_FAULT_ARGS_NONE:
+        n = sscanf(str, "%*s%n", &end);
+        n = n == 0 ? 1 : 0;
+        break;
+    case NPO_FAULT_ARGS_LANE:
+        n = sscanf(str, "%*s %u %u %lf%n", &port, &lane, &value, &end) == 3;
+        n = n && npo_fault_value(w, value, &raw);
+        break;
+    case NPO_FAULT_ARGS_PORT:
+        n = sscanf(str, "%*s %u %lf%n", &port, &value, &end) == 2;
+        n = n && npo_fault_value(w, value, &raw);
+        break;
+    case NPO_FAULT_ARGS_HEX:
+        n = sscanf(str, "%*s %x%n", &code, &end) == 1;
+        raw = code;
+        break;
+    case NPO_FAULT_ARGS_OPCODE_COUNT:
+        n = sscanf(str, "%*s %x %u%n", &code, &count, &end) == 2 &&
+            code <= 0xff && count <= w->max;
+        raw = code | count << 8;
+        break;
+    case NPO_FAULT_ARGS_SLOT:
+        n = sscanf(str, "%*s %3s%n", slot, &end) == 1 &&
+            (!strcmp(slot, "a") || !strcmp(slot, "b"));
+        raw = n && !strcmp(slot, "a") ? SLOT_A : SLOT_B;
+        break;
+    default:
+        n = 0;
+        break;
+    }
+    if (!n || str[end]) {
+        error_setg(errp, "npo: fault: '%s': %s takes %s%s%s", str, w->word,
+                   w->args == NPO_FAULT_ARGS_LANE ? "PORT LANE VALUE" :
+                   w->args == NPO_FAULT_ARGS_PORT ? "PORT VALUE" :
+                   w->args == NPO_FAULT_ARGS_HEX ? "CODE (hex)" :
+                   w->args == NPO_FAULT_ARGS_OPCODE_COUNT ?
+                   "OPCODE (hex) COUNT" :
+                   w->args == NPO_FAULT_ARGS_SLOT ? "a|b" : "nothing",
+                   w->unit[0] ? ", VALUE in " : "", w->unit);
+        return;
+    }
+    res = npo_fault_apply(s, w->kind, port, lane, raw);
+    if (res != MBOX_OK) {
+        error_setg(errp, "npo: fault: '%s': %s", str,
+                   w->kind == FAULT_FLASH_CORRUPT ?
+                   "that slot holds no image" : "port or lane out of range");
+    }
+}
+
+/* The faults set, in the words that set them: "ber 0 3 6;cut 1 1;". */
+static char *npo_get_fault(Object *obj, Error **errp)
+{
+    NpoState *s = NPO(obj);
+    GString *out = g_string_new("");
+    unsigned int i, j;
+
+    for (i = 0; i < s->num_ports; i++) {
+        NpoPort *p = &s->port[i];
+
+        if (p->cut) {
+            g_string_append_printf(out, "cut %u 1;", i);
+        }
+        for (j = 0; j < s->lanes_per_port; j++) {
+            NpoLane *l = &p->lane[j];
+
+            if (l->fault_ber > 0) {
+                g_string_append_printf(out, "ber %u %u %g;", i, j,
+                                       -log10(l->fault_ber));
+            }
+            if (l->dead) {
+                g_string_append_printf(out, "dead %u %u 1;", i, j);
+            }
+            if (l->rx_drop_db > 0) {
+                g_string_append_printf(out, "rxdrop %u %u %g;", i, j,
+                                       l->rx_drop_db);
+            }
+            if (l->tx_drop_db > 0) {
+                g_string_append_printf(out, "txdrop %u %u %g;", i, j,
+                                       l->tx_drop_db);
+            }
+            if (l->ber_ramp_dps > 0) {
+                g_string_append_printf(out, "berramp %u %u %g;", i, j,
+                                       l->ber_ramp_dps);
+            }
+            if (l->rx_drift_dbps > 0) {
+                g_string_append_printf(out, "rxdrift %u %u %g;", i, j,
+                                       l->rx_drift_dbps);
+            }
+        }
+    }
+    return g_string_free(out, false);
+}
+
+void npo_fault_add_properties(Object *obj)
+{
+    object_property_add_str(obj, "fault", npo_get_fault, npo_set_fault);
+}
