@@ -58,7 +58,8 @@ $(BUILD)/.deps-stamp $(BUILD)/kernels.mk: tools/setup/deps.sh tools/setup/apt.sh
 # --- QEMU with the device model ---------------------------------------------
 QEMU := $(BUILD)/qemu/qemu-system-x86_64
 QEMU_DEPS := $(wildcard tools/qemu/*) firmware/npo_fw_validate.c uapi/linux/npo_queue.h \
-	firmware/npo_fw_validate.h uapi/linux/npo_fw.h
+	firmware/npo_fw_validate.h uapi/linux/npo_fw.h uapi/linux/npo_netlink.h \
+	uapi/linux/npo_names.h
 qemu: $(QEMU)
 $(QEMU): $(QEMU_DEPS) $(BUILD)/.deps-stamp
 	bash tools/qemu/build-qemu.sh $(QEMU_SRC) $(BUILD)/qemu
@@ -89,7 +90,7 @@ sparse: $(foreach k,$(KERNELS),sparse-$(k))
 # --- userspace ----------------------------------------------------------------
 RUNTIME_SRCS := $(wildcard runtime/*.c)
 RUNTIME_HDRS := $(wildcard runtime/*.h runtime/include/*.h) uapi/linux/npo.h \
-	uapi/linux/npo_queue.h
+	uapi/linux/npo_queue.h uapi/linux/npo_netlink.h uapi/linux/npo_names.h
 LIBNPO := $(BUILD)/lib/libnpo.so.2.0.0
 NPOCTL := $(BUILD)/bin/npoctl
 FWTOOL := $(BUILD)/bin/npo-fwtool

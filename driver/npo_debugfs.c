@@ -183,7 +183,10 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_FLASH_CORRUPT] = "flashcorrupt",
 		[NPO_HW_FAULT_TX_DROP] = "txdrop",
 	};
-	/* The FAULT command's value is the word's times 10^decimals. */
+	/*
+	 * The FAULT command's value is the word's times 10^decimals, at
+	 * most max: the device model's table (npo-faults.c) has the same.
+	 */
 	static const u8 decimals[NPO_HW_NUM_FAULTS] = {
 		[NPO_HW_FAULT_LANE_BER] = 2,
 		[NPO_HW_FAULT_RX_DROP] = 2,
@@ -191,16 +194,27 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_BER_RAMP] = 2,
 		[NPO_HW_FAULT_RX_DRIFT] = 3,
 	};
+	static const u32 max[NPO_HW_NUM_FAULTS] = {
+		[NPO_HW_FAULT_LANE_BER] = 3000,
+		[NPO_HW_FAULT_LANE_DEAD] = 1,
+		[NPO_HW_FAULT_RX_DROP] = 100000,
+		[NPO_HW_FAULT_TX_DROP] = 100000,
+		[NPO_HW_FAULT_BER_RAMP] = 100000,
+		[NPO_HW_FAULT_RX_DRIFT] = 1000000,
+		[NPO_HW_FAULT_CUT] = 1,
+		[NPO_HW_FAULT_BURST] = U32_MAX,
+		[NPO_HW_FAULT_SLOW_TRAINING] = 100000,
+	};
 	struct npo_dev *ndev = file->private_data;
 	unsigned int kind, port = 0, lane = 0, value = 0;
 	char buf[64], word[13], num[16], slot;
+	int err, end = 0;
 	u32 args[2];
-	int err;
 
 	err = npo_debugfs_get_str(ubuf, len, buf, sizeof(buf));
 	if (err)
 		return err;
-	if (sscanf(buf, "%12s", word) != 1)
+	if (sscanf(buf, "%12s%n", word, &end) != 1)
 		return -EINVAL;
 	for (kind = 0; kind < ARRAY_SIZE(kinds); kind++)
 		if (!strcmp(word, kinds[kind]))
@@ -214,19 +228,21 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 	case NPO_HW_FAULT_TX_DROP:
 	case NPO_HW_FAULT_BER_RAMP:
 	case NPO_HW_FAULT_RX_DRIFT:
-		if (sscanf(buf, "%*s %u %u %15s", &port, &lane, num) != 3 ||
-		    npo_debugfs_fixed(num, decimals[kind], &value))
+		if (sscanf(buf, "%*s %u %u %15s%n", &port, &lane, num,
+			   &end) != 3 ||
+		    npo_debugfs_fixed(num, decimals[kind], &value) ||
+		    value > max[kind])
 			return -EINVAL;
 		break;
 	case NPO_HW_FAULT_CUT:
 	case NPO_HW_FAULT_BURST:
 	case NPO_HW_FAULT_SLOW_TRAINING:
-		if (sscanf(buf, "%*s %u %15s", &port, num) != 2 ||
-		    npo_debugfs_fixed(num, 0, &value))
+		if (sscanf(buf, "%*s %u %15s%n", &port, num, &end) != 2 ||
+		    npo_debugfs_fixed(num, 0, &value) || value > max[kind])
 			return -EINVAL;
 		break;
 	case NPO_HW_FAULT_MBOX_FAIL:
-		if (sscanf(buf, "%*s %x %u", &value, &port) != 2 ||
+		if (sscanf(buf, "%*s %x %u%n", &value, &port, &end) != 2 ||
 		    value > U8_MAX || port > U8_MAX)
 			return -EINVAL;
 		value |= port << 8;
@@ -239,18 +255,21 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		value = 1;
 		break;
 	case NPO_HW_FAULT_FLASH_CORRUPT:
-		if (sscanf(buf, "%*s %c", &slot) != 1 ||
+		if (sscanf(buf, "%*s %c%n", &slot, &end) != 1 ||
 		    (slot != 'a' && slot != 'b'))
 			return -EINVAL;
 		value = slot == 'a' ? NPO_SLOT_A : NPO_SLOT_B;
 		break;
 	case NPO_HW_FAULT_FW_ASSERT:
-		if (sscanf(buf, "%*s %x", &value) != 1)
+		if (sscanf(buf, "%*s %x%n", &value, &end) != 1)
 			return -EINVAL;
 		break;
 	default:
 		return -EINVAL;
 	}
+	/* Nothing may follow but the newline echo writes. */
+	if (strspn(buf + end, " \t\n") != strlen(buf + end))
+		return -EINVAL;
 	if (port > FIELD_MAX(NPO_FAULT_PORT) || lane > FIELD_MAX(NPO_FAULT_LANE))
 		return -EINVAL;
 	args[0] = FIELD_PREP(NPO_FAULT_KIND, kind) |

@@ -12,7 +12,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
-#include "qemu/log.h"
+#include "qemu/ctype.h"
 #include "qapi/error.h"
 #include "trace.h"
 
@@ -34,44 +34,44 @@ typedef enum NpoFaultArgs {
 
 /*
  * A fault word: the FAULT command's kind, its arguments, and how its
- * value is given: in unit, times scale in the command (1: a whole
- * number), at most max there.
+ * value is given: a decimal number in unit with at most decimals
+ * decimals, carried by the command times 10^decimals, at most max there.
+ * The driver's debugfs file (npo_debugfs_fault_write()) keeps the same
+ * rules.
  */
 typedef struct NpoFaultWord {
     const char *word;
     uint8_t kind;
     NpoFaultArgs args;
-    uint32_t scale;
+    uint8_t decimals;
     uint32_t max;
     const char *unit;
 } NpoFaultWord;
 
 static const NpoFaultWord npo_fault_words[] = {
-    { "ber", FAULT_LANE_BER, NPO_FAULT_ARGS_LANE, 100, 3000,
-      "decades: BER 10^-VALUE, 0 clears" },
-    { "dead", FAULT_LANE_DEAD, NPO_FAULT_ARGS_LANE, 1, 1, "0|1" },
-    { "rxdrop", FAULT_RX_DROP, NPO_FAULT_ARGS_LANE, 100, 100000,
-      "dB of extra receive loss" },
-    { "txdrop", FAULT_TX_DROP, NPO_FAULT_ARGS_LANE, 100, 100000,
-      "dB the lane launches weaker" },
-    { "berramp", FAULT_BER_RAMP, NPO_FAULT_ARGS_LANE, 100, 100000,
-      "decades of BER per second, 0 stops" },
-    { "rxdrift", FAULT_RX_DRIFT, NPO_FAULT_ARGS_LANE, 1000, 1000000,
-      "dB of receive loss per second, 0 stops" },
-    { "cut", FAULT_CUT, NPO_FAULT_ARGS_PORT, 1, 1, "0|1" },
-    { "burst", FAULT_BURST, NPO_FAULT_ARGS_PORT, 1, UINT32_MAX,
+    { "ber", FAULT_LANE_BER, NPO_FAULT_ARGS_LANE, 2, 3000,
+      "decades (BER 10^-VALUE, 0 clears), at most 30" },
+    { "dead", FAULT_LANE_DEAD, NPO_FAULT_ARGS_LANE, 0, 1, "0|1" },
+    { "rxdrop", FAULT_RX_DROP, NPO_FAULT_ARGS_LANE, 2, 100000,
+      "dB of extra receive loss, at most 1000" },
+    { "txdrop", FAULT_TX_DROP, NPO_FAULT_ARGS_LANE, 2, 100000,
+      "dB the lane launches weaker, at most 1000" },
+    { "berramp", FAULT_BER_RAMP, NPO_FAULT_ARGS_LANE, 2, 100000,
+      "decades of BER per second (0 stops), at most 1000" },
+    { "rxdrift", FAULT_RX_DRIFT, NPO_FAULT_ARGS_LANE, 3, 1000000,
+      "dB of receive loss per second (0 stops), at most 1000" },
+    { "cut", FAULT_CUT, NPO_FAULT_ARGS_PORT, 0, 1, "0|1" },
+    { "burst", FAULT_BURST, NPO_FAULT_ARGS_PORT, 0, UINT32_MAX,
       "uncorrectable codewords" },
-    { "slow", FAULT_SLOW_TRAINING, NPO_FAULT_ARGS_PORT, 1, NPO_TS_LAG_MAX_US,
-      "us to act on a training sequence" },
-    { "mboxfail", FAULT_MBOX_FAIL, NPO_FAULT_ARGS_OPCODE_COUNT, 1, 255,
-      "the next COUNT commands OPCODE fail" },
-    { "fwhang", FAULT_FW_HANG, NPO_FAULT_ARGS_NONE, 1, 0, "" },
-    { "fwassert", FAULT_FW_ASSERT, NPO_FAULT_ARGS_HEX, 1, UINT32_MAX,
-      "the assert's reason code" },
-    { "parity", FAULT_PARITY, NPO_FAULT_ARGS_NONE, 1, 0, "" },
-    { "fwbootfail", FAULT_FW_BOOT_FAIL, NPO_FAULT_ARGS_NONE, 1, 0, "" },
-    { "flashcorrupt", FAULT_FLASH_CORRUPT, NPO_FAULT_ARGS_SLOT, 1, 0, "a|b" },
-    { "clear", FAULT_CLEAR_ALL, NPO_FAULT_ARGS_NONE, 1, 0, "" },
+    { "slow", FAULT_SLOW_TRAINING, NPO_FAULT_ARGS_PORT, 0, NPO_TS_LAG_MAX_US,
+      "us to act on a training sequence, at most 100000" },
+    { "mboxfail", FAULT_MBOX_FAIL, NPO_FAULT_ARGS_OPCODE_COUNT, 0, 255, "" },
+    { "fwhang", FAULT_FW_HANG, NPO_FAULT_ARGS_NONE, 0, 0, "" },
+    { "fwassert", FAULT_FW_ASSERT, NPO_FAULT_ARGS_HEX, 0, UINT32_MAX, "" },
+    { "parity", FAULT_PARITY, NPO_FAULT_ARGS_NONE, 0, 0, "" },
+    { "fwbootfail", FAULT_FW_BOOT_FAIL, NPO_FAULT_ARGS_NONE, 0, 0, "" },
+    { "flashcorrupt", FAULT_FLASH_CORRUPT, NPO_FAULT_ARGS_SLOT, 0, 0, "" },
+    { "clear", FAULT_CLEAR_ALL, NPO_FAULT_ARGS_NONE, 0, 0, "" },
 };
 
 /*
@@ -185,16 +185,59 @@ static char *npo_fault_word_list(void)
     return g_string_free(out, false);
 }
 
-/* A value in a word's unit to the command's: false if out of range. */
-static bool npo_fault_value(const NpoFaultWord *w, double value, uint32_t *raw)
+/*
+ * A value as the words give it ("2.5"), a decimal number with at least
+ * one digit and at most w->decimals decimals, to the command's value:
+ * false if it is no such number, or beyond w->max.
+ */
+static bool npo_fault_value(const NpoFaultWord *w, const char *text,
+                            uint32_t *raw)
 {
-    double scaled = value * w->scale;
+    unsigned int digits = 0, frac = 0;
+    bool dot = false;
+    uint64_t v = 0;
 
-    if (!(value >= 0) || scaled > w->max) {
+    for (; *text; text++) {
+        if (*text == '.' && !dot) {
+            dot = true;
+            continue;
+        }
+        if (!qemu_isdigit(*text) || (dot && ++frac > w->decimals)) {
+            return false;
+        }
+        v = v * 10 + (*text - '0');
+        digits++;
+        if (v > w->max) {
+            return false;
+        }
+    }
+    for (; frac < w->decimals; frac++) {
+        v *= 10;
+    }
+    if (!digits || v > w->max) {
         return false;
     }
-    *raw = (uint32_t)lrint(scaled);
+    *raw = v;
     return true;
+}
+
+/* What a word takes, for its error. */
+static const char *npo_fault_args_text(const NpoFaultWord *w)
+{
+    switch (w->args) {
+    case NPO_FAULT_ARGS_LANE:
+        return "PORT LANE VALUE";
+    case NPO_FAULT_ARGS_PORT:
+        return "PORT VALUE";
+    case NPO_FAULT_ARGS_HEX:
+        return "CODE (hex)";
+    case NPO_FAULT_ARGS_OPCODE_COUNT:
+        return "OPCODE (hex) COUNT (at most 255)";
+    case NPO_FAULT_ARGS_SLOT:
+        return "a|b";
+    default:
+        return "nothing";
+    }
 }
 
 /* QMP: qom-set DEVICE fault "WORD [ARGS]", as the debugfs file takes it. */
@@ -204,10 +247,10 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
     unsigned int port = 0, lane = 0, code = 0, count = 0;
     const NpoFaultWord *w;
     g_autofree char *words = NULL;
-    char word[16], slot[4];
-    double value = 0;
+    char word[16], text[24], slot[4];
     uint32_t raw = 0, res;
-    int end = 0, n;
+    int end = 0;
+    bool ok;
 
     if (sscanf(str, "%15s", word) != 1 || !(w = npo_fault_word(word))) {
         words = npo_fault_word_list();
@@ -216,44 +259,40 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
     }
     switch (w->args) {
     case NPO_FAULT_ARGS_NONE:
-        n = sscanf(str, "%*s%n", &end);
-        n = n == 0 ? 1 : 0;
+        ok = sscanf(str, "%*s%n", &end) == 0 && end;
+        /* fwbootfail arms; the others carry no value. */
+        raw = 1;
         break;
     case NPO_FAULT_ARGS_LANE:
-        n = sscanf(str, "%*s %u %u %lf%n", &port, &lane, &value, &end) == 3;
-        n = n && npo_fault_value(w, value, &raw);
+        ok = sscanf(str, "%*s %u %u %23s%n", &port, &lane, text, &end) == 3 &&
+             npo_fault_value(w, text, &raw);
         break;
     case NPO_FAULT_ARGS_PORT:
-        n = sscanf(str, "%*s %u %lf%n", &port, &value, &end) == 2;
-        n = n && npo_fault_value(w, value, &raw);
+        ok = sscanf(str, "%*s %u %23s%n", &port, text, &end) == 2 &&
+             npo_fault_value(w, text, &raw);
         break;
     case NPO_FAULT_ARGS_HEX:
-        n = sscanf(str, "%*s %x%n", &code, &end) == 1;
+        ok = sscanf(str, "%*s %x%n", &code, &end) == 1;
         raw = code;
         break;
     case NPO_FAULT_ARGS_OPCODE_COUNT:
-        n = sscanf(str, "%*s %x %u%n", &code, &count, &end) == 2 &&
-            code <= 0xff && count <= w->max;
+        ok = sscanf(str, "%*s %x %u%n", &code, &count, &end) == 2 &&
+             code <= 0xff && count <= w->max;
         raw = code | count << 8;
         break;
     case NPO_FAULT_ARGS_SLOT:
-        n = sscanf(str, "%*s %3s%n", slot, &end) == 1 &&
-            (!strcmp(slot, "a") || !strcmp(slot, "b"));
-        raw = n && !strcmp(slot, "a") ? SLOT_A : SLOT_B;
+        ok = sscanf(str, "%*s %3s%n", slot, &end) == 1 &&
+             (!strcmp(slot, "a") || !strcmp(slot, "b"));
+        raw = !strcmp(slot, "a") ? SLOT_A : SLOT_B;
         break;
     default:
-        n = 0;
+        ok = false;
         break;
     }
-    if (!n || str[end]) {
+    if (!ok || str[end]) {
         error_setg(errp, "npo: fault: '%s': %s takes %s%s%s", str, w->word,
-                   w->args == NPO_FAULT_ARGS_LANE ? "PORT LANE VALUE" :
-                   w->args == NPO_FAULT_ARGS_PORT ? "PORT VALUE" :
-                   w->args == NPO_FAULT_ARGS_HEX ? "CODE (hex)" :
-                   w->args == NPO_FAULT_ARGS_OPCODE_COUNT ?
-                   "OPCODE (hex) COUNT" :
-                   w->args == NPO_FAULT_ARGS_SLOT ? "a|b" : "nothing",
-                   w->unit[0] ? ", VALUE in " : "", w->unit);
+                   npo_fault_args_text(w), w->unit[0] ? ", VALUE in " : "",
+                   w->unit);
         return;
     }
     res = npo_fault_apply(s, w->kind, port, lane, raw);
@@ -264,18 +303,33 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
     }
 }
 
-/* The faults set, in the words that set them: "ber 0 3 6;cut 1 1;". */
+/*
+ * The faults set, in the words that set them: "ber 0 3 6;cut 1 1;".  A
+ * burst is spent within 10 ms and a hung or asserted firmware shows in
+ * the device's own registers: neither is listed.
+ */
 static char *npo_get_fault(Object *obj, Error **errp)
 {
     NpoState *s = NPO(obj);
     GString *out = g_string_new("");
     unsigned int i, j;
 
+    if (s->mbox_fail_count) {
+        g_string_append_printf(out, "mboxfail %x %u;", s->mbox_fail_op,
+                               s->mbox_fail_count);
+    }
+    if (s->flash.boot_fail_armed) {
+        g_string_append(out, "fwbootfail;");
+    }
     for (i = 0; i < s->num_ports; i++) {
         NpoPort *p = &s->port[i];
 
         if (p->cut) {
             g_string_append_printf(out, "cut %u 1;", i);
+        }
+        if (p->ts_lag_ns) {
+            g_string_append_printf(out, "slow %u %" PRId64 ";", i,
+                                   p->ts_lag_ns / SCALE_US);
         }
         for (j = 0; j < s->lanes_per_port; j++) {
             NpoLane *l = &p->lane[j];

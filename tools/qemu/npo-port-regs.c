@@ -10,12 +10,10 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
-#include "qapi/error.h"
 #include "hw/pci/pci.h"
 #include "sysemu/dma.h"
 #include "trace.h"
 
-#include <math.h>
 
 #include "npo-state.h"
 #include "npo-fw.h"

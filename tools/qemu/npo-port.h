@@ -1,9 +1,10 @@
 /*
  * NPO device model: a port and its lanes.
  *
- * Training and the state machine (npo-link.c), the ports' registers,
- * mailbox commands and faults (npo-port-regs.c), framing (npo-port.c),
- * the lanes' physics (npo-phy.c) and traffic counts (npo-traffic.c).
+ * Training and the state machine (npo-link.c), the ports' registers and
+ * mailbox commands (npo-port-regs.c), fault injection (npo-faults.c),
+ * framing (npo-port.c), the lanes' physics (npo-phy.c) and traffic
+ * counts (npo-traffic.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -164,7 +165,7 @@ void npo_link_start_prbs(NpoPort *p, uint32_t val);
 uint32_t npo_link_status(NpoPort *p);
 void npo_link_clear_counters(NpoPort *p);
 
-/* npo-port-regs.c: the ports' registers, mailbox commands and faults */
+/* npo-port-regs.c: the ports' registers and mailbox commands */
 bool npo_port_regs_read(NpoState *s, hwaddr addr, uint64_t *val);
 bool npo_port_regs_write(NpoState *s, hwaddr addr, uint64_t val);
 uint32_t npo_port_regs_event_ports(NpoState *s);

@@ -43,6 +43,10 @@ set_fault() {
 	/usr/bin/python3 "$here/qmp.py" "$qmp" "{\"execute\": \"qom-set\", \"arguments\": {\"path\": \"/machine/peripheral/npo0\", \"property\": \"fault\", \"value\": \"$1\"}}"
 }
 
+get_fault() {
+	/usr/bin/python3 "$here/qmp.py" --print "$qmp" '{"execute": "qom-get", "arguments": {"path": "/machine/peripheral/npo0", "property": "fault"}}'
+}
+
 # wait_line PATTERN: until the guest prints it, or the VM ends.
 wait_line() {
 	vm_wait_line "$work/vm.log" "$vm" "$1" 120
@@ -58,6 +62,17 @@ if wait_line '^READY'; then
 	grep -q "is not one of ber|dead" "$work/qmp.err" || ok=0
 	if set_fault "rxdrop 0 1" 2>"$work/qmp.err"; then ok=0; fi
 	grep -q "rxdrop takes PORT LANE VALUE, VALUE in dB" "$work/qmp.err" || ok=0
+	# The old unit is refused, not read as another value.
+	if set_fault "ber 0 1 1e-6" 2>"$work/qmp.err"; then ok=0; fi
+	grep -q "ber takes PORT LANE VALUE" "$work/qmp.err" || ok=0
+	# Faults read back in the words that set them; clear takes them all.
+	set_fault "fwbootfail" || ok=0
+	set_fault "rxdrop 1 2 2.5" || ok=0
+	get_fault >"$work/faults" || ok=0
+	grep -q 'fwbootfail;.*rxdrop 1 2 2.5;' "$work/faults" || ok=0
+	set_fault "clear" || ok=0
+	get_fault >"$work/faults" || ok=0
+	grep -qx '""' "$work/faults" || ok=0
 else
 	ok=0
 fi

@@ -13,7 +13,10 @@
 #ifndef _UAPI_LINUX_NPO_NAMES_H
 #define _UAPI_LINUX_NPO_NAMES_H
 
-/* The values named are those of <linux/npo_netlink.h>: include it first. */
+/*
+ * The values named are those of <linux/npo_netlink.h>, which a user of
+ * these initializers includes too.
+ */
 
 /* enum npo_port_state */
 #define NPO_PORT_STATE_NAMES {						\
