@@ -483,6 +483,7 @@ struct tree_pos {
 	bool locked;
 	int64_t parent_port;	/* -1 on the grandmaster */
 	int64_t steps;
+	int64_t grandmaster;	/* its node id */
 };
 
 /* Every clock of this host by node id, from npoctl; how many, or -1. */
@@ -510,6 +511,7 @@ static int read_tree(struct tree_pos *t)
 				 !strcmp(json_object_get_string(v), "locked");
 		t[node].parent_port = jint(c, "parent_port");
 		t[node].steps = jint(c, "steps");
+		t[node].grandmaster = jint(c, "grandmaster");
 	}
 	json_object_put(doc);
 	return n;
@@ -521,8 +523,9 @@ static bool all_locked(struct tree_pos *t, int ndev)
 
 	if (read_tree(t) != ndev)
 		return false;
+	/* Node 1 leads when it is there: one that came back leads again. */
 	for (node = 1; node <= ndev; node++)
-		if (!t[node].locked)
+		if (!t[node].locked || t[node].grandmaster != 1)
 			return false;
 	return true;
 }
