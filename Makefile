@@ -175,7 +175,7 @@ FABRIC_PEER := $(BUILD)/selftests/npo_fabric_peer
 selftests: $(SELFTESTS) $(FABRIC_PEER) $(TESTPTP) $(BUILD)/selftests/run_tests.sh
 $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 		selftests/npo_nl_lib.h selftests/npo_flood_lib.h selftests/npo_traffic_lib.h \
-		selftests/npo_queue_fixture.h \
+		selftests/npo_queue_fixture.h selftests/npo_test_json.h \
 		$(NPO_NL_HDRS) $(LIBNPO) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(JSON_CFLAGS) $(NL_CFLAGS) $(DRM_CFLAGS) $(HARNESS_CFLAGS) \

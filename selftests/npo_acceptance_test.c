@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "kselftest_harness.h"
+#include "npo_test_json.h"
 #include "npo_test_lib.h"
 
 #define REPORT	"/tmp/npo_acceptance_report.json"
@@ -32,14 +33,9 @@ FIXTURE(accept) {
 
 FIXTURE_SETUP(accept)
 {
-	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
-
 	self->n = npo_test_count_devices();
 	/* The faults go on three ports of three different links. */
-	if (self->n < 8)
-		SKIP(return, "needs a ring of at least 8 devices");
-	if (!topo || strcmp(topo, "ring"))
-		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	NPO_TEST_NEED_RING(8);
 	if (npo_test_run(NULL, 0, "command -v npoctl >/dev/null"))
 		SKIP(return, "npoctl not installed");
 	ASSERT_TRUE(npo_test_ring_up(self->n)) TH_LOG("the ring did not come up");
@@ -50,29 +46,6 @@ FIXTURE_TEARDOWN(accept)
 {
 	npo_test_ring_reset(self->n);
 	unlink(REPORT);
-}
-
-static struct json_object *get(struct json_object *o, const char *key)
-{
-	struct json_object *x = NULL;
-
-	if (o)
-		json_object_object_get_ex(o, key, &x);
-	return x;
-}
-
-static int64_t num(struct json_object *o, const char *key)
-{
-	struct json_object *x = get(o, key);
-
-	return x ? json_object_get_int64(x) : -1;
-}
-
-static const char *str(struct json_object *o, const char *key)
-{
-	struct json_object *x = get(o, key);
-
-	return x ? json_object_get_string(x) : "";
 }
 
 /* npoctl -j fabric test ARGS: its exit status, its report in *doc. */
@@ -97,29 +70,29 @@ static int64_t tx_bytes(FIXTURE_DATA(accept) *self, int dev, int port)
 		return -1;
 	doc = json_tokener_parse(self->out);
 	if (json_object_is_type(doc, json_type_array))
-		c = get(json_object_array_get_idx(doc, 0), "counters");
+		c = jget(json_object_array_get_idx(doc, 0), "counters");
 	else
-		c = get(doc, "counters");
-	v = num(c, "tx_bytes");
+		c = jget(doc, "counters");
+	v = jint(c, "tx_bytes");
 	json_object_put(doc);
 	return v;
 }
 
 static bool end_is(struct json_object *end, int node, int port)
 {
-	return num(end, "node_id") == node && num(end, "port") == port;
+	return jint(end, "node_id") == node && jint(end, "port") == port;
 }
 
 /* The report's link with an end at node/port, or NULL. */
 static struct json_object *link_at(struct json_object *doc, int node, int port)
 {
-	struct json_object *links = get(doc, "links");
+	struct json_object *links = jget(doc, "links");
 	size_t i;
 
 	for (i = 0; links && i < json_object_array_length(links); i++) {
 		struct json_object *l = json_object_array_get_idx(links, i);
 
-		if (end_is(get(l, "a"), node, port) || end_is(get(l, "b"), node, port))
+		if (end_is(jget(l, "a"), node, port) || end_is(jget(l, "b"), node, port))
 			return l;
 	}
 	return NULL;
@@ -128,14 +101,14 @@ static struct json_object *link_at(struct json_object *doc, int node, int port)
 static bool has_reason(struct json_object *l, const char *kind, const char *end,
 		       int lane)
 {
-	struct json_object *rs = get(l, "reasons");
+	struct json_object *rs = jget(l, "reasons");
 	size_t i;
 
 	for (i = 0; rs && i < json_object_array_length(rs); i++) {
 		struct json_object *r = json_object_array_get_idx(rs, i);
 
-		if (!strcmp(str(r, "kind"), kind) && !strcmp(str(r, "end"), end) &&
-		    (lane < 0 || num(r, "lane") == lane))
+		if (!strcmp(jstr(r, "kind"), kind) && !strcmp(jstr(r, "end"), end) &&
+		    (lane < 0 || jint(r, "lane") == lane))
 			return true;
 	}
 	return false;
@@ -155,16 +128,16 @@ TEST_F_TIMEOUT(accept, a_clean_ring_passes_after_moving_data_over_each_link, 180
 	st = fabric_test(self, "duration 200 bytes 8388608", &doc);
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
 	EXPECT_EQ(0, st) TH_LOG("%.2000s", self->out);
-	EXPECT_STREQ("pass", str(doc, "result"));
-	EXPECT_EQ(self->n, num(doc, "links_tested"));
-	EXPECT_EQ(0, num(doc, "links_failed"));
-	links = get(doc, "links");
+	EXPECT_STREQ("pass", jstr(doc, "result"));
+	EXPECT_EQ(self->n, jint(doc, "links_tested"));
+	EXPECT_EQ(0, jint(doc, "links_failed"));
+	links = jget(doc, "links");
 	ASSERT_NE(NULL, links);
 	ASSERT_EQ(self->n, json_object_array_length(links));
 	/* Each ring link once: node k port 0 to node k+1 port 1. */
 	for (i = 0; i < self->n; i++) {
 		struct json_object *l = link_at(doc, i + 1, 0);
-		struct json_object *a = get(l, "a"), *b = get(l, "b");
+		struct json_object *a = jget(l, "a"), *b = jget(l, "b");
 		int peer = i + 1 < self->n ? i + 2 : 1;
 		struct json_object *lanes;
 		int64_t after;
@@ -173,30 +146,30 @@ TEST_F_TIMEOUT(accept, a_clean_ring_passes_after_moving_data_over_each_link, 180
 
 		ASSERT_NE(NULL, l) TH_LOG("no link at node %d/0", i + 1);
 		EXPECT_TRUE(end_is(a, peer, 1) || end_is(b, peer, 1));
-		EXPECT_TRUE(json_object_get_boolean(get(a, "measured")));
-		EXPECT_TRUE(json_object_get_boolean(get(b, "measured")));
-		EXPECT_TRUE(json_object_get_boolean(get(l, "data_run")));
-		EXPECT_TRUE(json_object_get_boolean(get(l, "data_ok")));
-		EXPECT_LT(0, json_object_get_double(get(l, "bandwidth_gbps")));
-		EXPECT_LT(0, json_object_get_double(get(l, "latency_us")));
-		EXPECT_EQ(0, json_object_array_length(get(l, "reasons")))
-			TH_LOG("%s", json_object_to_json_string(get(l, "reasons")));
+		EXPECT_TRUE(json_object_get_boolean(jget(a, "measured")));
+		EXPECT_TRUE(json_object_get_boolean(jget(b, "measured")));
+		EXPECT_TRUE(json_object_get_boolean(jget(l, "data_run")));
+		EXPECT_TRUE(json_object_get_boolean(jget(l, "data_ok")));
+		EXPECT_LT(0, jdouble(l, "bandwidth_gbps"));
+		EXPECT_LT(0, jdouble(l, "latency_us"));
+		EXPECT_EQ(0, json_object_array_length(jget(l, "reasons")))
+			TH_LOG("%s", json_object_to_json_string(jget(l, "reasons")));
 		/* PRBS ran on every lane of both ends: each checked bits. */
-		lanes = get(b, "lanes");
+		lanes = jget(b, "lanes");
 		ASSERT_NE(NULL, lanes);
 		EXPECT_LT(0, json_object_array_length(lanes));
 		for (k = 0; k < json_object_array_length(lanes); k++)
-			EXPECT_LT(1000000000, num(json_object_array_get_idx(lanes, k),
+			EXPECT_LT(1000000000, jint(json_object_array_get_idx(lanes, k),
 						  "prbs_bits"));
 		/* The device counted the bytes out of end a's very port:
 		 * the untimed 8 MiB pass, then BYTES at least timed. */
-		dev = num(a, "node_id") - 1;
+		dev = jint(a, "node_id") - 1;
 		ASSERT_TRUE(dev >= 0 && dev < self->n);
-		after = tx_bytes(self, dev, num(a, "port"));
-		EXPECT_LE(before[dev][num(a, "port") & 1] + BYTES + (8 << 20), after)
+		after = tx_bytes(self, dev, jint(a, "port"));
+		EXPECT_LE(before[dev][jint(a, "port") & 1] + BYTES + (8 << 20), after)
 			TH_LOG("npo%d/%lld sent %lld bytes during the test", dev,
-			       (long long)num(a, "port"),
-			       (long long)(after - before[dev][num(a, "port") & 1]));
+			       (long long)jint(a, "port"),
+			       (long long)(after - before[dev][jint(a, "port") & 1]));
 	}
 	json_object_put(doc);
 }
@@ -230,29 +203,29 @@ TEST_F_TIMEOUT(accept, faulty_links_rank_first_with_their_reasons, 240)
 	st = fabric_test(self, "duration 200 bytes 8388608", &doc);
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
 	EXPECT_EQ(1, st);
-	EXPECT_STREQ("fail", str(doc, "result"));
-	EXPECT_EQ(3, num(doc, "links_failed")) TH_LOG("%s", self->out);
-	links = get(doc, "links");
+	EXPECT_STREQ("fail", jstr(doc, "result"));
+	EXPECT_EQ(3, jint(doc, "links_failed")) TH_LOG("%s", self->out);
+	links = jget(doc, "links");
 	ASSERT_NE(NULL, links);
 	for (i = 0; i < (int)json_object_array_length(links); i++) {
 		struct json_object *l = json_object_array_get_idx(links, i);
-		int node = num(get(l, "a"), "node_id");
+		int node = jint(jget(l, "a"), "node_id");
 		bool faulty = l == link_at(doc, dead + 1, 0) ||
 			      l == link_at(doc, ber + 1, 0) ||
 			      l == link_at(doc, dim + 1, 0);
 
 		/* Exactly the three, first; every other link passes. */
 		EXPECT_EQ(i < 3, faulty) TH_LOG("rank %d: node %d/%lld", i + 1,
-						node, (long long)num(get(l, "a"), "port"));
-		EXPECT_STREQ(faulty ? "fail" : "pass", str(l, "result"));
+						node, (long long)jint(jget(l, "a"), "port"));
+		EXPECT_STREQ(faulty ? "fail" : "pass", jstr(l, "result"));
 	}
 	/* The dark lane is named where the light is missing: node 5/0, end a. */
 	EXPECT_TRUE(has_reason(link_at(doc, dead + 1, 0), "dead-lane", "a", 3))
 		TH_LOG("%s", json_object_to_json_string(link_at(doc, dead + 1, 0)));
 	EXPECT_TRUE(has_reason(link_at(doc, ber + 1, 0), "high-ber", "a", 2))
-		TH_LOG("%s", json_object_to_json_string(get(link_at(doc, ber + 1, 0), "reasons")));
+		TH_LOG("%s", json_object_to_json_string(jget(link_at(doc, ber + 1, 0), "reasons")));
 	EXPECT_TRUE(has_reason(link_at(doc, dim + 1, 0), "low-rx-power", "a", -1))
-		TH_LOG("%s", json_object_to_json_string(get(link_at(doc, dim + 1, 0), "reasons")));
+		TH_LOG("%s", json_object_to_json_string(jget(link_at(doc, dim + 1, 0), "reasons")));
 	json_object_put(doc);
 
 	/*
@@ -281,8 +254,8 @@ TEST_F_TIMEOUT(accept, the_whole_test_takes_well_under_a_minute, 180)
 	secs = npo_test_now_s() - t0;
 	ASSERT_NE(NULL, doc) TH_LOG("%.2000s", self->out);
 	EXPECT_EQ(0, st) TH_LOG("%.2000s", self->out);
-	EXPECT_EQ(1000, num(doc, "prbs_ms"));
-	EXPECT_EQ(self->n, num(doc, "links_tested"));
+	EXPECT_EQ(1000, jint(doc, "prbs_ms"));
+	EXPECT_EQ(self->n, jint(doc, "links_tested"));
 	EXPECT_GT(60, secs) TH_LOG("the test took %.1f s", secs);
 	TH_LOG("the default test took %.1f s on %d links", secs, self->n);
 	json_object_put(doc);
@@ -322,7 +295,7 @@ TEST_F(accept, bad_arguments_and_reports_exit_2)
 	EXPECT_GE(1, npo_test_run(self->out, sizeof(self->out),
 				  "npoctl -j fabric merge " REPORT));
 	doc = json_tokener_parse(self->out);
-	EXPECT_EQ(self->n, num(doc, "links_tested")) TH_LOG("%s", self->out);
+	EXPECT_EQ(self->n, jint(doc, "links_tested")) TH_LOG("%s", self->out);
 	json_object_put(doc);
 	EXPECT_EQ(2, npo_test_run(self->out, sizeof(self->out),
 				  "npoctl fabric merge " REPORT " " REPORT " 2>&1"));

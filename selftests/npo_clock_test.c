@@ -131,14 +131,9 @@ static int ring_distance(int a, int b, int n)
 
 FIXTURE_SETUP(clock)
 {
-	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
-
 	memset(self, 0, sizeof(*self));
 	self->ndev = npo_test_count_devices();
-	if (self->ndev < 3)
-		SKIP(return, "needs a ring of at least 3 NPO devices");
-	if (!topo || strcmp(topo, "ring"))
-		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	NPO_TEST_NEED_RING(3);
 	if (!npo_test_is_root())
 		SKIP(return, "needs root");
 	if (read_clocks(self) < self->ndev)

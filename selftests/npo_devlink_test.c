@@ -29,7 +29,6 @@
 #include "npo_nl_lib.h"
 #include "npo_test_lib.h"
 
-#define DEVLINK		"/usr/bin/devlink"
 /* The driver's default grace period of the "fw" reporter. */
 #define NPO_GRACE_MS	10000
 
@@ -42,13 +41,12 @@ FIXTURE(devlink) {
 
 static int set_grace(FIXTURE_DATA(devlink) *self, unsigned int ms)
 {
-	return npo_test_run(NULL, 0, DEVLINK " health set %s reporter fw grace_period %u",
+	return npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health set %s reporter fw grace_period %u",
 			    self->handle, ms);
 }
 
 FIXTURE_SETUP(devlink)
 {
-	char addr[32];
 	int n;
 
 	if (!npo_test_is_root())
@@ -56,12 +54,11 @@ FIXTURE_SETUP(devlink)
 	n = npo_test_count_devices();
 	if (n <= 0)
 		SKIP(return, "no NPO device");
-	if (access(DEVLINK, X_OK))
-		SKIP(return, "no %s (iproute2)", DEVLINK);
+	NPO_TEST_NEED_DEVLINK();
 	ASSERT_EQ(0, npo_test_device_name(n - 1, self->name, sizeof(self->name)));
 	ASSERT_EQ(0, npo_test_device_name(0, self->other, sizeof(self->other)));
-	ASSERT_EQ(0, npo_test_pci_addr(self->name, addr, sizeof(addr)));
-	snprintf(self->handle, sizeof(self->handle), "pci/%s", addr);
+	ASSERT_EQ(0, npo_test_devlink_handle(self->name, self->handle,
+					     sizeof(self->handle)));
 	snprintf(self->fault, sizeof(self->fault),
 		 "/sys/kernel/debug/npo/%s/fault", self->name);
 	/* Tests follow each other faster than the grace period. */
@@ -78,7 +75,7 @@ FIXTURE_TEARDOWN(devlink)
 		set_grace(self, NPO_GRACE_MS);
 		npo_test_write_file("/sys/module/npo/parameters/selftest_ms", "20");
 		if (!npo_test_pci_addr(self->other, addr, sizeof(addr)))
-			npo_test_run(NULL, 0, DEVLINK " health set pci/%s reporter fw grace_period %u",
+			npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health set pci/%s reporter fw grace_period %u",
 				     addr, NPO_GRACE_MS);
 	}
 }
@@ -91,7 +88,7 @@ static struct json_object *devlink_json(const char *fmt, const char *handle,
 	char args[256];
 
 	snprintf(args, sizeof(args), fmt, handle, extra);
-	if (npo_test_run(out, sizeof(out), DEVLINK " -j %s 2>&1", args))
+	if (npo_test_run(out, sizeof(out), NPO_TEST_DEVLINK " -j %s 2>&1", args))
 		return NULL;
 	return json_tokener_parse(out);
 }
@@ -587,7 +584,7 @@ static void fault_recovers(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, fw_reporter(self, &before));
 	EXPECT_TRUE(before.auto_recover);
 	/* The dump read afterwards is this fault's, not an earlier one's. */
-	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter fw",
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear %s reporter fw",
 		     self->handle);
 	mark = npo_test_dmesg_mark();
 	seq = last_seq(self->name);
@@ -659,7 +656,7 @@ TEST_F(devlink, firmware_assert_is_dumped_and_recovered)
 	EXPECT_NE(NULL, strstr(text, "assert 0xbeef\n")) TH_LOG("log: %s", text);
 	json_object_put(dump);
 	/* The dump is kept until cleared. */
-	EXPECT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter fw",
+	EXPECT_EQ(0, npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear %s reporter fw",
 				  self->handle));
 }
 
@@ -677,7 +674,7 @@ TEST_F(devlink, firmware_hang_is_seen_by_its_heartbeat)
 	ASSERT_NE(NULL, dump);
 	EXPECT_STREQ("firmware heartbeat lost", jstr(jget(dump, "fault", NULL)));
 	json_object_put(dump);
-	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter fw", self->handle);
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear %s reporter fw", self->handle);
 }
 
 /*
@@ -750,9 +747,9 @@ TEST_F_TIMEOUT(devlink, a_lane_failing_its_self_test_keeps_the_port_out, 120)
 	 * A reporter in error takes no dump of a later report while it
 	 * recovers by itself: the self-test's report must make its own.
 	 */
-	ASSERT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health set %s reporter link auto_recover false",
+	ASSERT_EQ(0, npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health set %s reporter link auto_recover false",
 				  handle));
-	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter link", handle);
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear %s reporter link", handle);
 	ASSERT_TRUE(wait_link_healthy(self, 0, 20, &link_before));
 	ASSERT_EQ(0, fw_reporter(self, &before));
 	/*
@@ -763,7 +760,7 @@ TEST_F_TIMEOUT(devlink, a_lane_failing_its_self_test_keeps_the_port_out, 120)
 	ASSERT_TRUE(wait_link_error(self, 0, link_before.errors, 10, &link_ber));
 	/* A report landing after the clear would take the self-test's dump. */
 	ASSERT_TRUE(wait_link_settled(self, 0, 2, 20, &link_ber));
-	ASSERT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter link",
+	ASSERT_EQ(0, npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear %s reporter link",
 				  handle));
 	seq = last_seq(self->name);
 	mark = npo_test_dmesg_mark();
@@ -817,7 +814,7 @@ TEST_F_TIMEOUT(devlink, a_lane_failing_its_self_test_keeps_the_port_out, 120)
 	EXPECT_EQ(NULL, strstr(flags, "SELF-TEST-FAILED")) TH_LOG("%s", flags);
 	EXPECT_TRUE(wait_port_active(self->other, 1, 20));
 	EXPECT_TRUE(wait_link_healthy(self, 0, 20, &r)) TH_LOG("state %s", r.state);
-	npo_test_run(NULL, 0, DEVLINK " health set %s reporter link auto_recover true", handle);
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health set %s reporter link auto_recover true", handle);
 }
 
 static int set_selftest_ms(unsigned int ms)
@@ -847,7 +844,7 @@ TEST_F_TIMEOUT(devlink, both_ends_resetting_together_pass_their_self_tests, 120)
 	ASSERT_TRUE(wait_state(self->other, "ready", 20));
 	ASSERT_TRUE(wait_port_active(self->name, 0, 20));
 	ASSERT_EQ(0, npo_test_pci_addr(self->other, other_addr, sizeof(other_addr)));
-	ASSERT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health set pci/%s reporter fw grace_period 0",
+	ASSERT_EQ(0, npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health set pci/%s reporter fw grace_period 0",
 				  other_addr));
 	snprintf(other_fault, sizeof(other_fault),
 		 "/sys/kernel/debug/npo/%s/fault", self->other);
@@ -876,7 +873,7 @@ TEST_F_TIMEOUT(devlink, both_ends_resetting_together_pass_their_self_tests, 120)
 	EXPECT_TRUE(wait_port_active(self->name, 0, 20));
 	EXPECT_TRUE(wait_port_active(self->other, 1, 20));
 	set_selftest_ms(20);
-	npo_test_run(NULL, 0, DEVLINK " health set pci/%s reporter fw grace_period %u",
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health set pci/%s reporter fw grace_period %u",
 		     other_addr, NPO_GRACE_MS);
 }
 
@@ -996,7 +993,7 @@ TEST_F(devlink, a_second_failure_waits_for_the_operator)
 	EXPECT_EQ(before.recovers + 1, r.recovers);
 	EXPECT_TRUE(wait_state(self->name, "dead", 1));
 
-	EXPECT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health recover %s reporter fw",
+	EXPECT_EQ(0, npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health recover %s reporter fw",
 				  self->handle));
 	EXPECT_TRUE(wait_state(self->name, "ready", 20));
 	ASSERT_EQ(0, fw_reporter(self, &r));
@@ -1095,7 +1092,7 @@ TEST_F(devlink, a_queue_in_error_is_reported_with_its_owner)
 	ASSERT_TRUE(wait_queue_reporter(self, "healthy", 0, &before))
 		TH_LOG("no healthy \"queue\" reporter: %s", before.state);
 	EXPECT_FALSE(before.auto_recover);
-	ASSERT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter queue",
+	ASSERT_EQ(0, npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear %s reporter queue",
 				  self->handle));
 	ASSERT_EQ(0, tenant_open(&t, self->name));
 	mark = npo_test_dmesg_mark();
@@ -1284,7 +1281,7 @@ TEST_F_TIMEOUT(devlink, a_cut_link_is_reported_on_its_port, 90)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_state(self->name, "ready", 20));
 	snprintf(handle, sizeof(handle), "%s/0", self->handle);
-	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter link", handle);
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear %s reporter link", handle);
 	ASSERT_TRUE(wait_link_healthy(self, 0, 20, &before));
 	ASSERT_EQ(0, link_reporter(self, 2, &other_before));
 	ASSERT_EQ(0, npo_test_write_file(self->fault, "cut 0 1"));
@@ -1344,7 +1341,7 @@ TEST_F_TIMEOUT(devlink, a_link_at_risk_is_reported_with_its_lane, 120)
 					sizeof(text)));
 	lanes = atoi(text);
 	snprintf(handle, sizeof(handle), "%s/0", self->handle);
-	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter link", handle);
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear %s reporter link", handle);
 	ASSERT_TRUE(wait_link_healthy(self, 0, 20, &before));
 
 	/* Every lane against its thresholds, before any fault. */
@@ -1403,7 +1400,7 @@ TEST_F_TIMEOUT(devlink, a_link_at_risk_is_reported_with_its_lane, 120)
 
 	/* The cause is gone; the operator retrains through devlink. */
 	ASSERT_EQ(0, npo_test_write_file(self->fault, "berramp 0 3 0"));
-	EXPECT_EQ(0, npo_test_run(NULL, 0, DEVLINK " health recover %s reporter link",
+	EXPECT_EQ(0, npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health recover %s reporter link",
 				  handle));
 	ASSERT_TRUE(wait_link_healthy(self, 0, 30, &r));
 	/* Once the link is back, it stays healthy, the recovery counted once. */
@@ -1430,7 +1427,7 @@ TEST_F_TIMEOUT(devlink, a_high_ber_that_passes_leaves_the_link_healthy, 90)
 	NPO_TEST_SETUP_DONE();
 	ASSERT_TRUE(wait_state(self->name, "ready", 20));
 	snprintf(handle, sizeof(handle), "%s/1", self->handle);
-	npo_test_run(NULL, 0, DEVLINK " health dump clear %s reporter link", handle);
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear %s reporter link", handle);
 	ASSERT_TRUE(wait_link_healthy(self, 1, 20, &before));
 	/* 3.2e-6 on lane 2: above the 1e-6 warning, far from failing. */
 	ASSERT_EQ(0, npo_test_write_file(self->fault, "ber 1 2 5.5"));

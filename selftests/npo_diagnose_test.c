@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "kselftest_harness.h"
+#include "npo_test_json.h"
 #include "npo_test_lib.h"
 
 FIXTURE(diag) {
@@ -31,13 +32,8 @@ FIXTURE(diag) {
 
 FIXTURE_SETUP(diag)
 {
-	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
-
 	self->n = npo_test_count_devices();
-	if (self->n < 8)
-		SKIP(return, "needs a ring of at least 8 devices");
-	if (!topo || strcmp(topo, "ring"))
-		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	NPO_TEST_NEED_RING(8);
 	if (npo_test_run(NULL, 0, "command -v npoctl >/dev/null"))
 		SKIP(return, "npoctl not installed");
 	ASSERT_TRUE(npo_test_ring_up(self->n)) TH_LOG("the ring did not come up");
@@ -47,20 +43,6 @@ FIXTURE_SETUP(diag)
 FIXTURE_TEARDOWN(diag)
 {
 	npo_test_ring_reset(self->n);
-}
-
-static struct json_object *get(struct json_object *o, const char *key)
-{
-	struct json_object *x = NULL;
-
-	if (o)
-		json_object_object_get_ex(o, key, &x);
-	return x;
-}
-
-static double dbl(struct json_object *o, const char *key)
-{
-	return json_object_get_double(get(o, key));
 }
 
 /* npoctl -j link diagnose PORT: exit status, the report in *doc. */
@@ -77,13 +59,13 @@ static int diagnose(FIXTURE_DATA(diag) *self, const char *port,
 /* The finding of this kind, or NULL. */
 static struct json_object *finding(struct json_object *doc, const char *kind)
 {
-	struct json_object *f = get(doc, "findings");
+	struct json_object *f = jget(doc, "findings");
 	size_t i;
 
 	for (i = 0; f && i < json_object_array_length(f); i++) {
 		struct json_object *x = json_object_array_get_idx(f, i);
 
-		if (!strcmp(json_object_get_string(get(x, "kind")), kind))
+		if (!strcmp(jstr(x, "kind"), kind))
 			return x;
 	}
 	return NULL;
@@ -137,7 +119,7 @@ TEST_F_TIMEOUT(diag, a_healthy_link_and_the_far_ends_true_report, 60)
 	/* The first report comes with the link watch's first reading. */
 	for (i = 0; i < 50; i++) {
 		st = diagnose(self, "npo0/0", &doc);
-		if (get(doc, "far"))
+		if (jget(doc, "far"))
 			break;
 		json_object_put(doc);
 		doc = NULL;
@@ -145,44 +127,44 @@ TEST_F_TIMEOUT(diag, a_healthy_link_and_the_far_ends_true_report, 60)
 	}
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
 	EXPECT_EQ(0, st) TH_LOG("%s", self->out);
-	EXPECT_EQ(0, json_object_array_length(get(doc, "findings")));
-	EXPECT_TRUE(json_object_get_boolean(get(doc, "link_up")));
-	EXPECT_GT(5000, json_object_get_int(get(doc, "report_age_ms")));
-	far = get(doc, "far");
+	EXPECT_EQ(0, json_object_array_length(jget(doc, "findings")));
+	EXPECT_TRUE(json_object_get_boolean(jget(doc, "link_up")));
+	EXPECT_GT(5000, jint(doc, "report_age_ms"));
+	far = jget(doc, "far");
 	ASSERT_NE(NULL, far);
-	EXPECT_EQ(2, json_object_get_int(get(far, "node_id")));
-	EXPECT_EQ(1, json_object_get_int(get(far, "port")));
+	EXPECT_EQ(2, jint(far, "node_id"));
+	EXPECT_EQ(1, jint(far, "port"));
 	/* Each module is itself: the same vendor, a serial of its own. */
-	near_serial = json_object_get_string(get(get(get(doc, "near"), "module"), "serial"));
-	far_serial = json_object_get_string(get(get(far, "module"), "serial"));
+	near_serial = json_object_get_string(jget(jget(jget(doc, "near"), "module"), "serial"));
+	far_serial = jstr(jget(far, "module"), "serial");
 	ASSERT_NE(NULL, near_serial);
 	ASSERT_NE(NULL, far_serial);
 	EXPECT_STRNE(near_serial, far_serial);
-	EXPECT_STREQ("NPO Optics", json_object_get_string(get(get(far, "module"), "vendor")));
+	EXPECT_STREQ("NPO Optics", jstr(jget(far, "module"), "vendor"));
 	/* The limits this end's module publishes, through netlink. */
-	module = get(get(doc, "near"), "module");
-	EXPECT_EQ(-1.0, dbl(module, "tx_low_warn_dbm"));
-	EXPECT_EQ(-3.0, dbl(module, "tx_low_alarm_dbm"));
-	EXPECT_EQ(4.0, dbl(module, "tx_high_warn_dbm"));
-	EXPECT_EQ(5.0, dbl(module, "tx_high_alarm_dbm"));
-	EXPECT_EQ(70.0, dbl(module, "temp_high_warn_c"));
-	EXPECT_EQ(75.0, dbl(module, "temp_high_alarm_c"));
-	EXPECT_EQ(75.0, dbl(module, "bias_high_warn_ma"));
-	EXPECT_EQ(85.0, dbl(module, "bias_high_alarm_ma"));
+	module = jget(jget(doc, "near"), "module");
+	EXPECT_EQ(-1.0, jdouble(module, "tx_low_warn_dbm"));
+	EXPECT_EQ(-3.0, jdouble(module, "tx_low_alarm_dbm"));
+	EXPECT_EQ(4.0, jdouble(module, "tx_high_warn_dbm"));
+	EXPECT_EQ(5.0, jdouble(module, "tx_high_alarm_dbm"));
+	EXPECT_EQ(70.0, jdouble(module, "temp_high_warn_c"));
+	EXPECT_EQ(75.0, jdouble(module, "temp_high_alarm_c"));
+	EXPECT_EQ(75.0, jdouble(module, "bias_high_warn_ma"));
+	EXPECT_EQ(85.0, jdouble(module, "bias_high_alarm_ma"));
 
 	/* What the report says the far end transmits, its lanes read too. */
 	mine = lanes(self, "npo1/1");
 	ASSERT_NE(NULL, mine);
-	nl = get(doc, "lanes");
+	nl = jget(doc, "lanes");
 	ASSERT_NE(NULL, nl);
 	ASSERT_EQ(json_object_array_length(mine), json_object_array_length(nl));
 	for (i = 0; i < json_object_array_length(nl); i++) {
 		fl = json_object_array_get_idx(mine, i);
-		EXPECT_TRUE(fabs(dbl(json_object_array_get_idx(nl, i), "far_tx_dbm") -
-				 dbl(fl, "tx_power_dbm")) < 0.015)
+		EXPECT_TRUE(fabs(jdouble(json_object_array_get_idx(nl, i), "far_tx_dbm") -
+				 jdouble(fl, "tx_power_dbm")) < 0.015)
 			TH_LOG("lane %zu: report %.2f, npo1/1 %.2f", i,
-			       dbl(json_object_array_get_idx(nl, i), "far_tx_dbm"),
-			       dbl(fl, "tx_power_dbm"));
+			       jdouble(json_object_array_get_idx(nl, i), "far_tx_dbm"),
+			       jdouble(fl, "tx_power_dbm"));
 	}
 	json_object_put(mine);
 	json_object_put(doc);
@@ -199,9 +181,9 @@ TEST_F_TIMEOUT(diag, loss_into_a_port_is_the_path_not_the_far_transmitter, 90)
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
 	EXPECT_EQ(3, st);
 	f = finding(doc, "path-loss-in");
-	EXPECT_NE(NULL, strstr(json_object_get_string(get(f, "text")),
+	EXPECT_NE(NULL, strstr(jstr(f, "text"),
 			       "path loss into this port, far-end transmit normal"))
-		TH_LOG("%s", json_object_get_string(get(f, "text")));
+		TH_LOG("%s", jstr(f, "text"));
 	EXPECT_EQ(NULL, finding(doc, "far-end-transmitter"));
 	json_object_put(doc);
 	/* The other end: its light is lost on the way out. */
@@ -220,10 +202,10 @@ TEST_F_TIMEOUT(diag, a_dark_lane_is_named, 90)
 	doc = wait_finding(self, "npo4/0", "lane", &st);
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
 	f = finding(doc, "lane");
-	EXPECT_EQ(3, json_object_get_int(get(f, "lane")));
-	EXPECT_NE(NULL, strstr(json_object_get_string(get(f, "text")), "lane 3:"))
-		TH_LOG("%s", json_object_get_string(get(f, "text")));
-	EXPECT_EQ(1, json_object_array_length(get(doc, "findings")))
+	EXPECT_EQ(3, jint(f, "lane"));
+	EXPECT_NE(NULL, strstr(jstr(f, "text"), "lane 3:"))
+		TH_LOG("%s", jstr(f, "text"));
+	EXPECT_EQ(1, json_object_array_length(jget(doc, "findings")))
 		TH_LOG("%s", self->out);
 	json_object_put(doc);
 }
@@ -242,8 +224,7 @@ TEST_F_TIMEOUT(diag, a_weak_transmitter_is_the_far_end_seen_from_the_other, 90)
 	doc = wait_finding(self, "npo3/1", "far-end-transmitter", &st);
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
 	EXPECT_EQ(3, st);
-	EXPECT_NE(NULL, strstr(json_object_get_string(get(finding(doc, "far-end-transmitter"),
-							   "text")), "node 3/0"));
+	EXPECT_NE(NULL, strstr(jstr(finding(doc, "far-end-transmitter"), "text"), "node 3/0"));
 	EXPECT_EQ(NULL, finding(doc, "path-loss-in"));
 	json_object_put(doc);
 	doc = wait_finding(self, "npo2/0", "near-end-transmitter", &st);
@@ -254,8 +235,8 @@ TEST_F_TIMEOUT(diag, a_weak_transmitter_is_the_far_end_seen_from_the_other, 90)
 	after = lanes(self, "npo3/1");
 	ASSERT_NE(NULL, after);
 	for (i = 0; i < json_object_array_length(after); i++)
-		drop += dbl(json_object_array_get_idx(before, i), "rx_power_dbm") -
-			dbl(json_object_array_get_idx(after, i), "rx_power_dbm");
+		drop += jdouble(json_object_array_get_idx(before, i), "rx_power_dbm") -
+			jdouble(json_object_array_get_idx(after, i), "rx_power_dbm");
 	drop /= json_object_array_length(after);
 	EXPECT_TRUE(fabs(drop - 2.5) < 0.1) TH_LOG("received %.2f dB less", drop);
 	json_object_put(before);
@@ -270,7 +251,7 @@ TEST_F_TIMEOUT(diag, the_far_ends_report_outlives_the_link, 90)
 	ASSERT_EQ(0, npo_test_fault(5, "cut 0 1"));
 	for (i = 0; i < 50; i++) {
 		st = diagnose(self, "npo5/0", &doc);
-		if (doc && !json_object_get_boolean(get(doc, "link_up")))
+		if (doc && !json_object_get_boolean(jget(doc, "link_up")))
 			break;
 		json_object_put(doc);
 		doc = NULL;
@@ -280,13 +261,13 @@ TEST_F_TIMEOUT(diag, the_far_ends_report_outlives_the_link, 90)
 	/* No light on any lane, while the far end's lasers were lit. */
 	f = finding(doc, "cable");
 	ASSERT_NE(NULL, f) TH_LOG("%s", self->out);
-	EXPECT_NE(NULL, strstr(json_object_get_string(get(f, "text")),
+	EXPECT_NE(NULL, strstr(jstr(f, "text"),
 			       "no light on any lane into node 6/0"))
-		TH_LOG("%s", json_object_get_string(get(f, "text")));
-	EXPECT_NE(NULL, strstr(json_object_get_string(get(f, "text")), "s ago"));
+		TH_LOG("%s", jstr(f, "text"));
+	EXPECT_NE(NULL, strstr(jstr(f, "text"), "s ago"));
 	EXPECT_EQ(NULL, finding(doc, "lane"));
 	EXPECT_EQ(3, st);
-	EXPECT_EQ(7, json_object_get_int(get(get(doc, "far"), "node_id")));
+	EXPECT_EQ(7, jint(jget(doc, "far"), "node_id"));
 	json_object_put(doc);
 	ASSERT_EQ(0, npo_test_fault(5, "cut 0 0"));
 }

@@ -20,6 +20,7 @@
 
 #include "kselftest_harness.h"
 #include "npo_nl_lib.h"
+#include "npo_test_json.h"
 #include "npo_test_lib.h"
 #include "npo_traffic_lib.h"
 
@@ -35,7 +36,6 @@ FIXTURE(event) {
 
 FIXTURE_SETUP(event)
 {
-	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
 	char v[32];
 
 	self->sk = NULL;
@@ -43,10 +43,7 @@ FIXTURE_SETUP(event)
 	if (!npo_test_is_root())
 		SKIP(return, "needs root for fault injection");
 	self->ndev = npo_test_count_devices();
-	if (self->ndev < 8)
-		SKIP(return, "needs a ring of 8 NPO devices");
-	if (!topo || strcmp(topo, "ring"))
-		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	NPO_TEST_NEED_RING(8);
 	if (access("/sys/kernel/debug/npo/npo0/fault", W_OK))
 		SKIP(return, "device has no fault injection");
 	ASSERT_EQ(0, npo_test_read_attr("npo0", "lanes_per_port", v, sizeof(v)));
@@ -462,22 +459,6 @@ static struct json_object *kept_events(int dev, const char *args)
 	return json_tokener_parse(out);
 }
 
-static struct json_object *jmember(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, key, &v);
-	return v;
-}
-
-/* A member's string, "" if it is absent. */
-static const char *jstring(struct json_object *o, const char *key)
-{
-	struct json_object *v = jmember(o, key);
-
-	return v ? json_object_get_string(v) : "";
-}
-
 /* The first kept link-down after seq on the port, NULL if none. */
 static struct json_object *kept_down(struct json_object *ev, const char *port,
 				     int64_t seq)
@@ -487,9 +468,9 @@ static struct json_object *kept_down(struct json_object *ev, const char *port,
 	for (i = 0; ev && i < json_object_array_length(ev); i++) {
 		struct json_object *e = json_object_array_get_idx(ev, i);
 
-		if (json_object_get_int64(jmember(e, "seq")) > seq &&
-		    !strcmp(jstring(e, "event"), "link-down") &&
-		    !strcmp(jstring(e, "port"), port))
+		if (json_object_get_int64(jget(e, "seq")) > seq &&
+		    !strcmp(jstr(e, "event"), "link-down") &&
+		    !strcmp(jstr(e, "port"), port))
 			return e;
 	}
 	return NULL;
@@ -499,19 +480,19 @@ static int64_t kept_last_seq(struct json_object *ev)
 {
 	size_t n = ev ? json_object_array_length(ev) : 0;
 
-	return n ? json_object_get_int64(jmember(json_object_array_get_idx(ev, n - 1),
+	return n ? json_object_get_int64(jget(json_object_array_get_idx(ev, n - 1),
 						 "seq")) : 0;
 }
 
 /* The lanes a kept link-down says it had before, NULL if none. */
 static struct json_object *lanes_before(struct json_object *e)
 {
-	return jmember(e, "lanes_before");
+	return jget(e, "lanes_before");
 }
 
 static double lane_before_rx(struct json_object *e, int lane)
 {
-	return json_object_get_double(jmember(json_object_array_get_idx(lanes_before(e),
+	return json_object_get_double(jget(json_object_array_get_idx(lanes_before(e),
 									lane),
 					      "rx_power_dbm"));
 }
@@ -560,35 +541,35 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 	eb = kept_down(b, "npo6/1", kept_last_seq(b0));
 	ASSERT_NE(NULL, ea) TH_LOG("%s", json_object_to_json_string(a));
 	ASSERT_NE(NULL, eb) TH_LOG("%s", json_object_to_json_string(b));
-	EXPECT_STREQ("loss of signal", jstring(ea, "reason"));
-	EXPECT_EQ(7, json_object_get_int(jmember(ea, "peer_node_id")));
-	EXPECT_EQ(6, json_object_get_int(jmember(eb, "peer_node_id")));
-	EXPECT_GE(json_object_get_int64(jmember(ea, "time_ns")) / 1e9, t0 - 1);
-	EXPECT_LE(json_object_get_int64(jmember(ea, "time_ns")) / 1e9,
+	EXPECT_STREQ("loss of signal", jstr(ea, "reason"));
+	EXPECT_EQ(7, json_object_get_int(jget(ea, "peer_node_id")));
+	EXPECT_EQ(6, json_object_get_int(jget(eb, "peer_node_id")));
+	EXPECT_GE(json_object_get_int64(jget(ea, "time_ns")) / 1e9, t0 - 1);
+	EXPECT_LE(json_object_get_int64(jget(ea, "time_ns")) / 1e9,
 		  (double)time(NULL) + 1);
 	/* Both ends saw the cut within a few ticks of each other. */
-	ASSERT_NE(NULL, jmember(ea, "fabric_time_ns"));
-	ASSERT_NE(NULL, jmember(eb, "fabric_time_ns"));
-	fa = json_object_get_int64(jmember(ea, "fabric_time_ns"));
-	fb = json_object_get_int64(jmember(eb, "fabric_time_ns"));
+	ASSERT_NE(NULL, jget(ea, "fabric_time_ns"));
+	ASSERT_NE(NULL, jget(eb, "fabric_time_ns"));
+	fa = json_object_get_int64(jget(ea, "fabric_time_ns"));
+	fb = json_object_get_int64(jget(eb, "fabric_time_ns"));
 	TH_LOG("the two ends' link-down %.3f ms apart in fabric time",
 	       llabs(fa - fb) / 1e6);
 	EXPECT_LT(llabs(fa - fb), 500000000LL);
 	/* The devices' own latch: the same instant, within microseconds. */
-	ASSERT_NE(NULL, jmember(ea, "down_time_ns"));
-	ASSERT_NE(NULL, jmember(eb, "down_time_ns"));
-	fa = json_object_get_int64(jmember(ea, "down_time_ns"));
-	fb = json_object_get_int64(jmember(eb, "down_time_ns"));
+	ASSERT_NE(NULL, jget(ea, "down_time_ns"));
+	ASSERT_NE(NULL, jget(eb, "down_time_ns"));
+	fa = json_object_get_int64(jget(ea, "down_time_ns"));
+	fb = json_object_get_int64(jget(eb, "down_time_ns"));
 	TH_LOG("the two ends latched the loss %lld ns apart", llabs(fa - fb));
 	EXPECT_LT(llabs(fa - fb), 10000LL);
-	EXPECT_LE(fa, json_object_get_int64(jmember(ea, "fabric_time_ns")));
+	EXPECT_LE(fa, json_object_get_int64(jget(ea, "fabric_time_ns")));
 	/* The lanes just before: lane 4 weak at npo5, not at the far end. */
 	ASSERT_NE(NULL, lanes_before(ea)) TH_LOG("%s", json_object_to_json_string(ea));
 	ASSERT_NE(NULL, lanes_before(eb));
 	ASSERT_EQ((size_t)self->lanes, json_object_array_length(lanes_before(ea)));
-	EXPECT_LE(json_object_get_int(jmember(ea, "lanes_age_ms")), 1500);
+	EXPECT_LE(json_object_get_int(jget(ea, "lanes_age_ms")), 1500);
 	for (i = 0; i < self->lanes; i++) {
-		EXPECT_EQ(i, json_object_get_int(jmember(json_object_array_get_idx(
+		EXPECT_EQ(i, json_object_get_int(jget(json_object_array_get_idx(
 			lanes_before(ea), i), "lane")));
 		if (i != 4)
 			EXPECT_LT(lane_before_rx(ea, 4), lane_before_rx(ea, i) - 2.5)
@@ -639,7 +620,7 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 static struct json_object *health_item(struct json_object *h, int dev,
 				       const char *what)
 {
-	struct json_object *devs = jmember(h, "devices"), *items;
+	struct json_object *devs = jget(h, "devices"), *items;
 	char name[16];
 	size_t i, j;
 
@@ -647,13 +628,13 @@ static struct json_object *health_item(struct json_object *h, int dev,
 	for (i = 0; devs && i < json_object_array_length(devs); i++) {
 		struct json_object *d = json_object_array_get_idx(devs, i);
 
-		if (strcmp(jstring(d, "device"), name))
+		if (strcmp(jstr(d, "device"), name))
 			continue;
-		items = jmember(d, "items");
+		items = jget(d, "items");
 		for (j = 0; items && j < json_object_array_length(items); j++) {
 			struct json_object *it = json_object_array_get_idx(items, j);
 
-			if (!strcmp(jstring(it, "what"), what))
+			if (!strcmp(jstr(it, "what"), what))
 				return it;
 		}
 	}
@@ -682,7 +663,7 @@ TEST_F_TIMEOUT(event, health_names_a_cut_link, 120)
 	ASSERT_TRUE(wait_active(self, 5, 0, 0, &(struct npo_nl_port){ 0 }));
 	h = health(&status);
 	ASSERT_NE(NULL, h);
-	EXPECT_STREQ("ok", jstring(health_item(h, 5, "port 0"), "health"));
+	EXPECT_STREQ("ok", jstr(health_item(h, 5, "port 0"), "health"));
 	json_object_put(h);
 
 	ASSERT_EQ(0, npo_test_fault(5, "cut 0 1"));
@@ -690,17 +671,17 @@ TEST_F_TIMEOUT(event, health_names_a_cut_link, 120)
 	h = health(&status);
 	ASSERT_NE(NULL, h);
 	EXPECT_EQ(3, status);
-	EXPECT_STREQ("failed", jstring(h, "health"));
+	EXPECT_STREQ("failed", jstr(h, "health"));
 	it = health_item(h, 5, "port 0");
 	ASSERT_NE(NULL, it);
-	EXPECT_STREQ("failed", jstring(it, "health"));
-	EXPECT_STREQ("loss of signal", jstring(it, "reason"));
-	EXPECT_NE(NULL, jmember(it, "since_ms"));
+	EXPECT_STREQ("failed", jstr(it, "health"));
+	EXPECT_STREQ("loss of signal", jstr(it, "reason"));
+	EXPECT_NE(NULL, jget(it, "since_ms"));
 	it = health_item(h, 6, "port 1");
 	ASSERT_NE(NULL, it);
-	EXPECT_STREQ("failed", jstring(it, "health"));
+	EXPECT_STREQ("failed", jstr(it, "health"));
 	/* The neighbours' other ports are fine. */
-	EXPECT_STREQ("ok", jstring(health_item(h, 5, "port 1"), "health"));
+	EXPECT_STREQ("ok", jstr(health_item(h, 5, "port 1"), "health"));
 	json_object_put(h);
 
 	ASSERT_EQ(0, npo_test_fault(5, "cut 0 0"));
@@ -708,14 +689,14 @@ TEST_F_TIMEOUT(event, health_names_a_cut_link, 120)
 	for (tries = 0; tries < 50; tries++) {
 		h = health(&status);
 		ASSERT_NE(NULL, h);
-		if (!strcmp(jstring(health_item(h, 6, "port 1"), "health"), "ok"))
+		if (!strcmp(jstr(health_item(h, 6, "port 1"), "health"), "ok"))
 			break;
 		json_object_put(h);
 		h = NULL;
 		usleep(100000);
 	}
 	ASSERT_NE(NULL, h);
-	EXPECT_STREQ("ok", jstring(health_item(h, 5, "port 0"), "health"));
+	EXPECT_STREQ("ok", jstr(health_item(h, 5, "port 0"), "health"));
 	json_object_put(h);
 	/* The text form says it in one line per device. */
 	EXPECT_NE(2, npo_test_run(NULL, 0, "npoctl health"));

@@ -124,15 +124,11 @@ FIXTURE(fi) {
 
 FIXTURE_SETUP(fi)
 {
-	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
 	int i, j;
 
 	memset(self, 0, sizeof(*self));
 	self->n = npo_test_count_devices();
-	if (self->n < 3)
-		SKIP(return, "needs a ring of at least 3 NPO devices");
-	if (!topo || strcmp(topo, "ring"))
-		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	NPO_TEST_NEED_RING(3);
 	if (!npo_test_is_root())
 		SKIP(return, "needs root to put the devices in a job");
 	if (self->n > MAX_ENDS)

@@ -24,7 +24,6 @@
 #include "npo_fw_validate.h"
 #include "npo_test_lib.h"
 
-#define DEVLINK		"/usr/bin/devlink"
 #define FW_DIR		"/lib/firmware/"
 #define GOOD_FW		"npo/npo-fw.bin"
 
@@ -83,7 +82,6 @@ static long long other_resets(FIXTURE_DATA(flash) *self)
 
 FIXTURE_SETUP(flash)
 {
-	char addr[32];
 	FILE *f;
 	int n;
 
@@ -92,15 +90,14 @@ FIXTURE_SETUP(flash)
 	n = npo_test_count_devices();
 	if (n <= 0)
 		SKIP(return, "no NPO device");
-	if (access(DEVLINK, X_OK))
-		SKIP(return, "no %s (iproute2)", DEVLINK);
+	NPO_TEST_NEED_DEVLINK();
 	self->index = n - 1;
 	ASSERT_EQ(0, npo_test_device_name(n - 1, self->name, sizeof(self->name)));
 	if (n > 1)
 		ASSERT_EQ(0, npo_test_device_name(0, self->other,
 						  sizeof(self->other)));
-	ASSERT_EQ(0, npo_test_pci_addr(self->name, addr, sizeof(addr)));
-	snprintf(self->handle, sizeof(self->handle), "pci/%s", addr);
+	ASSERT_EQ(0, npo_test_devlink_handle(self->name, self->handle,
+					     sizeof(self->handle)));
 	f = fopen(FW_DIR GOOD_FW, "rb");
 	ASSERT_NE(NULL, f);
 	self->len = fread(self->image, 1, sizeof(self->image), f);
@@ -175,14 +172,14 @@ static int make_version(FIXTURE_DATA(flash) *self, const char *name,
 static int flash(FIXTURE_DATA(flash) *self, const char *name)
 {
 	return npo_test_run(self->out, sizeof(self->out),
-			    DEVLINK " dev flash %s file npo/flash-%s.bin 2>&1",
+			    NPO_TEST_DEVLINK " dev flash %s file npo/flash-%s.bin 2>&1",
 			    self->handle, name);
 }
 
 static int activate(FIXTURE_DATA(flash) *self)
 {
 	return npo_test_run(self->out, sizeof(self->out),
-			    DEVLINK " dev reload %s action fw_activate 2>&1",
+			    NPO_TEST_DEVLINK " dev reload %s action fw_activate 2>&1",
 			    self->handle);
 }
 
@@ -197,7 +194,7 @@ static int info_version(FIXTURE_DATA(flash) *self, const char *group,
 
 	buf[0] = '\0';
 	if (npo_test_run(self->out, sizeof(self->out),
-			 DEVLINK " -j dev info %s 2>&1", self->handle))
+			 NPO_TEST_DEVLINK " -j dev info %s 2>&1", self->handle))
 		return -1;
 	root = json_tokener_parse(self->out);
 	/* The device's versions must be there; the one asked for may not. */

@@ -122,18 +122,6 @@ FIXTURE_TEARDOWN(job)
 	}
 }
 
-static int wait_one(struct npo_queue *q, struct npo_cqe *out, int ms)
-{
-	struct npo_cqe *cqe;
-	int err = npo_wait_cqe(q, &cqe, ms);
-
-	if (err)
-		return err;
-	*out = *cqe;
-	npo_cq_advance(q, 1);
-	return 0;
-}
-
 /* The victim's secret is as it was, and its queue heard from nobody. */
 static void expect_untouched(struct __test_metadata *_metadata, struct side *s)
 {
@@ -337,7 +325,7 @@ static int attack_once(struct npo_device *dev, struct npo_mr *mr, void *buf,
 	if (a->op == NPO_OP_WRITE_IMM)
 		sqe->imm = 0xbad;
 	npo_submit(q);
-	if (!wait_one(q, &c, 10000))
+	if (!npo_test_take_cqe(q, &c, 10000))
 		st = c.status;
 	npo_destroy_queue(q);
 	return st;
@@ -424,7 +412,7 @@ TEST_F(job, another_job_reaches_nothing_even_with_the_real_keys)
 		struct side *s = &self->v[k];
 		struct npo_cqe c;
 
-		while (!wait_one(s->q, &c, 0))
+		while (!npo_test_take_cqe(s->q, &c, 0))
 			;
 		memcpy(s->buf, s->copy, REGION_SIZE);
 		ASSERT_EQ(0, npo_post_recv(s->q, 7, npo_mr_lkey(s->mr),
@@ -515,7 +503,7 @@ static int guess(void *arg)
 			      buf + ((n >> 1) & 1) * 4096, 4096, t->node,
 			      (tag << 16) | (1 + n % 16), t->addr + SECRET);
 		npo_submit(q);
-		if (wait_one(q, &c, 10000))
+		if (npo_test_take_cqe(q, &c, 10000))
 			return 4;
 		a->r.guesses++;
 		a->r.found += c.status == NPO_STATUS_OK;
@@ -539,7 +527,7 @@ static unsigned int victim_works(struct __test_metadata *_metadata,
 			       s->buf + WORK, 4096, s->node, npo_mr_rkey(s->mr),
 			       (uintptr_t)s->buf + WORK + 65536);
 		npo_submit(s->q);
-		EXPECT_EQ(0, wait_one(s->q, &c, 10000));
+		EXPECT_EQ(0, npo_test_take_cqe(s->q, &c, 10000));
 		EXPECT_EQ(NPO_STATUS_OK, c.status)
 			TH_LOG("%s", npo_status_str(c.status));
 		EXPECT_EQ(0, memcmp(s->buf + WORK, s->buf + WORK + 65536, 4096));

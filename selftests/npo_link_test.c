@@ -93,16 +93,12 @@ FIXTURE(link) {
 
 FIXTURE_SETUP(link)
 {
-	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
 	char v[32];
 
 	if (!npo_test_is_root())
 		SKIP(return, "needs root for debugfs");
 	self->ndev = npo_test_count_devices();
-	if (self->ndev < 2)
-		SKIP(return, "needs at least 2 NPO devices");
-	if (!topo || strcmp(topo, "ring"))
-		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	NPO_TEST_NEED_RING(2);
 	if (access("/sys/kernel/debug/npo/npo0/ports", R_OK))
 		SKIP(return, "no link ports");
 	ASSERT_EQ(0, npo_test_read_attr("npo0", "lanes_per_port", v, sizeof(v)));

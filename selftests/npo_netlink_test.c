@@ -23,6 +23,7 @@
 
 #include "kselftest_harness.h"
 #include "npo_nl_lib.h"
+#include "npo_test_json.h"
 #include "npo_test_lib.h"
 
 FIXTURE(netlink) {
@@ -35,14 +36,9 @@ FIXTURE(netlink) {
 
 FIXTURE_SETUP(netlink)
 {
-	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
-
 	self->sk = NULL;
 	self->ndev = npo_test_count_devices();
-	if (self->ndev < 2)
-		SKIP(return, "needs at least 2 NPO devices");
-	if (!topo || strcmp(topo, "ring"))
-		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	NPO_TEST_NEED_RING(2);
 	self->sk = npo_nl_connect();
 	ASSERT_NE(NULL, self->sk);
 	self->family = npo_nl_family(self->sk);
@@ -68,19 +64,6 @@ static struct json_object *npoctl_json(FIXTURE_DATA(netlink) *self,
 	return json_tokener_parse(self->out);
 }
 
-static struct json_object *jget(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, key, &v);
-	return v;
-}
-
-static int64_t jint(struct json_object *o, const char *key)
-{
-	return json_object_get_int64(jget(o, key));
-}
-
 /* Wait for port DEV/PORT to be active at width (0: any). */
 static struct json_object *wait_active(FIXTURE_DATA(netlink) *self,
 				       const char *port, int width)
@@ -94,7 +77,7 @@ static struct json_object *wait_active(FIXTURE_DATA(netlink) *self,
 		doc = npoctl_json(self, args);
 		if (doc) {
 			p = json_object_array_get_idx(doc, 0);
-			if (!strcmp(json_object_get_string(jget(p, "state")),
+			if (!strcmp(jstr(p, "state"),
 				    "active") &&
 			    (!width || jint(jget(p, "speed"), "width") == width))
 				return doc;
@@ -121,7 +104,7 @@ TEST_F_TIMEOUT(netlink, dump_shows_every_port_with_peer, 60)
 	for (i = 0; i < n; i++) {
 		p = json_object_array_get_idx(doc, i);
 		peer = jget(p, "peer");
-		if (strcmp(json_object_get_string(jget(p, "state")), "active"))
+		if (strcmp(jstr(p, "state"), "active"))
 			continue;
 		active++;
 		ASSERT_NE(NULL, peer);
@@ -310,10 +293,10 @@ TEST_F_TIMEOUT(netlink, lanes_and_prbs_test, 120)
 	for (i = 0; i < 8; i++) {
 		lane = json_object_array_get_idx(doc, i);
 		EXPECT_EQ(i, jint(lane, "lane"));
-		EXPECT_GT(json_object_get_double(jget(lane, "rx_power_dbm")), -5.9);
-		EXPECT_LT(json_object_get_double(jget(lane, "rx_power_dbm")), 4.0);
-		EXPECT_LT(json_object_get_double(jget(lane, "ber")), 1e-6);
-		EXPECT_GT(json_object_get_double(jget(lane, "ber")), 0);
+		EXPECT_GT(jdouble(lane, "rx_power_dbm"), -5.9);
+		EXPECT_LT(jdouble(lane, "rx_power_dbm"), 4.0);
+		EXPECT_LT(jdouble(lane, "ber"), 1e-6);
+		EXPECT_GT(jdouble(lane, "ber"), 0);
 	}
 	json_object_put(doc);
 
@@ -398,7 +381,7 @@ TEST_F_TIMEOUT(netlink, topology_is_the_ring, 60)
 		b = jint(jget(l, "b"), "node_id");
 		EXPECT_TRUE(b == a % self->ndev + 1 || a == b % self->ndev + 1)
 			TH_LOG("link %d -- %d is not a ring link", a, b);
-		EXPECT_STREQ("active", json_object_get_string(jget(l, "state")));
+		EXPECT_STREQ("active", jstr(l, "state"));
 	}
 	json_object_put(doc);
 	ASSERT_EQ(0, npo_test_run(self->out, sizeof(self->out),

@@ -78,16 +78,8 @@ FIXTURE_TEARDOWN(queue)
 /* Post what is prepared, wait for one completion and consume it. */
 static inline int run_one(struct npo_queue *q, struct npo_cqe *out)
 {
-	struct npo_cqe *cqe;
-	int err;
-
 	npo_submit(q);
-	err = npo_wait_cqe(q, &cqe, 10000);
-	if (err)
-		return err;
-	*out = *cqe;
-	npo_cq_advance(q, 1);
-	return 0;
+	return npo_test_take_cqe(q, out, 10000);
 }
 
 static inline void fill(uint8_t *p, size_t len, unsigned int seed)

@@ -27,15 +27,8 @@
 
 #include "kselftest_harness.h"
 #include "npo_queue_fixture.h"
+#include "npo_test_json.h"
 #include "npo_test_lib.h"
-
-static int64_t jint(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, key, &v);
-	return json_object_get_int64(v);
-}
 
 /* Administrators see every process's queues and regions, others nothing. */
 /* Listing every process's queues is for administrators.  Runs as nobody. */

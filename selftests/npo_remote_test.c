@@ -25,47 +25,22 @@
 #include <npo.h>
 
 #include "kselftest_harness.h"
+#include "npo_test_json.h"
 #include "npo_test_lib.h"
 
 #define BUF_SIZE	(8u << 20)
 /* The job the test's processes share, as a launcher would assign it. */
 #define REMOTE_JOB	77
 
-struct end {
-	struct npo_device *dev;
-	struct npo_queue *q;
-	uint8_t *buf;
-	struct npo_mr *mr;
-};
-
 FIXTURE(remote) {
-	struct end a, b;	/* npo0 (node 1) and npo1 (node 2) */
+	struct npo_test_end a, b;	/* npo0 (node 1) and npo1 (node 2) */
 };
 
-static int end_open(struct end *e, const char *name)
+static int end_open(struct npo_test_end *e, const char *name)
 {
 	struct npo_queue_attr attr = { .sq_entries = 256 };
-	void *p;
 
-	e->dev = npo_open_device(name);
-	if (!e->dev || npo_device_set_job(e->dev, REMOTE_JOB) ||
-	    npo_create_queue(e->dev, &attr, &e->q))
-		return -1;
-	p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return -1;
-	e->buf = p;
-	return npo_reg_mr(e->dev, e->buf, BUF_SIZE, NPO_ACCESS_ALL, &e->mr);
-}
-
-static void end_close(struct end *e)
-{
-	npo_dereg_mr(e->mr);
-	npo_destroy_queue(e->q);
-	if (e->buf)
-		munmap(e->buf, BUF_SIZE);
-	npo_close_device(e->dev);
+	return npo_test_end_open(e, name, REMOTE_JOB, &attr, BUF_SIZE);
 }
 
 /* Wait until npo<dev> port <port> is active again, from debugfs. */
@@ -93,14 +68,10 @@ static bool port_active(int dev, int port)
 
 FIXTURE_SETUP(remote)
 {
-	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
 	struct npo_device_attr da;
 
 	memset(self, 0, sizeof(*self));
-	if (npo_test_count_devices() < 3)
-		SKIP(return, "needs a ring of at least 3 NPO devices");
-	if (!topo || strcmp(topo, "ring"))
-		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	NPO_TEST_NEED_RING(3);
 	if (!npo_test_is_root())
 		SKIP(return, "needs root for debugfs");
 	ASSERT_EQ(0, end_open(&self->a, "npo0"));
@@ -116,30 +87,18 @@ FIXTURE_TEARDOWN(remote)
 {
 	if (!access("/sys/kernel/debug/npo/npo0/fault", W_OK))
 		npo_test_fault(0, "clear");
-	end_close(&self->a);
-	end_close(&self->b);
-}
-
-static int reap(struct npo_queue *q, struct npo_cqe *out)
-{
-	struct npo_cqe *c;
-	int err = npo_wait_cqe(q, &c, 10000);
-
-	if (!err) {
-		*out = *c;
-		npo_cq_advance(q, 1);
-	}
-	return err;
+	npo_test_end_close(&self->a);
+	npo_test_end_close(&self->b);
 }
 
 /* SEND len bytes of e's buffer to a queue of a node; its completion in *c. */
-static int send_and_reap(struct end *e, uint32_t node, uint16_t queue,
+static int send_and_reap(struct npo_test_end *e, uint32_t node, uint16_t queue,
 			 uint32_t len, struct npo_cqe *c)
 {
 	npo_prep_send(npo_get_sqe(e->q), 1, npo_mr_lkey(e->mr), e->buf, len,
 		      node, queue);
 	npo_submit(e->q);
-	return reap(e->q, c);
+	return npo_test_take_cqe(e->q, c, 10000);
 }
 
 static void fill(uint8_t *p, size_t len, unsigned int seed)
@@ -153,7 +112,7 @@ static void fill(uint8_t *p, size_t len, unsigned int seed)
 TEST_F(remote, write_read_and_atomics_to_the_neighbour)
 {
 	static const uint32_t sizes[] = { 1, 4096, 65537, 1u << 20, BUF_SIZE / 2 };
-	struct end *a = &self->a, *b = &self->b;
+	struct npo_test_end *a = &self->a, *b = &self->b;
 	uint64_t *counter = (uint64_t *)(b->buf + BUF_SIZE - 8);
 	uint64_t *old = (uint64_t *)(a->buf + BUF_SIZE - 8);
 	struct npo_cqe c;
@@ -167,7 +126,7 @@ TEST_F(remote, write_read_and_atomics_to_the_neighbour)
 			       sizes[i], b->q->node_id, npo_mr_rkey(b->mr),
 			       (uintptr_t)b->buf);
 		npo_submit(a->q);
-		ASSERT_EQ(0, reap(a->q, &c));
+		ASSERT_EQ(0, npo_test_take_cqe(a->q, &c, 10000));
 		ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
 		EXPECT_EQ(0, c.port) TH_LOG("node 2 is behind port 0");
 		EXPECT_EQ(0, memcmp(a->buf, b->buf, sizes[i]));
@@ -179,7 +138,7 @@ TEST_F(remote, write_read_and_atomics_to_the_neighbour)
 			      b->buf + BUF_SIZE / 2, sizes[i], a->q->node_id,
 			      npo_mr_rkey(a->mr), (uintptr_t)a->buf);
 		npo_submit(b->q);
-		ASSERT_EQ(0, reap(b->q, &c));
+		ASSERT_EQ(0, npo_test_take_cqe(b->q, &c, 10000));
 		ASSERT_EQ(NPO_STATUS_OK, c.status);
 		EXPECT_EQ(1, c.port);
 		EXPECT_EQ(0, memcmp(a->buf, b->buf + BUF_SIZE / 2, sizes[i]));
@@ -189,7 +148,7 @@ TEST_F(remote, write_read_and_atomics_to_the_neighbour)
 	npo_prep_fetch_add(npo_get_sqe(a->q), 1, npo_mr_lkey(a->mr), old,
 			   b->q->node_id, npo_mr_rkey(b->mr), (uintptr_t)counter, 10);
 	npo_submit(a->q);
-	ASSERT_EQ(0, reap(a->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(a->q, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 	EXPECT_EQ(5, *old);
 	EXPECT_EQ(15, *counter);
@@ -197,7 +156,7 @@ TEST_F(remote, write_read_and_atomics_to_the_neighbour)
 			  b->q->node_id, npo_mr_rkey(b->mr), (uintptr_t)counter,
 			  15, 99);
 	npo_submit(a->q);
-	ASSERT_EQ(0, reap(a->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(a->q, &c, 10000));
 	EXPECT_EQ(15, *old);
 	EXPECT_EQ(99, *counter);
 }
@@ -224,7 +183,7 @@ TEST_F(remote, ports_show_their_peers)
 
 TEST_F(remote, immediate_data_arrives_with_its_origin)
 {
-	struct end *a = &self->a, *b = &self->b;
+	struct npo_test_end *a = &self->a, *b = &self->b;
 	struct npo_cqe c;
 
 	NPO_TEST_SETUP_DONE();
@@ -233,9 +192,9 @@ TEST_F(remote, immediate_data_arrives_with_its_origin)
 			   1000, b->q->node_id, b->q->id, npo_mr_rkey(b->mr),
 			   (uintptr_t)b->buf, 0x5eed);
 	npo_submit(a->q);
-	ASSERT_EQ(0, reap(a->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(a->q, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
-	ASSERT_EQ(0, reap(b->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(b->q, &c, 10000));
 	EXPECT_EQ(NPO_OP_RECV_IMM, c.opcode);
 	EXPECT_EQ(0x5eed, c.imm);
 	EXPECT_EQ(1000, c.length);
@@ -248,7 +207,7 @@ TEST_F(remote, immediate_data_arrives_with_its_origin)
 TEST_F(remote, send_lands_in_the_neighbours_receive_buffer)
 {
 	struct npo_queue_attr attr = { .sq_entries = 8, .rq_entries = 4 };
-	struct end *a = &self->a, *b = &self->b;
+	struct npo_test_end *a = &self->a, *b = &self->b;
 	struct npo_queue *rq;
 	struct npo_cqe c;
 
@@ -259,7 +218,7 @@ TEST_F(remote, send_lands_in_the_neighbours_receive_buffer)
 	ASSERT_EQ(0, send_and_reap(a, b->q->node_id, rq->id, 65536, &c));
 	EXPECT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
 	EXPECT_EQ(0, c.port);
-	ASSERT_EQ(0, reap(rq, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(rq, &c, 10000));
 	EXPECT_EQ(NPO_OP_RECV, c.opcode);
 	EXPECT_EQ(42, c.wr_id);
 	EXPECT_EQ(65536, c.length);
@@ -271,7 +230,7 @@ TEST_F(remote, send_lands_in_the_neighbours_receive_buffer)
 
 TEST_F(remote, remote_keys_are_checked_by_the_target)
 {
-	struct end *a = &self->a, *b = &self->b;
+	struct npo_test_end *a = &self->a, *b = &self->b;
 	struct npo_cqe c;
 
 	NPO_TEST_SETUP_DONE();
@@ -280,7 +239,7 @@ TEST_F(remote, remote_keys_are_checked_by_the_target)
 		       b->q->node_id, npo_mr_rkey(a->mr) ^ 0x10000,
 		       (uintptr_t)b->buf);
 	npo_submit(a->q);
-	ASSERT_EQ(0, reap(a->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(a->q, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_REMOTE_ACCESS, c.status);
 	EXPECT_TRUE(npo_queue_in_error(a->q));
 }
@@ -297,7 +256,7 @@ TEST_F(remote, a_refused_write_flushes_the_writes_behind_it)
 {
 	enum { WRITES = 40, READ_AT = 20, REFUSED = 30, SLOT = 4096,
 	       LONG = 2u << 20 };
-	struct end *a = &self->a, *b = &self->b;
+	struct npo_test_end *a = &self->a, *b = &self->b;
 	uint8_t *readback = a->buf + BUF_SIZE / 2;
 	uint8_t *long_src = a->buf + BUF_SIZE / 4;
 	uint8_t *long_dst = b->buf + BUF_SIZE / 2;
@@ -335,7 +294,7 @@ TEST_F(remote, a_refused_write_flushes_the_writes_behind_it)
 	}
 	npo_submit(a->q);
 	for (i = 0; i <= WRITES; i++) {
-		ASSERT_EQ(0, reap(a->q, &c)) TH_LOG("completion %u", i);
+		ASSERT_EQ(0, npo_test_take_cqe(a->q, &c, 10000)) TH_LOG("completion %u", i);
 		ASSERT_EQ(i, c.wr_id) TH_LOG("completions out of order");
 		if (i < REFUSED) {
 			ASSERT_EQ(NPO_STATUS_OK, c.status)
@@ -370,7 +329,7 @@ TEST_F(remote, a_refused_write_flushes_the_writes_behind_it)
 
 TEST_F(remote, a_node_no_link_reaches_is_unreachable)
 {
-	struct end *a = &self->a, *b = &self->b;
+	struct npo_test_end *a = &self->a, *b = &self->b;
 	struct npo_cqe c;
 
 	NPO_TEST_SETUP_DONE();
@@ -378,7 +337,7 @@ TEST_F(remote, a_node_no_link_reaches_is_unreachable)
 	npo_prep_write(npo_get_sqe(a->q), 1, npo_mr_lkey(a->mr), a->buf, 8, 999,
 		       npo_mr_rkey(b->mr), (uintptr_t)b->buf);
 	npo_submit(a->q);
-	ASSERT_EQ(0, reap(a->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(a->q, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_UNREACHABLE, c.status);
 	EXPECT_EQ(NPO_CQE_PORT_NONE, c.port);
 }
@@ -389,7 +348,7 @@ TEST_F(remote, a_node_no_link_reaches_is_unreachable)
  */
 TEST_F_TIMEOUT(remote, replays_and_retrains_lose_nothing, 120)
 {
-	struct end *a = &self->a, *b = &self->b;
+	struct npo_test_end *a = &self->a, *b = &self->b;
 	unsigned int i, done = 0, n = 64;
 	const uint32_t chunk = BUF_SIZE / 64;
 	struct npo_cqe c;
@@ -412,7 +371,7 @@ TEST_F_TIMEOUT(remote, replays_and_retrains_lose_nothing, 120)
 			ASSERT_EQ(0, npo_test_fault(0, "burst 0 100"));
 	}
 	while (done < n) {
-		ASSERT_EQ(0, reap(a->q, &c));
+		ASSERT_EQ(0, npo_test_take_cqe(a->q, &c, 10000));
 		EXPECT_EQ(done, c.wr_id);
 		EXPECT_EQ(NPO_STATUS_OK, c.status) TH_LOG("write %u: %s", done,
 							  npo_status_str(c.status));
@@ -431,7 +390,7 @@ TEST_F_TIMEOUT(remote, replays_and_retrains_lose_nothing, 120)
 TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
 {
 	struct npo_queue_attr attr = { .sq_entries = 8 };
-	struct end *a = &self->a, *b = &self->b;
+	struct npo_test_end *a = &self->a, *b = &self->b;
 	struct npo_cqe c;
 	unsigned int i, down = 0;
 
@@ -444,7 +403,7 @@ TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
 			       (uintptr_t)b->buf);
 	npo_submit(a->q);
 	for (i = 0; i < 4; i++) {
-		ASSERT_EQ(0, reap(a->q, &c));
+		ASSERT_EQ(0, npo_test_take_cqe(a->q, &c, 10000));
 		EXPECT_EQ(i, c.wr_id);
 		if (c.status == NPO_STATUS_LINK_DOWN) {
 			EXPECT_EQ(0, c.port);
@@ -465,15 +424,8 @@ TEST_F_TIMEOUT(remote, a_cut_fails_transfers_naming_the_port, 120)
 	npo_prep_write(npo_get_sqe(a->q), 9, npo_mr_lkey(a->mr), a->buf, 4096,
 		       b->q->node_id, npo_mr_rkey(b->mr), (uintptr_t)b->buf);
 	npo_submit(a->q);
-	ASSERT_EQ(0, reap(a->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(a->q, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
-}
-
-static int64_t jint(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : -1;
 }
 
 #define MAX_NODE	16
@@ -585,7 +537,7 @@ static bool impact_has(struct json_object *queues, const char *dev,
 TEST_F_TIMEOUT(remote, topo_impact_predicts_what_a_cut_takes_down, 240)
 {
 	struct npo_queue_attr attr = { .sq_entries = 8 };
-	struct end *a = &self->a, *b = &self->b, z = { 0 };
+	struct npo_test_end *a = &self->a, *b = &self->b, z = { 0 };
 	struct tree_pos before[MAX_NODE] = { 0 }, now[MAX_NODE];
 	bool predicted[MAX_NODE] = { false }, moved[MAX_NODE] = { false };
 	static char out[1 << 16];
@@ -622,14 +574,14 @@ TEST_F_TIMEOUT(remote, topo_impact_predicts_what_a_cut_takes_down, 240)
 			   b->q->node_id, rq->id, npo_mr_rkey(b->mr),
 			   (uintptr_t)b->buf, 7);
 	npo_submit(aq);
-	ASSERT_EQ(0, reap(aq, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(aq, &c, 10000));
 	ASSERT_EQ(NPO_STATUS_OK, c.status);
 	ASSERT_EQ(0, npo_wait_cqe(rq, &r, 10000));
 	npo_cq_advance(rq, 1);
 	npo_prep_write(npo_get_sqe(zq), 2, npo_mr_lkey(a->mr), a->buf, 64,
 		       z.q->node_id, npo_mr_rkey(z.mr), (uintptr_t)z.buf);
 	npo_submit(zq);
-	ASSERT_EQ(0, reap(zq, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(zq, &c, 10000));
 	ASSERT_EQ(NPO_STATUS_OK, c.status);
 	EXPECT_EQ(1, c.port);
 
@@ -665,14 +617,14 @@ TEST_F_TIMEOUT(remote, topo_impact_predicts_what_a_cut_takes_down, 240)
 	npo_prep_write(npo_get_sqe(aq), 3, npo_mr_lkey(a->mr), a->buf, 64,
 		       b->q->node_id, npo_mr_rkey(b->mr), (uintptr_t)b->buf);
 	npo_submit(aq);
-	ASSERT_EQ(0, reap(aq, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(aq, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
 	EXPECT_EQ(1, c.port);
 	EXPECT_EQ(0, memcmp(a->buf, b->buf, 64));
 	npo_prep_write(npo_get_sqe(zq), 4, npo_mr_lkey(a->mr), a->buf, 64,
 		       z.q->node_id, npo_mr_rkey(z.mr), (uintptr_t)z.buf);
 	npo_submit(zq);
-	ASSERT_EQ(0, reap(zq, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(zq, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 	EXPECT_EQ(0, memcmp(a->buf, z.buf, 64));
 
@@ -706,7 +658,7 @@ TEST_F_TIMEOUT(remote, topo_impact_predicts_what_a_cut_takes_down, 240)
 	npo_destroy_queue(aq);
 	npo_destroy_queue(zq);
 	npo_destroy_queue(rq);
-	end_close(&z);
+	npo_test_end_close(&z);
 	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl topo impact npo0 2>/dev/null"));
 	EXPECT_EQ(1, npo_test_run(NULL, 0, "npoctl topo impact npo0/99 2>/dev/null"));
 }
@@ -745,7 +697,7 @@ TEST_F_TIMEOUT(remote, a_killed_sender_leaves_the_receiver_working, 120)
 {
 	struct npo_queue_attr attr = { .sq_entries = 8, .rq_entries = 8 };
 	const size_t size = (KILL_ROUNDS + 1) * (size_t)KILL_SEND;
-	struct end *a = &self->a, *b = &self->b;
+	struct npo_test_end *a = &self->a, *b = &self->b;
 	unsigned int i, round, flushed = 0, whole = 0;
 	struct npo_queue *rq;
 	struct npo_mr *rmr;
@@ -776,7 +728,7 @@ TEST_F_TIMEOUT(remote, a_killed_sender_leaves_the_receiver_working, 120)
 	ASSERT_EQ(0, send_and_reap(a, b->q->node_id, rq->id, 4096, &c));
 	ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
 	for (;;) {
-		ASSERT_EQ(0, reap(rq, &c)) TH_LOG("our message never came");
+		ASSERT_EQ(0, npo_test_take_cqe(rq, &c, 10000)) TH_LOG("our message never came");
 		ASSERT_LE(c.wr_id, KILL_ROUNDS);
 		if (c.status == NPO_STATUS_OK && c.peer_queue == a->q->id)
 			break;

@@ -21,6 +21,7 @@
 #include <npo.h>
 
 #include "kselftest_harness.h"
+#include "npo_test_json.h"
 #include "npo_test_lib.h"
 #include "npo_traffic_lib.h"
 
@@ -29,60 +30,18 @@
 #define BUF_SIZE	(MAX_DEVS * SLOT + SLOT)
 #define ROUTE_JOB	78
 
-struct end {
-	struct npo_device *dev;
-	struct npo_queue *q;
-	uint8_t *buf;
-	struct npo_mr *mr;
-	uint32_t node;
-};
-
 FIXTURE(route) {
-	struct end e[MAX_DEVS];
+	struct npo_test_end e[MAX_DEVS];
 	int n;
 };
 
-static int end_open(struct end *e, int i)
+static int end_open(struct npo_test_end *e, int i)
 {
 	struct npo_queue_attr attr = { .sq_entries = 256, .cq_entries = 256 };
 	char name[16];
-	void *p;
 
 	snprintf(name, sizeof(name), "npo%d", i);
-	e->dev = npo_open_device(name);
-	if (!e->dev || npo_device_set_job(e->dev, ROUTE_JOB) ||
-	    npo_create_queue(e->dev, &attr, &e->q))
-		return -1;
-	p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return -1;
-	e->buf = p;
-	e->node = e->q->node_id;
-	return npo_reg_mr(e->dev, e->buf, BUF_SIZE, NPO_ACCESS_ALL, &e->mr);
-}
-
-static void end_close(struct end *e)
-{
-	if (!e->dev)
-		return;
-	npo_dereg_mr(e->mr);
-	npo_destroy_queue(e->q);
-	if (e->buf)
-		munmap(e->buf, BUF_SIZE);
-	npo_close_device(e->dev);
-}
-
-static int reap(struct npo_queue *q, struct npo_cqe *out)
-{
-	struct npo_cqe *c;
-	int err = npo_wait_cqe(q, &c, 10000);
-
-	if (!err) {
-		*out = *c;
-		npo_cq_advance(q, 1);
-	}
-	return err;
+	return npo_test_end_open(e, name, ROUTE_JOB, &attr, BUF_SIZE);
 }
 
 static uint8_t pattern(int from, int to, size_t i)
@@ -133,13 +92,6 @@ static struct json_object *routes_settled(int n, double limit_s)
 	return NULL;
 }
 
-static int64_t jint(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_int64(v) : -1;
-}
-
 /* The route of device dev (node dev + 1) to node dest, or NULL. */
 static struct json_object *route_of(struct json_object *doc, int dev,
 				    int dest)
@@ -158,17 +110,13 @@ static struct json_object *route_of(struct json_object *doc, int dev,
 
 FIXTURE_SETUP(route)
 {
-	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
 	struct npo_device_attr da;
 	struct json_object *doc;
 	int i;
 
 	memset(self, 0, sizeof(*self));
 	self->n = npo_test_count_devices();
-	if (self->n < 4)
-		SKIP(return, "needs a ring of at least 4 NPO devices");
-	if (!topo || strcmp(topo, "ring"))
-		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	NPO_TEST_NEED_RING(4);
 	if (!npo_test_is_root())
 		SKIP(return, "needs root for debugfs");
 	ASSERT_LE(self->n, MAX_DEVS);
@@ -192,7 +140,7 @@ FIXTURE_TEARDOWN(route)
 	for (i = 0; i < self->n; i++) {
 		if (!access("/sys/kernel/debug/npo/npo0/fault", W_OK))
 			npo_test_fault(i, "clear");
-		end_close(&self->e[i]);
+		npo_test_end_close(&self->e[i]);
 	}
 }
 
@@ -214,7 +162,7 @@ TEST_F_TIMEOUT(route, every_node_reaches_every_node, 180)
 			self->e[a].buf[BUF_SIZE - SLOT + i] = pattern(a, a, i);
 	}
 	for (a = 0; a < n; a++) {
-		struct end *s = &self->e[a];
+		struct npo_test_end *s = &self->e[a];
 
 		for (b = 0; b < n; b++) {
 			/* The source bytes: written into s's own last slot. */
@@ -227,7 +175,7 @@ TEST_F_TIMEOUT(route, every_node_reaches_every_node, 180)
 				       self->e[b].node, npo_mr_rkey(self->e[b].mr),
 				       (uintptr_t)self->e[b].buf + a * SLOT);
 			npo_submit(s->q);
-			ASSERT_EQ(0, reap(s->q, &c));
+			ASSERT_EQ(0, npo_test_take_cqe(s->q, &c, 10000));
 			EXPECT_EQ(NPO_STATUS_OK, c.status)
 				TH_LOG("node %d to node %d: %s", a + 1, b + 1,
 				       npo_status_str(c.status));
@@ -253,7 +201,7 @@ TEST_F_TIMEOUT(route, every_node_reaches_every_node, 180)
 TEST_F(route, reads_atomics_and_messages_cross_the_ring)
 {
 	int n = self->n, far = n / 2;
-	struct end *s = &self->e[0], *t = &self->e[far];
+	struct npo_test_end *s = &self->e[0], *t = &self->e[far];
 	uint64_t *counter = (uint64_t *)(t->buf + BUF_SIZE - 8);
 	uint64_t *old = (uint64_t *)(s->buf + BUF_SIZE - 8);
 	struct npo_cqe c, *r;
@@ -266,7 +214,7 @@ TEST_F(route, reads_atomics_and_messages_cross_the_ring)
 	npo_prep_read(npo_get_sqe(s->q), 1, npo_mr_lkey(s->mr), s->buf, SLOT,
 		      t->node, npo_mr_rkey(t->mr), (uintptr_t)t->buf);
 	npo_submit(s->q);
-	ASSERT_EQ(0, reap(s->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(s->q, &c, 10000));
 	ASSERT_EQ(NPO_STATUS_OK, c.status) TH_LOG("%s", npo_status_str(c.status));
 	EXPECT_EQ(0, memcmp(s->buf, t->buf, SLOT));
 
@@ -274,7 +222,7 @@ TEST_F(route, reads_atomics_and_messages_cross_the_ring)
 	npo_prep_fetch_add(npo_get_sqe(s->q), 2, npo_mr_lkey(s->mr), old,
 			   t->node, npo_mr_rkey(t->mr), (uintptr_t)counter, 2);
 	npo_submit(s->q);
-	ASSERT_EQ(0, reap(s->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(s->q, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 	EXPECT_EQ(40, *old);
 	EXPECT_EQ(42, *counter);
@@ -284,7 +232,7 @@ TEST_F(route, reads_atomics_and_messages_cross_the_ring)
 			   t->node, t->q->id, npo_mr_rkey(t->mr),
 			   (uintptr_t)t->buf + SLOT, 0x5eed);
 	npo_submit(s->q);
-	ASSERT_EQ(0, reap(s->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(s->q, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 	ASSERT_EQ(0, npo_wait_cqe(t->q, &r, 10000));
 	EXPECT_EQ(NPO_OP_RECV_IMM, r->opcode);
@@ -398,7 +346,7 @@ TEST_F_TIMEOUT(route, a_cut_is_routed_around_mid_stream, 240)
 {
 	enum { WRITES = 96, CUT_AT = 32 };
 	int n = self->n, dest = 3;
-	struct end *s = &self->e[0], *t = &self->e[dest];
+	struct npo_test_end *s = &self->e[0], *t = &self->e[dest];
 	unsigned int posted = 0, done = 0, heard = 0, after_cut_port1 = 0;
 	double cut_at = 0, around_at = 0;
 	bool seen[WRITES] = { false };
@@ -427,7 +375,7 @@ TEST_F_TIMEOUT(route, a_cut_is_routed_around_mid_stream, 240)
 			npo_submit(s->q);
 			posted++;
 		}
-		ASSERT_EQ(0, reap(s->q, &c));
+		ASSERT_EQ(0, npo_test_take_cqe(s->q, &c, 10000));
 		EXPECT_EQ(done, c.wr_id);
 		EXPECT_EQ(NPO_STATUS_OK, c.status)
 			TH_LOG("write %u: %s", done, npo_status_str(c.status));
@@ -492,7 +440,7 @@ TEST_F_TIMEOUT(route, a_cut_is_routed_around_mid_stream, 240)
 	npo_prep_write(npo_get_sqe(s->q), 7, npo_mr_lkey(s->mr), s->buf, 64,
 		       t->node, npo_mr_rkey(t->mr), (uintptr_t)t->buf);
 	npo_submit(s->q);
-	ASSERT_EQ(0, reap(s->q, &c));
+	ASSERT_EQ(0, npo_test_take_cqe(s->q, &c, 10000));
 	EXPECT_EQ(NPO_STATUS_OK, c.status);
 	EXPECT_EQ(0, c.port);
 }
@@ -507,14 +455,6 @@ static struct json_object *npoctl_json(const char *fmt, const char *arg)
 	if (npo_test_run(out, sizeof(out), "npoctl -j %s", args))
 		return NULL;
 	return json_tokener_parse(out);
-}
-
-static struct json_object *jget(struct json_object *o, const char *key)
-{
-	struct json_object *v = NULL;
-
-	json_object_object_get_ex(o, key, &v);
-	return v;
 }
 
 /* A link between two devices, each end with its traffic counters. */
@@ -565,13 +505,13 @@ static int link_between(const char *a,
 		const char *name;
 
 		p = json_object_array_get_idx(doc, i);
-		name = json_object_get_string(jget(p, "port"));
+		name = jstr(p, "port");
 		peer = jget(p, "peer");
 		if (!name || strncmp(name, a, alen) || name[alen] != '/' ||
 		    !peer || jint(peer, "node_id") != atoll(node))
 			continue;
 		snprintf(ea->port, sizeof(ea->port), "%s",
-			 json_object_get_string(jget(p, "port")));
+			 jstr(p, "port"));
 		snprintf(eb->port, sizeof(eb->port), "%s/%lld", b,
 			 (long long)jint(peer, "port"));
 		found = 0;

@@ -39,7 +39,6 @@
 /* Mailbox opcodes, Documentation/hardware.rst. */
 #define MBOX_OP_QUEUE_DESTROY	0x31
 #define MBOX_OP_MR_DESTROY	0x34
-#define DEVLINK			"/usr/bin/devlink"
 #define PCI_COMMAND		0x04
 #define PCI_COMMAND_MASTER	0x4
 /* The job the victim's file and its peer share, so that writes may land. */
@@ -199,7 +198,7 @@ static long long fw_recovers(FIXTURE_DATA(teardown) *self)
 	char out[4096];
 	const char *at;
 
-	if (npo_test_run(out, sizeof(out), DEVLINK " health show pci/%s reporter fw",
+	if (npo_test_run(out, sizeof(out), NPO_TEST_DEVLINK " health show pci/%s reporter fw",
 			 self->addr) || !(at = strstr(out, " recover ")))
 		return -1;
 	return atoll(at + strlen(" recover "));
@@ -211,8 +210,8 @@ static long long fw_recovers(FIXTURE_DATA(teardown) *self)
  */
 static long long fw_reporter_prepare(FIXTURE_DATA(teardown) *self)
 {
-	npo_test_run(NULL, 0, DEVLINK " health dump clear pci/%s reporter fw", self->addr);
-	npo_test_run(NULL, 0, DEVLINK " health set pci/%s reporter fw grace_period 0",
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear pci/%s reporter fw", self->addr);
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health set pci/%s reporter fw grace_period 0",
 		     self->addr);
 	return fw_recovers(self);
 }
@@ -225,13 +224,13 @@ static void operator_recovers(struct __test_metadata *_metadata,
 	int i, fd;
 
 	for (i = 0; i < 50; i++) {
-		if (!npo_test_run(out, sizeof(out), DEVLINK " health show pci/%s reporter fw",
+		if (!npo_test_run(out, sizeof(out), NPO_TEST_DEVLINK " health show pci/%s reporter fw",
 				  self->addr) && strstr(out, "state error"))
 			break;
 		usleep(100000);
 	}
 	EXPECT_NE(NULL, strstr(out, "state error")) TH_LOG("%s", out);
-	ASSERT_EQ(0, npo_test_run(out, sizeof(out), DEVLINK " -j health dump show pci/%s reporter fw",
+	ASSERT_EQ(0, npo_test_run(out, sizeof(out), NPO_TEST_DEVLINK " -j health dump show pci/%s reporter fw",
 				  self->addr));
 	EXPECT_NE(NULL, strstr(out, "\"fault\":\"command unanswered\"")) TH_LOG("%s", out);
 	/* Not recovered by itself, though no grace period held it back. */
@@ -240,7 +239,7 @@ static void operator_recovers(struct __test_metadata *_metadata,
 	EXPECT_STREQ("dead", state);
 	EXPECT_EQ(recovers, fw_recovers(self));
 
-	EXPECT_EQ(0, npo_test_run(out, sizeof(out), DEVLINK " health recover pci/%s reporter fw",
+	EXPECT_EQ(0, npo_test_run(out, sizeof(out), NPO_TEST_DEVLINK " health recover pci/%s reporter fw",
 				  self->addr)) TH_LOG("%s", out);
 	for (i = 0; i < 200; i++) {
 		if (!npo_test_read_attr(self->name, "state", state, sizeof(state)) &&
@@ -256,8 +255,8 @@ static void operator_recovers(struct __test_metadata *_metadata,
 	EXPECT_EQ(0, ioctl(fd, NPO_IOCTL_CREATE_QUEUE, &qc));
 	close(fd);
 	EXPECT_EQ(recovers + 1, fw_recovers(self));
-	npo_test_run(NULL, 0, DEVLINK " health dump clear pci/%s reporter fw", self->addr);
-	npo_test_run(NULL, 0, DEVLINK " health set pci/%s reporter fw grace_period 10000",
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health dump clear pci/%s reporter fw", self->addr);
+	npo_test_run(NULL, 0, NPO_TEST_DEVLINK " health set pci/%s reporter fw grace_period 10000",
 		     self->addr);
 }
 

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <npo.h>
+
 #include "npo_test_lib.h"
 
 static int cmp_int(const void *a, const void *b)
@@ -257,6 +259,63 @@ bool npo_test_is_root(void)
 	return geteuid() == 0;
 }
 
+const char *npo_test_no_ring(int min)
+{
+	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
+	static char why[64];
+
+	if (npo_test_count_devices() < min) {
+		snprintf(why, sizeof(why), "needs a ring of at least %d NPO devices", min);
+		return why;
+	}
+	if (!topo || strcmp(topo, "ring"))
+		return "NPO_EXPECT_TOPOLOGY=ring not set";
+	return NULL;
+}
+
+int npo_test_take_cqe(struct npo_queue *q, struct npo_cqe *out, int ms)
+{
+	struct npo_cqe *c;
+	int err = npo_wait_cqe(q, &c, ms);
+
+	if (err)
+		return err;
+	*out = *c;
+	npo_cq_advance(q, 1);
+	return 0;
+}
+
+int npo_test_end_open(struct npo_test_end *e, const char *name, uint32_t job,
+		      const struct npo_queue_attr *attr, size_t len)
+{
+	struct npo_queue_attr a = *attr;
+	void *p;
+
+	memset(e, 0, sizeof(*e));
+	e->dev = npo_open_device(name);
+	if (!e->dev || npo_device_set_job(e->dev, job) ||
+	    npo_create_queue(e->dev, &a, &e->q))
+		return -1;
+	e->node = e->q->node_id;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	e->buf = p;
+	e->len = len;
+	return npo_reg_mr(e->dev, e->buf, len, NPO_ACCESS_ALL, &e->mr);
+}
+
+void npo_test_end_close(struct npo_test_end *e)
+{
+	npo_dereg_mr(e->mr);
+	npo_destroy_queue(e->q);
+	if (e->buf)
+		munmap(e->buf, e->len);
+	npo_close_device(e->dev);
+	memset(e, 0, sizeof(*e));
+}
+
 int npo_test_as_nobody(int (*fn)(void *arg), void *arg)
 {
 	int status;
@@ -317,6 +376,16 @@ int npo_test_pci_addr(const char *name, char *buf, size_t len)
 		return -1;
 	target[n] = '\0';
 	snprintf(buf, len, "%s", strrchr(target, '/') + 1);
+	return 0;
+}
+
+int npo_test_devlink_handle(const char *name, char *buf, size_t len)
+{
+	char addr[64];
+
+	if (npo_test_pci_addr(name, addr, sizeof(addr)))
+		return -1;
+	snprintf(buf, len, "pci/%s", addr);
 	return 0;
 }
 

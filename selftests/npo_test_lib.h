@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define NPO_SYSFS_CLASS "/sys/class/npo"
@@ -74,6 +75,46 @@ int npo_test_dmesg_since(size_t mark, char *buf, size_t len);
 int npo_test_expected_devices(void);
 
 bool npo_test_is_root(void);
+
+/*
+ * Why this host cannot run a test that needs a ring of at least min
+ * devices and says so (NPO_EXPECT_TOPOLOGY=ring): a reason to SKIP with,
+ * or NULL when it can.
+ */
+const char *npo_test_no_ring(int min);
+#define NPO_TEST_NEED_RING(min) do {				\
+	const char *_why = npo_test_no_ring(min);		\
+								\
+	if (_why)						\
+		SKIP(return, "%s", _why);			\
+} while (0)
+
+struct npo_device;
+struct npo_queue;
+struct npo_queue_attr;
+struct npo_mr;
+struct npo_cqe;
+/* Wait up to ms for a completion of q, copy it to *out and consume it. */
+int npo_test_take_cqe(struct npo_queue *q, struct npo_cqe *out, int ms);
+
+/*
+ * One end of a test's traffic, as a job's process holds it: a device put
+ * in a job, a queue on it, and len bytes of anonymous memory registered
+ * for every access.  node is the device's node id.
+ */
+struct npo_test_end {
+	struct npo_device *dev;
+	struct npo_queue *q;
+	uint8_t *buf;
+	size_t len;
+	struct npo_mr *mr;
+	uint32_t node;
+};
+
+int npo_test_end_open(struct npo_test_end *e, const char *name, uint32_t job,
+		      const struct npo_queue_attr *attr, size_t len);
+/* Undoes what npo_test_end_open() did, however far it got. */
+void npo_test_end_close(struct npo_test_end *e);
 /* RESET_COUNT's offset in BAR0 (hardware.rst, interface 1.6). */
 #define NPO_TEST_RESET_COUNT_REG	0x050
 /* BAR0's registers: the device's, then its ports' at 0x1000 + p * 0x40. */
@@ -89,6 +130,15 @@ long long npo_test_bar_read(const char *name, unsigned int off);
 long long npo_test_reset_count(const char *name);
 /* The device's PCI address ("0000:01:00.0") into buf; 0 or -1. */
 int npo_test_pci_addr(const char *name, char *buf, size_t len);
+
+/* iproute2's devlink, which the devlink tests drive as an operator does. */
+#define NPO_TEST_DEVLINK	"/usr/bin/devlink"
+#define NPO_TEST_NEED_DEVLINK() do {					\
+	if (access(NPO_TEST_DEVLINK, X_OK))				\
+		SKIP(return, "no %s (iproute2)", NPO_TEST_DEVLINK);	\
+} while (0)
+/* The device's devlink handle ("pci/0000:01:00.0") into buf; 0 or -1. */
+int npo_test_devlink_handle(const char *name, char *buf, size_t len);
 
 /*
  * Run fn(arg) in a child process that has given up root for nobody (uid

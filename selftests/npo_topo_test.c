@@ -38,13 +38,8 @@ FIXTURE(topo) {
 
 FIXTURE_SETUP(topo)
 {
-	const char *topo = getenv("NPO_EXPECT_TOPOLOGY");
-
 	self->n = npo_test_count_devices();
-	if (self->n < 4)
-		SKIP(return, "needs a ring of at least 4 devices");
-	if (!topo || strcmp(topo, "ring"))
-		SKIP(return, "NPO_EXPECT_TOPOLOGY=ring not set");
+	NPO_TEST_NEED_RING(4);
 	if (npo_test_run(NULL, 0, "command -v npoctl >/dev/null"))
 		SKIP(return, "npoctl not installed");
 	ASSERT_TRUE(npo_test_ring_up(self->n)) TH_LOG("the ring did not come up");
