@@ -50,18 +50,18 @@ make -s -C "$src" O="$obj" allnoconfig >/dev/null
 	>"$top/merge.log"
 make -s -C "$src" O="$obj" olddefconfig >/dev/null
 # Kconfig drops what it cannot satisfy without a word: check every line.
-missing=0
+incomplete=0
 while IFS= read -r line; do
 	case $line in
 	CONFIG_*=*) grep -qxF "$line" "$obj/.config" ||
-		{ log "not in the final config: $line"; missing=1; } ;;
+		{ log "not in the final config: $line"; incomplete=1; } ;;
 	"# CONFIG_"*" is not set")
 		sym=${line#\# }; sym=${sym%% *}
 		! grep -q "^$sym=" "$obj/.config" ||
-		{ log "set although the fragment unsets it: $sym"; missing=1; } ;;
+		{ log "set although the fragment unsets it: $sym"; incomplete=1; } ;;
 	esac
 done <"$fragment"
-[ $missing = 0 ] || { log "the debug kernel's config is incomplete"; exit 1; }
+[ $incomplete = 0 ] || { log "the debug kernel's config is incomplete"; exit 1; }
 
 log "building the debug kernel with $jobs jobs (takes a while, once)"
 make -s -C "$src" O="$obj" -j"$jobs" bzImage modules >"$top/build.log" 2>&1 ||

@@ -22,20 +22,13 @@ set -u
 here=$(dirname "$(realpath "$0")")
 . "$here/lib.sh"
 kernel=${1:-6.12}
-work=$(mktemp -d)
-qmp=$work/qmp.sock
-vm=
+vm_scratch
 ASYM_PS=20000
 WANDER_PPB=5
 MAX_NS=40
 RMS_NS=15
 TOLERANCE_NS=3
 LATE_US=40000
-cleanup() {
-	[ -n "$vm" ] && kill "$vm" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 # With LATE_US set, every device answers each SYNC up to that late
 # (a debugfs test hook), as a loaded host does.  Locked means both devices
@@ -64,11 +57,9 @@ py() { /usr/bin/python3 -c "$@"; }
 # locked.
 run() {
 	result=
-	"$here/npo-vm" --kernel "$kernel" --devices 2 --topology ring \
+	vm_start "$work/vm-$2.log" --kernel "$kernel" --devices 2 --topology ring \
 		--timeout 300 --device-props "$1" \
-		--qemu-arg -qmp --qemu-arg "unix:$qmp,server=on,wait=off" \
-		-- env LATE_US="${3:-0}" sh -c "$guest" >"$work/vm-$2.log" 2>&1 &
-	vm=$!
+		-- env LATE_US="${3:-0}" sh -c "$guest"
 	if vm_wait_line "$work/vm-$2.log" "$vm" '^LOCKED' 300; then
 		# Let the servo settle, then watch for 15 s.
 		sleep 6

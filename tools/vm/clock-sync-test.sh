@@ -32,16 +32,9 @@ here=$(dirname "$(realpath "$0")")
 kernel=${1:-6.12}
 json=
 [ "${2:-}" = --json ] && json=${3:?}
-work=$(mktemp -d)
-qmp=$work/qmp.sock
-vm=
+vm_scratch
 MAX_NS=20
 JUMP_NS=20000
-cleanup() {
-	[ -n "$vm" ] && kill "$vm" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 # The guest announces each phase and holds it while the host measures.
 guest='uptime_s() { cut -d" " -f1 /proc/uptime; }
@@ -75,10 +68,8 @@ sleep 12
 reporter back npo0; reporter back npo1
 npoctl clock'
 
-"$here/npo-vm" --kernel "$kernel" --devices 8 --topology ring --timeout 600 \
-	--qemu-arg -qmp --qemu-arg "unix:$qmp,server=on,wait=off" \
-	-- sh -c "$guest" >"$work/vm.log" 2>&1 &
-vm=$!
+vm_start "$work/vm.log" --kernel "$kernel" --devices 8 --topology ring --timeout 600 \
+	-- sh -c "$guest"
 
 wait_line() {	# wait_line PATTERN: until the guest prints it, or the VM ends
 	vm_wait_line "$work/vm.log" "$vm" "$1" 300

@@ -16,16 +16,8 @@ set -u
 here=$(dirname "$(realpath "$0")")
 . "$here/lib.sh"
 kernel=${1:-6.1}
-work=$(mktemp -d)
+vm_scratch
 sock=$work/link.sock
-qmp=$work/qmp.sock
-vm=
-
-cleanup() {
-	[ -n "$vm" ] && kill "$vm" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 # The guest keeps asking about its port (which trains, fails to, retries)
 # for longer than the peer's cases take.
@@ -34,11 +26,9 @@ end=$(($(date +%s) + 45))
 while [ "$(date +%s)" -lt "$end" ]; do npoctl link show npo0/0 >/dev/null || exit 1; sleep 0.2; done
 echo GUEST-END'
 
-"$here/npo-vm" --kernel "$kernel" --devices 1 --node-base 1 --timeout 300 \
+vm_start "$work/vm.log" --kernel "$kernel" --devices 1 --node-base 1 --timeout 300 \
 	--link 0.0=listen:"$sock" \
-	--qemu-arg -qmp --qemu-arg "unix:$qmp,server=on,wait=off" \
-	-- sh -c "$guest" >"$work/vm.log" 2>&1 &
-vm=$!
+	-- sh -c "$guest"
 
 fail=0
 check "the guest loaded the driver" vm_wait_line "$work/vm.log" "$vm" '^GUEST-UP' 300
@@ -47,7 +37,7 @@ rc=$?
 sed 's/^/  /' "$work/peer.log"
 check "every hostile ring was refused or cost only its connection" [ $rc = 0 ]
 check "QEMU still runs its guest (QMP query-status)" \
-	/usr/bin/python3 "$here/qmp.py" "$qmp" '{"execute": "query-status"}'
+	vm_qmp '{"execute": "query-status"}'
 check "the guest reaches its end" vm_wait_line "$work/vm.log" "$vm" '^GUEST-END' 120
 wait "$vm"
 rc=$?

@@ -16,15 +16,7 @@ here=$(dirname "$(realpath "$0")")
 . "$here/lib.sh"
 kernel=${1:-6.1}
 rounds=${2:-3}
-work=$(mktemp -d)
-qmp=$work/qmp.sock
-vm=
-
-cleanup() {
-	[ -n "$vm" ] && kill "$vm" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+vm_scratch
 
 # A stage that does not move for two minutes gets the guest's blocked tasks
 # and CPUs dumped (sysrq w and l), so that a hang says where it is.
@@ -75,25 +67,19 @@ stage unload
 /sbin/rmmod npo || { echo "NO-UNLOAD"; exit 1; }
 echo UNLOADED'
 
-"$here/npo-vm" --kernel "$kernel" --devices 2 --topology ring --timeout 600 \
-	--qemu-arg -qmp --qemu-arg "unix:$qmp,server=on,wait=off" \
-	-- sh -c "$guest" >"$work/vm.log" 2>&1 &
-vm=$!
-
-run_qmp() {
-	/usr/bin/python3 "$here/qmp.py" "$qmp" "$1"
-}
+vm_start "$work/vm.log" --kernel "$kernel" --devices 2 --topology ring --timeout 600 \
+	-- sh -c "$guest"
 
 ok=1
 for round in $(seq 1 "$rounds"); do
 	vm_wait_line "$work/vm.log" "$vm" "^LOADED $round " 300 || { ok=0; break; }
-	run_qmp '{"execute": "device_del", "arguments": {"id": "npo1"}}' || { ok=0; break; }
+	vm_qmp '{"execute": "device_del", "arguments": {"id": "npo1"}}' || { ok=0; break; }
 	vm_wait_line "$work/vm.log" "$vm" "^REMOVED $round\$" 120 || { ok=0; break; }
 	[ "$round" = "$rounds" ] && break
 	# QEMU frees the id once the guest powered the slot off: retry until then.
 	added=0
 	for _ in $(seq 1 100); do
-		if run_qmp '{"execute": "device_add", "arguments": {"driver": "npo", "id": "npo1", "bus": "rp1", "node_id": '"$((20 + round))"', "test_mode": true}}' 2>"$work/qmp.err"; then
+		if vm_qmp '{"execute": "device_add", "arguments": {"driver": "npo", "id": "npo1", "bus": "rp1", "node_id": '"$((20 + round))"', "test_mode": true}}' 2>"$work/qmp.err"; then
 			added=1
 			break
 		fi

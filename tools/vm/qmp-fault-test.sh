@@ -11,15 +11,7 @@ set -u
 here=$(dirname "$(realpath "$0")")
 . "$here/lib.sh"
 kernel=${1:-6.1}
-work=$(mktemp -d)
-qmp=$work/qmp.sock
-vm=
-
-cleanup() {
-	[ -n "$vm" ] && kill "$vm" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+vm_scratch
 
 guest='/sbin/modprobe npo
 state() { npoctl -j link show npo0/0 | sed -n "s/.*\"state\":\"\([a-z]*\)\".*/\1/p"; }
@@ -34,18 +26,11 @@ echo UP-AGAIN
 sleep 0.3
 cat /tmp/events'
 
-"$here/npo-vm" --kernel "$kernel" --devices 2 --topology ring --timeout 300 \
-	--qemu-arg -qmp --qemu-arg "unix:$qmp,server=on,wait=off" \
-	-- sh -c "$guest" >"$work/vm.log" 2>&1 &
-vm=$!
+vm_start "$work/vm.log" --kernel "$kernel" --devices 2 --topology ring --timeout 300 \
+	-- sh -c "$guest"
 
-set_fault() {
-	/usr/bin/python3 "$here/qmp.py" "$qmp" "{\"execute\": \"qom-set\", \"arguments\": {\"path\": \"/machine/peripheral/npo0\", \"property\": \"fault\", \"value\": \"$1\"}}"
-}
-
-get_fault() {
-	/usr/bin/python3 "$here/qmp.py" --print "$qmp" '{"execute": "qom-get", "arguments": {"path": "/machine/peripheral/npo0", "property": "fault"}}'
-}
+set_fault() { vm_qom_set npo0 fault "$1"; }
+get_fault() { vm_qom_get npo0 fault; }
 
 # wait_line PATTERN: until the guest prints it, or the VM ends.
 wait_line() {
