@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libnpo: names for error codes and states.
+ * libnpo: names for error codes, states and completion statuses.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -144,4 +144,28 @@ const char *npo_lane_rate_str(uint32_t mbps)
 		return "212G";
 	}
 	return "-";
+}
+
+const char *npo_status_str(uint32_t status)
+{
+	static const char *const names[] = {
+		[NPO_STATUS_OK] = "success",
+		[NPO_STATUS_BAD_DESCRIPTOR] = "malformed descriptor",
+		[NPO_STATUS_LOCAL_KEY] = "local key names no region of this queue",
+		[NPO_STATUS_LOCAL_ACCESS] = "local range or access not allowed",
+		[NPO_STATUS_REMOTE_KEY] = "remote key names no region",
+		[NPO_STATUS_REMOTE_ACCESS] = "no such region for this job: remote key, range or rights",
+		[NPO_STATUS_REMOTE_QUEUE] = "destination queue missing, in error or of another job",
+		[NPO_STATUS_UNREACHABLE] = "destination node unreachable",
+		[NPO_STATUS_DMA_ERROR] = "host memory error",
+		[NPO_STATUS_FLUSHED] = "flushed: the queue was in error",
+		[NPO_STATUS_LINK_DOWN] = "the link to the destination is down",
+		[NPO_STATUS_RNR] = "receiver not ready: no receive buffer posted",
+		[NPO_STATUS_REMOTE_LENGTH] = "receive buffer smaller than the message",
+		[NPO_STATUS_RESET] = "not completed: the device was reset or removed",
+	};
+
+	if (status < sizeof(names) / sizeof(names[0]) && names[status])
+		return names[status];
+	return "unknown status";
 }
