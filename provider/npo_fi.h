@@ -64,6 +64,12 @@
  * copying them out: past it they stay in their receive buffers.
  */
 #define NPO_FI_UNEXP_MAX	(256u << 20)
+/*
+ * A rendezvous send unanswered this long has its peer probed (an empty
+ * WRITE) this often, so that a receiver that can no longer reach us to
+ * send the FIN does not leave the send waiting for ever.
+ */
+#define NPO_FI_PROBE_MS		1000
 
 extern struct fi_provider npo_fi_prov;
 
@@ -207,6 +213,7 @@ enum npo_fi_op_kind {
 	NPO_FI_OP_WRITE,	/* fi_write */
 	NPO_FI_OP_RMA_READ,	/* fi_read */
 	NPO_FI_OP_ATOMIC,	/* fi_atomic and friends */
+	NPO_FI_OP_PROBE,	/* empty WRITE: is a peer that owes FINs there? */
 };
 
 struct npo_fi_peer;
@@ -231,6 +238,7 @@ struct npo_fi_op {
 	struct npo_fi_recv *recv;	/* READ: the receive it fills */
 	void *result;			/* ATOMIC: where the old value goes */
 	uint64_t id;			/* RTS: rendezvous id */
+	struct timespec sent_at;	/* RTS: when its SEND completed */
 };
 
 struct npo_fi_peer {
@@ -243,6 +251,7 @@ struct npo_fi_peer {
 	bool broken;			/* the queue failed: make a new one */
 	struct npo_fi_peer *hnext;
 	struct timespec repair_since;	/* failing to get a new queue since */
+	struct timespec probed_at;	/* the last NPO_FI_OP_PROBE posted */
 	unsigned int nbufs;		/* transmit buffers its ops hold */
 };
 

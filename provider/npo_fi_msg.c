@@ -472,6 +472,7 @@ void npo_fi_msg_tx_done(struct npo_fi_ep *ep, struct npo_fi_op *op,
 			op->peer->nbufs--;
 			op->buf = -1;
 			op->rts_sent = true;
+			clock_gettime(CLOCK_MONOTONIC, &op->sent_at);
 			return;
 		}
 		/* A FIN came: the data was read, whatever the RTS says. */
@@ -499,6 +500,49 @@ void npo_fi_msg_tx_done(struct npo_fi_ep *ep, struct npo_fi_op *op,
 }
 
 /* FINs that found no transmit buffer or queue: each tried once a call. */
+static long ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000 +
+	       (b->tv_nsec - a->tv_nsec) / 1000000;
+}
+
+/*
+ * A rendezvous send waits for its FIN as long as the receiver takes to
+ * post a buffer for it, which may be long.  But a receiver that can no
+ * longer reach us never sends the FIN, and nothing on our side fails
+ * unless we send something: so a peer that has owed a FIN for
+ * NPO_FI_PROBE_MS, with nothing else on its queue, gets an empty WRITE
+ * (no key is checked) every NPO_FI_PROBE_MS.  One that fails for a lost
+ * peer fails its sends in peer_progress(), as any request to it would.
+ */
+static void probe_peers(struct npo_fi_ep *ep)
+{
+	struct npo_fi_list *l;
+	struct timespec now;
+
+	if (npo_fi_list_empty(&ep->rdv))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (l = ep->rdv.next; l != &ep->rdv; l = l->next) {
+		struct npo_fi_op *rts = npo_fi_container_of(l, struct npo_fi_op,
+							    rdv_link);
+		struct npo_fi_peer *p = rts->peer;
+		struct npo_fi_op *op;
+
+		if (!rts->rts_sent || p->nposted ||
+		    !npo_fi_list_empty(&p->waiting) ||
+		    ms_between(&rts->sent_at, &now) < NPO_FI_PROBE_MS ||
+		    ms_between(&p->probed_at, &now) < NPO_FI_PROBE_MS)
+			continue;
+		op = npo_fi_op_new(ep, NPO_FI_OP_PROBE, p, NULL);
+		if (!op)
+			return;
+		p->probed_at = now;
+		npo_prep_write(&op->sqe, 0, 0, NULL, 0, p->addr.node_id, 0, 0);
+		npo_fi_op_post(ep, op);
+	}
+}
+
 void npo_fi_msg_progress(struct npo_fi_ep *ep)
 {
 	struct npo_fi_list *l = ep->fin_wait.next;
@@ -520,6 +564,7 @@ void npo_fi_msg_progress(struct npo_fi_ep *ep)
 			recv_complete(ep, r, r->done, r->status);
 		recv_free(ep, r);
 	}
+	probe_peers(ep);
 }
 
 /* The receiving queue is gone: posted receives end in error. */

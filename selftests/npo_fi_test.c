@@ -29,93 +29,11 @@
 #include <npo.h>
 
 #include "kselftest_harness.h"
+#include "npo_fi_end.h"
 #include "npo_test_lib.h"
 
-#define MAX_ENDS	4
 #define FI_JOB		"0x5151"
 #define GUARD		4096
-#define NAME_LEN	16
-
-struct fi_end {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
-	uint8_t name[NAME_LEN];
-	fi_addr_t peer[MAX_ENDS];
-};
-
-static struct fi_info *npo_hints(const char *dev, uint64_t caps)
-{
-	struct fi_info *h = fi_allocinfo();
-
-	if (!h)
-		return NULL;
-	h->caps = caps;
-	h->ep_attr->type = FI_EP_RDM;
-	h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
-	h->fabric_attr->prov_name = strdup("npo");
-	if (dev)
-		h->domain_attr->name = strdup(dev);
-	return h;
-}
-
-static int end_open(struct fi_end *e, int dev)
-{
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
-	struct fi_av_attr av_attr = { .type = FI_AV_MAP };
-	struct fi_info *hints;
-	size_t len = NAME_LEN;
-	char name[16];
-	int rc;
-
-	snprintf(name, sizeof(name), "npo%d", dev);
-	hints = npo_hints(name, FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC |
-			  FI_DIRECTED_RECV);
-	if (!hints)
-		return -FI_ENOMEM;
-	rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &e->info);
-	fi_freeinfo(hints);
-	if (rc)
-		return rc;
-	rc = fi_fabric(e->info->fabric_attr, &e->fabric, NULL);
-	if (!rc)
-		rc = fi_domain(e->fabric, e->info, &e->domain, NULL);
-	if (!rc)
-		rc = fi_av_open(e->domain, &av_attr, &e->av, NULL);
-	if (!rc)
-		rc = fi_cq_open(e->domain, &cq_attr, &e->cq, NULL);
-	if (!rc)
-		rc = fi_endpoint(e->domain, e->info, &e->ep, NULL);
-	if (!rc)
-		rc = fi_ep_bind(e->ep, &e->av->fid, 0);
-	if (!rc)
-		rc = fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV);
-	if (!rc)
-		rc = fi_enable(e->ep);
-	if (!rc)
-		rc = fi_getname(&e->ep->fid, e->name, &len);
-	return rc;
-}
-
-static void end_close(struct fi_end *e)
-{
-	if (e->ep)
-		fi_close(&e->ep->fid);
-	if (e->cq)
-		fi_close(&e->cq->fid);
-	if (e->av)
-		fi_close(&e->av->fid);
-	if (e->domain)
-		fi_close(&e->domain->fid);
-	if (e->fabric)
-		fi_close(&e->fabric->fid);
-	if (e->info)
-		fi_freeinfo(e->info);
-	memset(e, 0, sizeof(*e));
-}
 
 FIXTURE(fi) {
 	struct fi_end e[MAX_ENDS];
@@ -357,6 +275,45 @@ TEST_F_TIMEOUT(fi, tagged_messages_arrive_whole_at_every_size, 240)
 	EXPECT_EQ(FI_SEND | FI_TAGGED, c.flags);
 	munmap(src, 8 << 20);
 	munmap(dst, (8 << 20) + GUARD);
+}
+
+/*
+ * A receiver that posts its buffer seconds after the request to send
+ * came: the sender's peer is probed meanwhile (an empty WRITE each
+ * second, libfabric.rst), which must cost the rendezvous nothing.
+ */
+TEST_F_TIMEOUT(fi, a_rendezvous_waits_for_a_late_receiver, 120)
+{
+	struct fi_end *a = &self->e[0], *b = &self->e[1];
+	size_t len = 1 << 20;
+	uint8_t *src = npo_test_map(len), *dst = npo_test_map(len + GUARD);
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	double until;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	npo_test_fill(src, len, 4);
+	memset(dst, 0xee, len + GUARD);
+	ASSERT_EQ(0, fi_tsend(a->ep, src, len, NULL, a->peer[1], 44, src));
+	/* Both move on for 3 s: the RTS waits at b, a probes b. */
+	for (until = npo_test_now_s() + 3; npo_test_now_s() < until;)
+		progress(self->e, self->n);
+	EXPECT_EQ(-FI_EAGAIN, fi_cq_read(a->cq, &c, 1))
+		TH_LOG("the send ended before its receive was posted");
+	ASSERT_EQ(0, fi_trecv(b->ep, dst, len, NULL, FI_ADDR_UNSPEC, 44, 0,
+			      dst));
+	ASSERT_EQ(1, next_cqe(self->e, self->n, b, &c, NULL, &err))
+		TH_LOG("%s", fi_strerror(err.err));
+	EXPECT_EQ(len, c.len);
+	ASSERT_EQ(1, next_cqe(self->e, self->n, a, &c, NULL, &err))
+		TH_LOG("%s", fi_strerror(err.err));
+	EXPECT_EQ(src, c.op_context);
+	EXPECT_EQ(0, memcmp(src, dst, len));
+	EXPECT_TRUE(npo_test_all_are(dst + len, GUARD, 0xee));
+	munmap(src, len);
+	munmap(dst, len + GUARD);
 }
 
 /* FI_MSG: untagged messages, apart from tagged ones, with CQ data. */
