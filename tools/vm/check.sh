@@ -137,6 +137,42 @@ vm_selftests() {	# vm_selftests LABEL LOG DEVICE_PROPS [TEST...]
 	fi
 }
 
+# The host-side lanes, run on each kernel after its selftests: a script of
+# this folder that prints "ok - " and "not ok - " lines (lib.sh's check)
+# and exits non-zero on a failure.  KERNEL|NAME|TITLE|SCRIPT [ARGUMENT...]:
+# KERNEL is * for every kernel; in the arguments, $k is the kernel.
+lanes=(
+	'*|MPI|Open MPI over the npo libfabric provider, 8 ranks on 8 devices|mpi-test.sh $k'
+	"*|metrics|npoctl export read by Prometheus' client library|export-test.sh \$k"
+	'*|counters|a device that cannot count symbol errors|counter-support-test.sh $k'
+	'*|geometry|devices that lie about their geometry are refused|hostile-geometry-test.sh $k'
+	'*|QMP faults|fault injection from the host through QMP|qmp-fault-test.sh $k'
+	'*|hot-unplug|hot-unplug under load through QMP|hotplug-test.sh $k'
+	"6.12|hostile rings|a hostile peer's shared-memory rings|hostile-ring-test.sh \$k"
+	'*|clock|fabric time measured from the host|clock-sync-test.sh $k'
+	'*|clock paths|link asymmetry, oscillator wander, late answers|clock-path-test.sh $k'
+	'*|two VMs|two VMs sharing a fabric|two-vm-test.sh $k'
+	'*|fabric across two VMs|the fabric tools across two VMs: diagnose, fabric merge, miswired sockets|two-vm-fabric.sh $k'
+	'*|MPI across two VMs|Open MPI across two VMs, 2x4 ranks on one ring of 8|mpi-test.sh $k --two-vms'
+)
+
+# run_lane KERNEL LANE: one line of the table above.  What the script
+# prints besides its verdicts (figures, the guest's output on a failure)
+# is shown indented; each verdict is a check.
+run_lane() {
+	local k=$1 when name title cmd log rc
+	local -a argv
+	IFS='|' read -r when name title cmd <<<"$2"
+	[ "$when" = '*' ] || [ "$when" = "$k" ] || return 0
+	echo "== $title, kernel $k"
+	read -r -a argv <<<"${cmd//\$k/$k}"
+	log=$logs/${name// /-}-$k.log
+	BUILD=$build "$here/${argv[0]}" "${argv[@]:1}" >"$log" 2>&1
+	rc=$?
+	grep -vE '^(not )?ok - ' "$log" | sed 's/^/  /'
+	record_script "kernel $k: $name" "$log" $rc
+}
+
 vm_timeout=1800 vm_mem=512 test_timeout=300
 # KASAN's shadow and kmemleak's pool need room; every access is checked,
 # so a binary may take several times as long.
@@ -181,104 +217,9 @@ for k in "$@"; do
 		"$wire" npo_remote_test npo_route_test npo_acceptance_test
 	[ $rc = 0 ] || [ $rc = 1 ] ||
 		record "kernel $k, over the wire: VM failed (status $rc)" 1
-	echo "== Open MPI over the npo libfabric provider, 8 ranks on 8 devices, kernel $k"
-	BUILD=$build "$here/mpi-test.sh" "$k" >"$logs/mpi-$k.log" 2>&1
-	rc2=$?
-	sed 's/^/  /' "$logs/mpi-$k.log"
-	record_script "kernel $k: MPI" "$logs/mpi-$k.log" $rc2
-
-	echo "== npoctl export read by Prometheus' client library, kernel $k"
-	"$here/export-test.sh" "$k" >"$logs/export-$k.log" 2>&1
-	rc2=$?
-	sed 's/^/  /' "$logs/export-$k.log"
-	record_script "kernel $k: metrics" "$logs/export-$k.log" $rc2
-
-	echo "== a device that cannot count symbol errors, kernel $k"
-	"$here/npo-vm" --kernel "$k" --devices 2 --topology ring \
-		--device-props symbol_errors=off -- sh -c '/sbin/modprobe npo &&
-		for i in $(seq 100); do npoctl link show npo0/0 | grep -q active && break; sleep 0.1; done;
-		npoctl link show npo0/0; npoctl -j lane npo0/0' >"$logs/unsupported-$k.log" 2>&1
-	rc2=$?
-	grep -q 'symbol errors *unsupported' "$logs/unsupported-$k.log" &&
-		grep -q '"symbol_errors":"unsupported"' "$logs/unsupported-$k.log" &&
-		grep -q 'FEC corrected *[0-9]' "$logs/unsupported-$k.log"
-	rc3=$?
-	if [ $rc2 != 0 ] || [ $rc3 != 0 ]; then
-		grep -v '^\[' "$logs/unsupported-$k.log" | sed 's/^/  /'
-	fi
-	record "kernel $k: an uncounted counter shows as unsupported, not 0" \
-		$((rc2 | rc3))
-
-	echo "== devices that lie about their geometry are refused, kernel $k"
-	"$here/npo-vm" --kernel "$k" --devices 6 --device-prop 1=hostile=1 \
-		--device-prop 2=hostile=2 --device-prop 3=hostile=3 \
-		--device-prop 4=hostile=4 --device-prop 5=hostile=5 -- \
-		sh -c '/sbin/modprobe npo; ls /dev | sed -n "s/^\(npo[0-9]*\)$/DEVICE \1/p"' \
-		>"$logs/hostile-$k.log" 2>&1
-	rc2=$?
-	rc3=0
-	[ "$(grep -c '^DEVICE ' "$logs/hostile-$k.log")" = 1 ] &&
-		grep -q '^DEVICE npo0$' "$logs/hostile-$k.log" || rc3=1
-	for why in 'more ports than the driver handles' 'lanes per port out of range' \
-		'DMA queues, but none of them' 'doorbell stride out of range' \
-		'clock adjustment range out of range'; do
-		grep -q "refusing the device: $why" "$logs/hostile-$k.log" || rc3=1
+	for lane in "${lanes[@]}"; do
+		run_lane "$k" "$lane"
 	done
-	if [ $rc2 != 0 ] || [ $rc3 != 0 ]; then
-		grep -v '^\[  ' "$logs/hostile-$k.log" | sed 's/^/  /'
-	fi
-	record "kernel $k: five devices lying about their geometry refused, one good bound" \
-		$((rc2 | rc3))
-
-	echo "== fault injection from the host through QMP, kernel $k"
-	"$here/qmp-fault-test.sh" "$k" >"$logs/qmp-fault-$k.log" 2>&1
-	rc2=$?
-	sed 's/^/  /' "$logs/qmp-fault-$k.log"
-	record "kernel $k: link cut and restored through QMP" $rc2
-
-	echo "== hot-unplug under load through QMP, kernel $k"
-	"$here/hotplug-test.sh" "$k" >"$logs/hotplug-$k.log" 2>&1
-	rc2=$?
-	sed 's/^/  /' "$logs/hotplug-$k.log"
-	record "kernel $k: devices removed under load and plugged again" $rc2
-
-	if [ "$k" = 6.12 ]; then
-		echo "== a hostile peer's shared-memory rings"
-		"$here/hostile-ring-test.sh" "$k" >"$logs/hostile-ring.log" 2>&1
-		rc2=$?
-		sed 's/^/  /' "$logs/hostile-ring.log"
-		record "hostile rings refused or dropped, QEMU and guest unharmed" $rc2
-	fi
-
-	echo "== fabric time measured from the host, kernel $k"
-	"$here/clock-sync-test.sh" "$k" >"$logs/clock-sync-$k.log" 2>&1
-	rc2=$?
-	grep -vE '^(not )?ok - ' "$logs/clock-sync-$k.log" | sed 's/^/  /'
-	record_script "kernel $k: clock" "$logs/clock-sync-$k.log" $rc2
-
-	echo "== link asymmetry, oscillator wander, late answers, kernel $k"
-	"$here/clock-path-test.sh" "$k" >"$logs/clock-path-$k.log" 2>&1
-	rc2=$?
-	grep -vE '^(not )?ok - ' "$logs/clock-path-$k.log" | sed 's/^/  /'
-	record_script "kernel $k: clock paths" "$logs/clock-path-$k.log" $rc2
-
-	echo "== two VMs sharing a fabric, kernel $k"
-	"$here/two-vm-test.sh" "$k" >"$logs/two-vm-$k.log" 2>&1
-	rc2=$?
-	grep -E '^  ' "$logs/two-vm-$k.log"
-	record_script "kernel $k: two VMs" "$logs/two-vm-$k.log" $rc2
-
-	echo "== the fabric tools across two VMs: diagnose, fabric merge, miswired sockets, kernel $k"
-	BUILD=$build "$here/two-vm-fabric.sh" "$k" >"$logs/two-vm-fabric-$k.log" 2>&1
-	rc2=$?
-	grep -vE '^(not )?ok - ' "$logs/two-vm-fabric-$k.log" | sed 's/^/  /'
-	record_script "kernel $k: fabric across two VMs" "$logs/two-vm-fabric-$k.log" $rc2
-
-	echo "== Open MPI across two VMs, 2x4 ranks on one ring of 8, kernel $k"
-	BUILD=$build "$here/mpi-test.sh" "$k" --two-vms >"$logs/mpi-2vm-$k.log" 2>&1
-	rc2=$?
-	sed 's/^/  /' "$logs/mpi-2vm-$k.log"
-	record_script "kernel $k: MPI across two VMs" "$logs/mpi-2vm-$k.log" $rc2
 done
 
 echo
