@@ -58,24 +58,75 @@ vm_start() {
 	vm=$!
 }
 
-# vm_qmp [--print] COMMAND: one QMP command (JSON) to the VM at $qmp; with
-# --print, its answer on stdout.  Fails with QEMU's error on stderr.
-vm_qmp() {
-	# shellcheck disable=SC2154 # $here: the sourcing script's
-	if [ "$1" = --print ]; then
-		/usr/bin/python3 "$here/qmp.py" --print "$qmp" "$2"
-	else
-		/usr/bin/python3 "$here/qmp.py" "$qmp" "$1"
-	fi
+# Tests of several VMs name each one: VM NAME's QMP socket is
+# $work/NAME.qmp.  vm_scratch_named NAME... makes $work; at exit it kills
+# each named VM's QEMU (npo-vm is only its parent) and removes $work, and
+# INT, TERM and HUP end the script the same way.
+vm_scratch_named() {
+	work=$(mktemp -d)
+	vm_names="$*"
+	trap vm_scratch_named_end EXIT
+	trap 'exit 1' INT TERM HUP
 }
 
-# vm_qom_set DEVICE PROPERTY VALUE and vm_qom_get DEVICE PROPERTY: a
-# property of a device given -device ...,id=DEVICE, as an operator's
-# tooling sets and reads it.
+vm_scratch_named_end() {
+	local name
+	for name in $vm_names; do
+		vm_kill "$name"
+	done
+	rm -rf "$work"
+}
+
+# vm_kill NAME: that VM's QEMU, at once.
+vm_kill() {
+	pkill -9 -f "qemu-system.*unix:$work/$1.qmp" 2>/dev/null
+}
+
+# vm_wait_qmp NAME: until that VM's QEMU listens for QMP (30 s at most).
+vm_wait_qmp() {
+	for _ in $(seq 300); do
+		[ -S "$work/$1.qmp" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# vm_qmp [--vm NAME] [--print] COMMAND: one QMP command (JSON) to the VM
+# at $qmp, or to VM NAME; with --print, its answer on stdout.  Fails with
+# QEMU's error on stderr.
+vm_qmp() {
+	local sock="${qmp:-}" print=
+	if [ "$1" = --vm ]; then
+		sock=$work/$2.qmp
+		shift 2
+	fi
+	if [ "$1" = --print ]; then
+		print=--print
+		shift
+	fi
+	# shellcheck disable=SC2154 # $here: the sourcing script's
+	/usr/bin/python3 "$here/qmp.py" $print "$sock" "$1"
+}
+
+# vm_qom_set [--vm NAME] DEVICE PROPERTY VALUE and vm_qom_get [--vm NAME]
+# DEVICE PROPERTY: a property of a device given -device ...,id=DEVICE, as
+# an operator's tooling sets and reads it.
 vm_qom_set() {
-	vm_qmp "{\"execute\": \"qom-set\", \"arguments\": {\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\", \"value\": \"$3\"}}"
+	local to=
+	if [ "$1" = --vm ]; then
+		to="--vm $2"
+		shift 2
+	fi
+	# shellcheck disable=SC2086 # no option, or two words
+	vm_qmp $to "{\"execute\": \"qom-set\", \"arguments\": {\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\", \"value\": \"$3\"}}"
 }
 
 vm_qom_get() {
-	vm_qmp --print "{\"execute\": \"qom-get\", \"arguments\": {\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\"}}"
+	local to=
+	if [ "$1" = --vm ]; then
+		to="--vm $2"
+		shift 2
+	fi
+	# shellcheck disable=SC2086 # no option, or two words
+	vm_qmp $to --print "{\"execute\": \"qom-get\", \"arguments\": {\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\"}}"
 }

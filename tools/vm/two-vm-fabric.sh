@@ -39,10 +39,7 @@ here=$(dirname "$(realpath "$0")")
 build=${BUILD:-$here/../../build}
 kernel=${1:-6.1}
 npoctl=$build/bin/npoctl
-work=$(mktemp -d)
-kill_vm() { pkill -9 -f "qemu-system.*unix:$work/$1.qmp" 2>/dev/null; }
-trap 'kill_vm a; kill_vm b; rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM HUP
+vm_scratch_named a b
 fail=0
 
 # Quiet consoles (a kernel line inside a JSON line spoils it), the
@@ -76,8 +73,7 @@ until_down='until_down() {
 }'
 
 qmp_fault() {	# qmp_fault VM DEV FAULT
-	/usr/bin/python3 "$here/qmp.py" "$work/$1.qmp" \
-		"{\"execute\": \"qom-set\", \"arguments\": {\"path\": \"/machine/peripheral/$2\", \"property\": \"fault\", \"value\": \"$3\"}}"
+	vm_qom_set --vm "$1" "$2" fault "$3"
 }
 
 vm() {	# vm NAME NODE_BASE GUEST ARGS...
@@ -88,14 +84,6 @@ vm() {	# vm NAME NODE_BASE GUEST ARGS...
 		--qemu-arg -qmp --qemu-arg "unix:$work/$name.qmp,server=on,wait=off" \
 		"$@" -- sh -c "hostname host-$name
 $guest" >"$work/$name.log" 2>&1
-}
-
-wait_qmp() {
-	for _ in $(seq 300); do
-		[ -S "$work/$1.qmp" ] && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 # --- 1: faults on both hosts, judged from the far end's reports ----------
@@ -119,14 +107,14 @@ until_down npo0/1"
 
 vm a 1 "$guest_a" --link 1.0=listen:"$work/x.sock" --link 0.1=connect:"$work/y.sock" &
 a=$!
-wait_qmp a || { echo "not ok - A's QEMU started"; exit 1; }
+vm_wait_qmp a || { echo "not ok - A's QEMU started"; exit 1; }
 for lane in 0 1 2 3 4 6 7; do
 	qmp_fault a npo1 "rxdrop 0 $lane 2.4" || fail=1
 done
 qmp_fault a npo1 "dead 0 5 1" || fail=1
 vm b 3 "$guest_b" --link 1.0=listen:"$work/y.sock" --link 0.1=connect:"$work/x.sock" &
 b=$!
-wait_qmp b || { echo "not ok - B's QEMU started"; exit 1; }
+vm_wait_qmp b || { echo "not ok - B's QEMU started"; exit 1; }
 for lane in 0 1 2 3 4 5 6 7; do
 	qmp_fault b npo1 "txdrop 0 $lane 2.5" || fail=1
 done
@@ -236,7 +224,7 @@ echo \"NPO-LINKS-PULLED \$(npoctl -j link | tr -d '\\n')\""
 rm -f "$work"/*.sock "$work"/*.qmp
 vm a 1 "$guest_a2" --link 1.0=listen:"$work/x.sock" --link 0.1=connect:"$work/y.sock" &
 a=$!
-wait_qmp a || { echo "not ok - A's QEMU started again"; exit 1; }
+vm_wait_qmp a || { echo "not ok - A's QEMU started again"; exit 1; }
 vm b 3 "$guest_b2" --link 0.1=listen:"$work/y.sock" --link 1.0=connect:"$work/x.sock" &
 b=$!
 vm_wait_line "$work/a.log" "$a" '^NPO-2VM-A-DONE' 400

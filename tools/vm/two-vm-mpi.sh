@@ -20,6 +20,7 @@
 # Usage: two-vm-mpi.sh KERNEL LOGDIR [--add PATH]... [--] COMMAND
 set -u
 here=$(dirname "$(realpath "$0")")
+. "$here/lib.sh"
 build=${BUILD:-$here/../../build}
 kernel=${1:?usage: two-vm-mpi.sh KERNEL LOGDIR [--add PATH]... [--] COMMAND}
 logs=${2:?usage: two-vm-mpi.sh KERNEL LOGDIR [--add PATH]... [--] COMMAND}
@@ -34,12 +35,8 @@ while [ $# -gt 0 ]; do
 done
 command=${1:?no command for host A}
 mkdir -p "$logs"
-work=$(mktemp -d)
-# Each VM's QEMU by its monitor socket: npo-vm is only its parent.
-kill_vm() { pkill -9 -f "qemu-system.*unix:$work/$1.qmp" 2>/dev/null; }
-trap 'kill_vm a; kill_vm b; rm -rf "$work"' EXIT
-# A killed make check must not leave the QEMUs running.
-trap 'exit 1' INT TERM HUP
+# A killed make check must not leave the QEMUs running either.
+vm_scratch_named a b
 
 # The ring closed (both ports of each of the 4 devices up: a line of 8
 # would reach every node too, the long way) and each host's routes to
@@ -104,7 +101,7 @@ for _ in $(seq 300); do
 done
 if [ ! -S "$work/net.sock" ]; then
 	echo "two-vm-mpi: A's QEMU never listened for the Ethernet link" >>"$logs/a.log"
-	kill_vm a
+	vm_kill a
 	wait $a
 	exit 125
 fi
@@ -126,7 +123,7 @@ if ! kill -0 $a 2>/dev/null || grep -q '^NPO-2VM-B-DONE' "$logs/b.log"; then
 			sleep 0.1
 		done
 	fi
-	kill_vm b
+	vm_kill b
 	wait $b
 	rb=$?
 	[ $ra = 0 ] || exit $ra
@@ -135,6 +132,6 @@ if ! kill -0 $a 2>/dev/null || grep -q '^NPO-2VM-B-DONE' "$logs/b.log"; then
 fi
 wait $b
 echo "two-vm-mpi: B ended (status $?) before A was done" >>"$logs/b.log"
-kill_vm a
+vm_kill a
 wait $a
 exit 98

@@ -25,10 +25,10 @@ here=$(dirname "$(realpath "$0")")
 kernel=${1:-6.1}
 measure=
 [ "${2:-}" = --bench ] && measure=bench
-work=$(mktemp -d)
-# A's QEMU itself, by its monitor's socket: npo-vm is only its parent.
-kill_a() { pkill -9 -f "qemu-system.*unix:$work/a.qmp" 2>/dev/null; }
-trap 'kill_a; kill $a 2>/dev/null; rm -rf "$work"' EXIT
+a=
+vm_scratch_named a b
+# A's npo-vm too: it may be waiting for its QEMU still.
+trap 'kill $a 2>/dev/null; vm_scratch_named_end' EXIT
 sock=$work/fabric.sock
 peer=/usr/lib/npo/selftests/npo_fabric_peer
 # Inside one VM the servo holds 5 ns; across two QEMU processes sharing
@@ -94,12 +94,12 @@ if [ -n "$blob" ]; then
 	if [ -z "$measure" ] &&
 		vm_wait_line "$work/b.log" "$b" '^NPO-PEER-FLOODING' 300; then
 		sleep 1
-		kill_a
+		vm_kill a
 		echo "# A's QEMU killed while B's WRITEs were in flight"
 	fi
 	wait "$b"
 	rb=$?
-	kill_a
+	vm_kill a
 else
 	echo "# A printed no blob" >"$work/b.log"
 fi
