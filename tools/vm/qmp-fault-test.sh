@@ -13,21 +13,8 @@ here=$(dirname "$(realpath "$0")")
 kernel=${1:-6.1}
 vm_scratch
 
-guest='/sbin/modprobe npo
-state() { npoctl -j link show npo0/0 | sed -n "s/.*\"state\":\"\([a-z]*\)\".*/\1/p"; }
-wait_for() { for i in $(seq 1 400); do [ "$(state)" = "$1" ] && return 0; sleep 0.05; done; return 1; }
-npoctl monitor > /tmp/events &
-wait_for active || { echo NEVER-UP; exit 1; }
-echo READY
-wait_for detect || { echo NEVER-DOWN; exit 1; }
-echo DOWN-SEEN
-wait_for active || { echo NEVER-BACK; exit 1; }
-echo UP-AGAIN
-sleep 0.3
-cat /tmp/events'
-
 vm_start "$work/vm.log" --kernel "$kernel" --devices 2 --topology ring --timeout 300 \
-	-- sh -c "$guest"
+	--add "$here/guest/qmp-fault.sh" -- sh "$here/guest/qmp-fault.sh"
 
 set_fault() { vm_qom_set npo0 fault "$1"; }
 get_fault() { vm_qom_get npo0 fault; }
