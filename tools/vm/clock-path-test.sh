@@ -48,7 +48,9 @@ run() {
 		echo "# $2: $result"
 	fi
 	wait "$vm"
+	vm_rc=$?
 	vm=
+	check "$2: the VM ended cleanly, its kernel quiet (status $vm_rc)" [ $vm_rc = 0 ]
 	grep -q '^STILL-LOCKED' "$work/vm-$2.log" || result=
 	rm -f "$qmp"
 	[ -n "$result" ] || grep -v '^\[' "$work/vm-$2.log" | tail -n 20 | sed 's/^/  /'

@@ -34,21 +34,25 @@ check() {
 
 # vm_scratch: a scratch folder $work and the path $qmp of the QMP socket of
 # the one VM the script runs at a time ($vm, the pid of its npo-vm).  When
-# the script ends, however it ends, that VM is killed and $work removed.
+# the script ends, however it ends (INT, TERM and HUP end it too), that
+# VM's npo-vm and its QEMU are killed and $work removed.
 vm_scratch() {
 	work=$(mktemp -d)
 	qmp=$work/qmp.sock
 	vm=
 	trap vm_scratch_end EXIT
+	trap 'exit 1' INT TERM HUP
 }
 
 vm_scratch_end() {
 	[ -n "$vm" ] && kill "$vm" 2>/dev/null
+	# npo-vm is only QEMU's parent: QEMU by its QMP socket.
+	pkill -9 -f "qemu-system.*unix:$qmp," 2>/dev/null
 	rm -rf "$work"
 }
 
 # vm_start LOG NPO-VM-ARGUMENT...: npo-vm in the background, its QMP socket
-# at $qmp and its console in LOG; sets $vm.
+# at $qmp and its console in LOG; sets $vm.  After vm_scratch only.
 vm_start() {
 	local log="$1"
 	shift
@@ -112,21 +116,25 @@ vm_qmp() {
 # DEVICE PROPERTY: a property of a device given -device ...,id=DEVICE, as
 # an operator's tooling sets and reads it.
 vm_qom_set() {
-	local to=
 	if [ "$1" = --vm ]; then
-		to="--vm $2"
-		shift 2
+		vm_qmp --vm "$2" "$(qom_set_json "$3" "$4" "$5")"
+	else
+		vm_qmp "$(qom_set_json "$1" "$2" "$3")"
 	fi
-	# shellcheck disable=SC2086 # no option, or two words
-	vm_qmp $to "{\"execute\": \"qom-set\", \"arguments\": {\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\", \"value\": \"$3\"}}"
 }
 
 vm_qom_get() {
-	local to=
 	if [ "$1" = --vm ]; then
-		to="--vm $2"
-		shift 2
+		vm_qmp --vm "$2" --print "$(qom_get_json "$3" "$4")"
+	else
+		vm_qmp --print "$(qom_get_json "$1" "$2")"
 	fi
-	# shellcheck disable=SC2086 # no option, or two words
-	vm_qmp $to --print "{\"execute\": \"qom-get\", \"arguments\": {\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\"}}"
+}
+
+qom_set_json() {
+	echo "{\"execute\": \"qom-set\", \"arguments\": {\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\", \"value\": \"$3\"}}"
+}
+
+qom_get_json() {
+	echo "{\"execute\": \"qom-get\", \"arguments\": {\"path\": \"/machine/peripheral/$1\", \"property\": \"$2\"}}"
 }

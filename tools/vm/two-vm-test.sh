@@ -28,7 +28,7 @@ measure=
 a=
 vm_scratch_named a b
 # A's npo-vm too: it may be waiting for its QEMU still.
-trap 'kill $a 2>/dev/null; vm_scratch_named_end' EXIT
+trap '[ -n "$a" ] && kill "$a" 2>/dev/null; vm_scratch_named_end' EXIT
 sock=$work/fabric.sock
 peer=/usr/lib/npo/selftests/npo_fabric_peer
 # Inside one VM the servo holds 5 ns; across two QEMU processes sharing
