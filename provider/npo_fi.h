@@ -65,9 +65,10 @@
  */
 #define NPO_FI_UNEXP_MAX	(256u << 20)
 /*
- * A rendezvous send unanswered this long has its peer probed (an empty
- * WRITE) this often, so that a receiver that can no longer reach us to
- * send the FIN does not leave the send waiting for ever.
+ * A rendezvous send unanswered this long has its receiver probed (a PING
+ * to its receiving queue) this often, so that a receiver that is gone, or
+ * can no longer reach us to send the FIN, does not leave the send
+ * waiting for ever.
  */
 #define NPO_FI_PROBE_MS		1000
 
@@ -81,6 +82,7 @@ enum npo_fi_msg_type {
 	NPO_FI_EAGER = 1,	/* the message itself follows */
 	NPO_FI_RTS = 2,		/* READ it from rkey/addr, then FIN */
 	NPO_FI_FIN = 3,		/* the receiver is done with rendezvous id */
+	NPO_FI_PING = 4,	/* are you there? dropped on arrival */
 };
 
 #define NPO_FI_HDR_TAGGED	0x01
@@ -213,7 +215,7 @@ enum npo_fi_op_kind {
 	NPO_FI_OP_WRITE,	/* fi_write */
 	NPO_FI_OP_RMA_READ,	/* fi_read */
 	NPO_FI_OP_ATOMIC,	/* fi_atomic and friends */
-	NPO_FI_OP_PROBE,	/* empty WRITE: is a peer that owes FINs there? */
+	NPO_FI_OP_PROBE,	/* PING: is a receiver that owes a FIN there? */
 };
 
 struct npo_fi_peer;
@@ -300,6 +302,7 @@ struct npo_fi_ep {
 	struct npo_fi_list unexp[2];	/* unexpected: same */
 	struct npo_fi_list rdv;		/* sends waiting for their FIN */
 	struct npo_fi_list fin_wait;	/* receives owing a FIN, no buffer yet */
+	struct timespec probe_check;	/* rdv last looked over for probes */
 	uint64_t next_rdv;
 	uint32_t recv_failed;		/* status that broke the receiving queue */
 	bool rx_dead;			/* the receiving queue is gone */

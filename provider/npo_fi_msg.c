@@ -386,7 +386,7 @@ bool npo_fi_msg_rx(struct npo_fi_ep *ep, const struct npo_cqe *c, void *buf)
 	if (c->length < sizeof(*h) || h->magic != NPO_FI_HDR_MAGIC ||
 	    (h->type == NPO_FI_EAGER && h->len != c->length - sizeof(*h)) ||
 	    (h->type != NPO_FI_EAGER && h->type != NPO_FI_RTS &&
-	     h->type != NPO_FI_FIN) ||
+	     h->type != NPO_FI_FIN && h->type != NPO_FI_PING) ||
 	    (h->type == NPO_FI_RTS && h->len > NPO_FI_MAX_MSG)) {
 		NPO_FI_WARN(FI_LOG_EP_DATA, "npo: a malformed message of %u "
 			    "bytes from node %u, dropped\n", c->length,
@@ -397,6 +397,9 @@ bool npo_fi_msg_rx(struct npo_fi_ep *ep, const struct npo_cqe *c, void *buf)
 		fin_rx(ep, h, c->peer_node);
 		return false;
 	}
+	/* A sender that waits for our FIN, making sure we are there. */
+	if (h->type == NPO_FI_PING)
+		return false;
 	tagged = h->flags & NPO_FI_HDR_TAGGED;
 	recvs = &ep->recvs[tagged];
 	for (l = recvs->next; l != recvs; l = l->next) {
@@ -499,21 +502,21 @@ void npo_fi_msg_tx_done(struct npo_fi_ep *ep, struct npo_fi_op *op,
 	npo_fi_op_free(ep, op);
 }
 
-/* FINs that found no transmit buffer or queue: each tried once a call. */
-static long ms_between(const struct timespec *a, const struct timespec *b)
+static int64_t ms_between(const struct timespec *a, const struct timespec *b)
 {
-	return (b->tv_sec - a->tv_sec) * 1000 +
+	return ((int64_t)b->tv_sec - a->tv_sec) * 1000 +
 	       (b->tv_nsec - a->tv_nsec) / 1000000;
 }
 
 /*
  * A rendezvous send waits for its FIN as long as the receiver takes to
- * post a buffer for it, which may be long.  But a receiver that can no
- * longer reach us never sends the FIN, and nothing on our side fails
- * unless we send something: so a peer that has owed a FIN for
- * NPO_FI_PROBE_MS, with nothing else on its queue, gets an empty WRITE
- * (no key is checked) every NPO_FI_PROBE_MS.  One that fails for a lost
- * peer fails its sends in peer_progress(), as any request to it would.
+ * post a buffer for it, which may be long.  But a receiver that closed or
+ * died, or can no longer reach us, never sends the FIN, and nothing on
+ * our side fails unless we send something.  So a receiver that has owed
+ * a FIN for NPO_FI_PROBE_MS, with nothing else on its queue, gets a PING
+ * to its receiving queue every NPO_FI_PROBE_MS, which it drops.  One that
+ * fails for a lost peer (the link, the node, the queue gone) fails its
+ * sends in peer_progress(), as any request to it would.
  */
 static void probe_peers(struct npo_fi_ep *ep)
 {
@@ -523,26 +526,41 @@ static void probe_peers(struct npo_fi_ep *ep)
 	if (npo_fi_list_empty(&ep->rdv))
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* Not on every call of the data path: a tenth of the period. */
+	if (ms_between(&ep->probe_check, &now) < NPO_FI_PROBE_MS / 10)
+		return;
+	ep->probe_check = now;
 	for (l = ep->rdv.next; l != &ep->rdv; l = l->next) {
 		struct npo_fi_op *rts = npo_fi_container_of(l, struct npo_fi_op,
 							    rdv_link);
 		struct npo_fi_peer *p = rts->peer;
+		struct npo_fi_hdr *h;
 		struct npo_fi_op *op;
 
-		if (!rts->rts_sent || p->nposted ||
+		if (!rts->rts_sent || p->broken || p->nposted ||
 		    !npo_fi_list_empty(&p->waiting) ||
 		    ms_between(&rts->sent_at, &now) < NPO_FI_PROBE_MS ||
 		    ms_between(&p->probed_at, &now) < NPO_FI_PROBE_MS)
 			continue;
+		if (!ep->ntx_free)
+			return;
 		op = npo_fi_op_new(ep, NPO_FI_OP_PROBE, p, NULL);
 		if (!op)
 			return;
 		p->probed_at = now;
-		npo_prep_write(&op->sqe, 0, 0, NULL, 0, p->addr.node_id, 0, 0);
+		npo_fi_op_take_buf(ep, op);
+		h = npo_fi_tx_addr(ep, op->buf);
+		memset(h, 0, sizeof(*h));
+		h->magic = NPO_FI_HDR_MAGIC;
+		h->type = NPO_FI_PING;
+		h->src_queue = ep->rxq->id;
+		npo_prep_send(&op->sqe, 0, npo_mr_lkey(ep->tx_mr), h,
+			      sizeof(*h), p->addr.node_id, p->addr.queue_id);
 		npo_fi_op_post(ep, op);
 	}
 }
 
+/* FINs that found no transmit buffer or queue: each tried once a call. */
 void npo_fi_msg_progress(struct npo_fi_ep *ep)
 {
 	struct npo_fi_list *l = ep->fin_wait.next;

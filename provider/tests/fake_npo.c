@@ -50,6 +50,7 @@ struct fake_region {
 	struct npo_mr mr;		/* what the caller holds */
 	struct fake_handle *h;
 	uint32_t access;
+	bool revoked;			/* its device was reset */
 	struct fake_region *next;
 };
 
@@ -59,7 +60,6 @@ static struct {
 	bool engine_running;
 	int devices;
 	uint32_t fail_status[FAKE_MAX_DEVICES + 1];	/* by node */
-	uint16_t next_queue_id[FAKE_MAX_DEVICES + 1];
 	uint32_t next_key;
 	struct fake_queue *queues;
 	struct fake_region *regions;
@@ -121,7 +121,7 @@ static struct fake_region *region_by_lkey(const struct fake_handle *h,
 	for (r = fake.regions; r; r = r->next)
 		if (r->h == h && r->mr.lkey == lkey)
 			break;
-	if (!r || (r->access & need) != need || addr < r->mr.addr ||
+	if (!r || r->revoked || (r->access & need) != need || addr < r->mr.addr ||
 	    len > r->mr.length || addr - r->mr.addr > r->mr.length - len)
 		return NULL;
 	return r;
@@ -137,7 +137,7 @@ static struct fake_region *region_by_rkey(uint32_t node, uint32_t job,
 	for (r = fake.regions; r; r = r->next)
 		if (r->mr.node_id == node && r->mr.rkey == rkey)
 			break;
-	if (!r || r->mr.job != job || (r->access & need) != need ||
+	if (!r || r->revoked || r->mr.job != job || (r->access & need) != need ||
 	    addr < r->mr.addr || len > r->mr.length ||
 	    addr - r->mr.addr > r->mr.length - len)
 		return NULL;
@@ -368,6 +368,7 @@ void npo_fake_fail_node(uint32_t node, uint32_t status)
 
 void npo_fake_reset(uint32_t node)
 {
+	struct fake_region *r;
 	struct fake_queue *fq;
 
 	pthread_mutex_lock(&fake.lock);
@@ -375,7 +376,26 @@ void npo_fake_reset(uint32_t node)
 		if (fq->q.node_id == node)
 			hdr_store(fq, NPO_RING_STATUS, NPO_QSTAT_ERROR |
 				  NPO_QSTAT_REVOKED | NPO_QSTAT_FINAL);
+	for (r = fake.regions; r; r = r->next)
+		if (r->mr.node_id == node)
+			r->revoked = true;
 	pthread_mutex_unlock(&fake.lock);
+}
+
+/* The lowest queue id free on node, as the driver hands them out. */
+static uint16_t free_queue_id(uint32_t node)
+{
+	struct fake_queue *fq;
+	uint16_t id = 0;
+
+again:
+	for (fq = fake.queues; fq; fq = fq->next) {
+		if (fq->q.node_id == node && fq->q.id == id) {
+			id++;
+			goto again;
+		}
+	}
+	return id;
 }
 
 uint64_t npo_fake_descriptors_run(void)
@@ -445,10 +465,13 @@ void npo_free_device_list(struct npo_device_entry *list)
 struct npo_device *npo_open_device(const char *name)
 {
 	struct fake_handle *h;
-	int index, end = 0;
+	int index, end = 0, n;
 
+	pthread_mutex_lock(&fake.lock);
+	n = fake.devices;
+	pthread_mutex_unlock(&fake.lock);
 	if (sscanf(name, "npo%d%n", &index, &end) != 1 || name[end] ||
-	    index < 0 || index >= fake.devices) {
+	    index < 0 || index >= n) {
 		errno = ENODEV;
 		return NULL;
 	}
@@ -554,7 +577,7 @@ int npo_create_queue(struct npo_device *dev, const struct npo_queue_attr *attr,
 	fq->q.dev = dev;
 	fq->q.event_fd = -1;
 	pthread_mutex_lock(&fake.lock);
-	fq->q.id = fake.next_queue_id[dev->node_id]++;
+	fq->q.id = free_queue_id(dev->node_id);
 	fq->next = fake.queues;
 	fake.queues = fq;
 	pthread_mutex_unlock(&fake.lock);

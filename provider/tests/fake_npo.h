@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A fake libnpo for the provider's host test: libnpo.so.1's API over NPO
+ * A fake libnpo for the provider's host test: libnpo.so.2's API over NPO
  * devices that live in the test's own process.  An engine thread runs
  * each queue's descriptors by the rules of Documentation/hardware.rst
  * (keys and jobs checked at the target, the first failure puts the queue
@@ -24,9 +24,9 @@ void npo_fake_set_devices(int count);
 void npo_fake_fail_node(uint32_t node, uint32_t status);
 
 /*
- * Device node is reset, as by devlink reload: every queue on it is
- * revoked and its rings final; what it had not completed is owed a
- * completion by npo_flush_revoked().
+ * Device node is reset, as by devlink reload: every queue and region on
+ * it is revoked (uapi.rst), the queues' rings final; what they had not
+ * completed is owed a completion by npo_flush_revoked().
  */
 void npo_fake_reset(uint32_t node);
 

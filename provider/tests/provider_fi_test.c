@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The libfabric provider "npo" on the host, over a fake libnpo
  * (fake_npo.c) whose devices live in this process, under ASan and UBSan.
@@ -130,7 +130,7 @@ static int next_cqe(struct fi_end *ends, struct fi_end *e,
 				return 0;
 		}
 		for (i = 0; i < ENDS; i++)
-			if (&ends[i] != e)
+			if (&ends[i] != e && ends[i].cq)
 				fi_cq_read(ends[i].cq, NULL, 0);
 	}
 	return -1;
@@ -312,6 +312,8 @@ TEST_F(fi, a_peer_lost_mid_rendezvous_fails_both_ends_and_no_other)
 	EXPECT_EQ(0, rc) TH_LOG("the sender %s", rc < 0 ? "never heard" :
 				"completed a send that was never read");
 	EXPECT_EQ(src, err.op_context);
+	EXPECT_TRUE(err.err == FI_ENETDOWN || err.err == FI_EHOSTUNREACH)
+		TH_LOG("%s", fi_strerror(err.err));
 	/* b still talks to z. */
 	ASSERT_EQ(0, fi_trecv(z->ep, &got, 8, NULL, FI_ADDR_UNSPEC, 2, 0,
 			      &got));
@@ -323,6 +325,77 @@ TEST_F(fi, a_peer_lost_mid_rendezvous_fails_both_ends_and_no_other)
 	npo_fake_fail_node(1, 0);
 	free(src);
 	free(dst);
+}
+
+/*
+ * A receiver that posts its buffer seconds after the request to send: the
+ * sender probes it about once a second meanwhile (a PING it drops), which
+ * must cost the rendezvous nothing.
+ */
+TEST_F(fi, a_late_receiver_is_probed_and_its_send_completes)
+{
+	struct fi_end *a = &self->e[0], *b = &self->e[1];
+	uint8_t *src = malloc(BIG), *dst = malloc(BIG);
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	uint64_t before, probes;
+	double until;
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	fill(src, BIG, 6);
+	ASSERT_EQ(0, fi_tsend(a->ep, src, BIG, NULL, a->peer[1], 6, src));
+	for (until = now_s() + 0.5; now_s() < until;)
+		fi_cq_read(b->cq, NULL, 0), fi_cq_read(a->cq, NULL, 0);
+	before = npo_fake_descriptors_run();
+	for (until = now_s() + 3; now_s() < until;) {
+		fi_cq_read(b->cq, NULL, 0);
+		EXPECT_EQ(-FI_EAGAIN, fi_cq_read(a->cq, &c, 1))
+			TH_LOG("the send ended before its receive was posted");
+	}
+	/* The RTS went before; since, only PINGs: one a second. */
+	probes = npo_fake_descriptors_run() - before;
+	EXPECT_LE(2, probes);
+	EXPECT_GE(4, probes);
+	ASSERT_EQ(0, fi_trecv(b->ep, dst, BIG, NULL, FI_ADDR_UNSPEC, 6, 0,
+			      dst));
+	ASSERT_EQ(1, next_cqe(self->e, b, &c, &err))
+		TH_LOG("%s", fi_strerror(err.err));
+	ASSERT_EQ(1, next_cqe(self->e, a, &c, &err))
+		TH_LOG("%s", fi_strerror(err.err));
+	EXPECT_EQ(src, c.op_context);
+	EXPECT_EQ(0, memcmp(src, dst, BIG));
+	free(src);
+	free(dst);
+}
+
+/*
+ * A receiver whose endpoint closed (its process died) after the request
+ * to send arrived, on a node still reachable: the send fails, named.
+ */
+TEST_F(fi, a_closed_receiver_fails_the_send_waiting_on_it)
+{
+	struct fi_end *a = &self->e[0], *b = &self->e[1];
+	uint8_t *src = malloc(BIG);
+	struct fi_cq_tagged_entry c;
+	struct fi_cq_err_entry err;
+	uint64_t run;
+	int rc;
+
+	ASSERT_NE(NULL, src);
+	run = npo_fake_descriptors_run();
+	ASSERT_EQ(0, fi_tsend(a->ep, src, BIG, NULL, a->peer[1], 7, src));
+	for (rc = 0; rc < 1000000 && npo_fake_descriptors_run() == run; rc++)
+		fi_cq_read(a->cq, NULL, 0);
+	end_close(b);
+	rc = next_cqe(self->e, a, &c, &err);
+	ASSERT_EQ(0, rc) TH_LOG("the sender %s", rc < 0 ? "never heard" :
+				"completed a send that was never read");
+	EXPECT_EQ(src, err.op_context);
+	EXPECT_EQ(FI_EHOSTUNREACH, err.err) TH_LOG("%s", fi_strerror(err.err));
+	EXPECT_NE(NULL, strstr(err_text(a, &err), "node 2"))
+		TH_LOG("%s", err_text(a, &err));
+	free(src);
 }
 
 /*
