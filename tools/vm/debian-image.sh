@@ -22,6 +22,12 @@ if [ -f "$out/root.img" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$key" ]; the
 	exit 0
 fi
 
+# debootstrap and mkfs.ext4 -d from Debian's archive, as every other
+# tool the project needs: a fresh machine has neither of the first.
+here=$(dirname "$(realpath "$0")")
+. "$here/../setup/apt.sh"
+apt_install debootstrap e2fsprogs
+
 root=$out/root
 # The host's Debian mirror, from deb822 sources or a classic sources.list.
 mirror=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
