@@ -201,14 +201,37 @@ static void recv_complete(struct npo_fi_ep *ep, struct npo_fi_recv *r,
 }
 
 /*
+ * A header alone (FIN, PING) to peer's receiving queue, in a transmit
+ * buffer, which the caller made sure is free: 0, or -FI_ENOMEM.
+ */
+static int send_control(struct npo_fi_ep *ep, struct npo_fi_peer *peer,
+			enum npo_fi_op_kind kind, uint8_t type, uint64_t id)
+{
+	struct npo_fi_op *op = npo_fi_op_new(ep, kind, peer, NULL);
+	struct npo_fi_hdr *h;
+
+	if (!op)
+		return -FI_ENOMEM;
+	npo_fi_op_take_buf(ep, op);
+	h = npo_fi_tx_addr(ep, op->buf);
+	memset(h, 0, sizeof(*h));
+	h->magic = NPO_FI_HDR_MAGIC;
+	h->type = type;
+	h->src_queue = ep->rxq->id;
+	h->id = id;
+	npo_prep_send(&op->sqe, 0, npo_mr_lkey(ep->tx_mr), h, sizeof(*h),
+		      peer->addr.node_id, peer->addr.queue_id);
+	npo_fi_op_post(ep, op);
+	return 0;
+}
+
+/*
  * Tell the sender of rendezvous r that its buffer is free again: 0, or
  * -FI_EAGAIN to try again later, or why no FIN can ever go.
  */
 static int send_fin(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 {
 	struct npo_fi_peer *peer;
-	struct npo_fi_hdr *h;
-	struct npo_fi_op *op;
 	int err = 0;
 
 	if (!ep->ntx_free)
@@ -216,20 +239,8 @@ static int send_fin(struct npo_fi_ep *ep, struct npo_fi_recv *r)
 	peer = npo_fi_peer_at(ep, r->src_node, r->src_queue, &err);
 	if (!peer)
 		return err == -FI_ENOMEM ? -FI_EAGAIN : err;
-	op = npo_fi_op_new(ep, NPO_FI_OP_FIN, peer, NULL);
-	if (!op)
-		return -FI_EAGAIN;
-	npo_fi_op_take_buf(ep, op);
-	h = npo_fi_tx_addr(ep, op->buf);
-	memset(h, 0, sizeof(*h));
-	h->magic = NPO_FI_HDR_MAGIC;
-	h->type = NPO_FI_FIN;
-	h->src_queue = ep->rxq->id;
-	h->id = r->hdr.id;
-	npo_prep_send(&op->sqe, 0, npo_mr_lkey(ep->tx_mr), h, sizeof(*h),
-		      peer->addr.node_id, peer->addr.queue_id);
-	npo_fi_op_post(ep, op);
-	return 0;
+	return send_control(ep, peer, NPO_FI_OP_FIN, NPO_FI_FIN, r->hdr.id) ?
+	       -FI_EAGAIN : 0;
 }
 
 static struct npo_fi_recv *recv_new(void)
@@ -534,29 +545,16 @@ static void probe_peers(struct npo_fi_ep *ep)
 		struct npo_fi_op *rts = npo_fi_container_of(l, struct npo_fi_op,
 							    rdv_link);
 		struct npo_fi_peer *p = rts->peer;
-		struct npo_fi_hdr *h;
-		struct npo_fi_op *op;
 
 		if (!rts->rts_sent || p->broken || p->nposted ||
 		    !npo_fi_list_empty(&p->waiting) ||
 		    ms_between(&rts->sent_at, &now) < NPO_FI_PROBE_MS ||
 		    ms_between(&p->probed_at, &now) < NPO_FI_PROBE_MS)
 			continue;
-		if (!ep->ntx_free)
-			return;
-		op = npo_fi_op_new(ep, NPO_FI_OP_PROBE, p, NULL);
-		if (!op)
+		if (!ep->ntx_free ||
+		    send_control(ep, p, NPO_FI_OP_PROBE, NPO_FI_PING, 0))
 			return;
 		p->probed_at = now;
-		npo_fi_op_take_buf(ep, op);
-		h = npo_fi_tx_addr(ep, op->buf);
-		memset(h, 0, sizeof(*h));
-		h->magic = NPO_FI_HDR_MAGIC;
-		h->type = NPO_FI_PING;
-		h->src_queue = ep->rxq->id;
-		npo_prep_send(&op->sqe, 0, npo_mr_lkey(ep->tx_mr), h,
-			      sizeof(*h), p->addr.node_id, p->addr.queue_id);
-		npo_fi_op_post(ep, op);
 	}
 }
 
