@@ -170,9 +170,11 @@ SELFTESTS := $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(SELFTEST_SRCS))
 SELFTEST_LIB := selftests/npo_test_lib.c selftests/npo_nl_lib.c \
 	selftests/npo_flood_lib.c selftests/npo_traffic_lib.c firmware/npo_fw_validate.c \
 	$(NPO_NL_LIB)
-# Run by tools/vm/two-vm-test.sh, one in each VM: not a *_test of its own.
-FABRIC_PEER := $(BUILD)/selftests/npo_fabric_peer
-selftests: $(SELFTESTS) $(FABRIC_PEER) $(TESTPTP) $(BUILD)/selftests/run_tests.sh
+# Helpers the host-side lanes run in the guest, not *_tests of their own:
+# one end of tools/vm/two-vm-test.sh, the load of surprise-remove-test.sh.
+SELFTEST_HELPERS := $(BUILD)/selftests/npo_fabric_peer \
+	$(BUILD)/selftests/npo_surprise_load
+selftests: $(SELFTESTS) $(SELFTEST_HELPERS) $(TESTPTP) $(BUILD)/selftests/run_tests.sh
 $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 		selftests/npo_nl_lib.h selftests/npo_flood_lib.h selftests/npo_traffic_lib.h \
 		selftests/npo_queue_fixture.h selftests/npo_test_json.h selftests/npo_fi_end.h \
@@ -380,7 +382,7 @@ install-dkms:
 
 install-tests: userspace
 	install -D -m 0755 -t $(DESTDIR)/usr/lib/npo/selftests $(SELFTESTS) \
-		$(FABRIC_PEER) $(BUILD)/selftests/run_tests.sh
+		$(SELFTEST_HELPERS) $(BUILD)/selftests/run_tests.sh
 	install -D -m 0755 $(NPO_BENCH) $(DESTDIR)/usr/lib/npo/bench/npo-bench
 	install -D -m 0755 $(ALLREDUCE) $(DESTDIR)/usr/lib/npo/examples/npo-allreduce
 	install -D -m 0755 $(TESTPTP) $(DESTDIR)/usr/lib/npo/selftests/testptp
@@ -391,7 +393,7 @@ deb: deps
 	bash tools/pkg/make-deb.sh $(BUILD)/deb
 
 define initramfs_rules
-$(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) $(FABRIC_PEER) $(TESTPTP) \
+$(call initramfs_img,$(1)): $(call kmod_dir,$(1))/driver/npo.ko $(SELFTESTS) $(SELFTEST_HELPERS) $(TESTPTP) \
 		$(BUILD)/selftests/run_tests.sh $(NPOCTL) $(NPO_PERF) $(LIBNPO) $(FWIMAGE) \
 		$(NPO_BENCH) $(ALLREDUCE) $(NPO_FI) \
 		$(wildcard tools/vm/*) $(wildcard man/*)

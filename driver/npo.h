@@ -122,6 +122,8 @@ struct npo_port;
  * @mbox_done: completed by the interrupt handler when a command finishes.
  * @stops: how often the device was stopped (npo_health.c); a command that
  *	sees it change while it waits gets -ENODEV, not a stale answer.
+ * @gone: the device left the bus (npo_health_gone()); set once, under
+ *	&npo_fw_health.lock, never cleared: only its removal follows.
  * @recover_lock: one device restart at a time (devlink or PCIe recovery).
  * @pcie_correctable: corrected PCIe errors the PCI core told us of.
  * @pcie_log: limits the kernel log's lines about them.
@@ -227,6 +229,7 @@ struct npo_dev {
 	struct mutex mbox_lock; /* one mailbox command at a time */
 	struct completion mbox_done;
 	atomic_t stops; /* times the device was stopped under a command */
+	bool gone;
 	struct mutex recover_lock; /* one device restart at a time */
 	atomic64_t pcie_correctable;
 	struct ratelimit_state pcie_log;

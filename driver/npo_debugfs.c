@@ -159,6 +159,7 @@ static int npo_debugfs_fixed(const char *s, unsigned int decimals, u32 *out)
  *   parity                the queue engine fails: device-fatal
  *   fwbootfail            the next image tried from flash does not come up
  *   flashcorrupt a|b      a bit of that flash slot's image flips
+ *   vanish                the card leaves the bus, until removed
  *   clear                 remove every fault
  */
 static ssize_t npo_debugfs_fault_write(struct file *file,
@@ -182,6 +183,7 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_FW_BOOT_FAIL] = "fwbootfail",
 		[NPO_HW_FAULT_FLASH_CORRUPT] = "flashcorrupt",
 		[NPO_HW_FAULT_TX_DROP] = "txdrop",
+		[NPO_HW_FAULT_VANISH] = "vanish",
 	};
 	/*
 	 * The FAULT command's value is the word's times 10^decimals, at
@@ -250,6 +252,7 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		break;
 	case NPO_HW_FAULT_FW_HANG:
 	case NPO_HW_FAULT_PARITY:
+	case NPO_HW_FAULT_VANISH:
 		break;
 	case NPO_HW_FAULT_FW_BOOT_FAIL:
 		value = 1;

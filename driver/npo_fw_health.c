@@ -137,6 +137,12 @@ static void npo_fw_health_watch(struct work_struct *work)
 	struct npo_dev *ndev = container_of(fwh, struct npo_dev, fwh);
 	u32 beat = npo_rd32(ndev, NPO_REG_FW_HEARTBEAT);
 
+	/*
+	 * The one register read every quarter second, whatever the device
+	 * does: it finds a card that left the bus.  Nothing to watch after.
+	 */
+	if (beat == U32_MAX && npo_health_gone(ndev))
+		return;
 	if (npo_state(ndev) != NPO_DEV_STATE_READY || beat != fwh->beat) {
 		fwh->beat = beat;
 		fwh->beat_seen = jiffies;
@@ -191,6 +197,11 @@ static int npo_fw_reporter_recover(struct devlink_health_reporter *reporter,
 	if (fault && *fault == NPO_DEV_FAULT_UNANSWERED) {
 		NL_SET_ERR_MSG_MOD(extack, "a command went unanswered: left for the operator");
 		return -ECANCELED;
+	}
+	/* Nothing brings back a card that left the bus but a new probe. */
+	if (READ_ONCE(ndev->gone)) {
+		NL_SET_ERR_MSG_MOD(extack, "the device left the bus");
+		return -ENODEV;
 	}
 	err = npo_health_restart(ndev);
 	if (err)

@@ -264,6 +264,44 @@ void npo_health_quarantine(struct npo_dev *ndev)
 	npo_health_stop(ndev, false);
 }
 
+/**
+ * npo_health_gone() - whether the device left the bus, stopping it if so
+ * @ndev: the device; a read of one of its registers just gave all ones.
+ *
+ * A card that falls off the bus (power lost, its PCIe link down, pulled
+ * from a hot-plug slot before the operator said so) answers every read
+ * with all ones, does no DMA and raises no interrupt, long before the PCI
+ * core removes it.  Whoever reads all ones asks here: if the configuration
+ * space is gone too, the device is held dead, every waiter is told at once
+ * (the mailbox's, and every file's queues are revoked) and the fault is
+ * reported, not recovered: the removal that follows ends it.  A register
+ * that merely holds all ones leaves the device alone.
+ *
+ * Context: process context.
+ * Return: true if the device is gone.
+ */
+bool npo_health_gone(struct npo_dev *ndev)
+{
+	unsigned long flags;
+	bool was;
+
+	if (READ_ONCE(ndev->gone))
+		return true;
+	if (!ndev->pdev || pci_device_is_present(ndev->pdev))
+		return false;
+	/* Two readers may find it at once: one of them stops it. */
+	spin_lock_irqsave(&ndev->fwh.lock, flags);
+	was = ndev->gone;
+	WRITE_ONCE(ndev->gone, true);
+	spin_unlock_irqrestore(&ndev->fwh.lock, flags);
+	if (was)
+		return true;
+	npo_err(ndev, "device left the bus: it reads all ones; held dead until removed\n");
+	npo_health_set_pending(ndev, NPO_DEV_FAULT_GONE);
+	npo_health_stop(ndev, false);
+	return true;
+}
+
 /*
  * A stopped device does no DMA and answers no command: end every open
  * file's queues and regions without telling it, so that processes see
@@ -350,8 +388,9 @@ int npo_health_restart(struct npo_dev *ndev)
 
 	mutex_lock(&ndev->recover_lock);
 	down_read(&ndev->remove_lock);
-	/* Not once the device is shut down or going away. */
-	if (ndev->pdev && !READ_ONCE(ndev->fwh.stopped))
+	/* Not once the device is shut down, going away or gone. */
+	if (ndev->pdev && !READ_ONCE(ndev->fwh.stopped) &&
+	    !READ_ONCE(ndev->gone))
 		err = npo_health_restart_locked(ndev);
 	up_read(&ndev->remove_lock);
 	mutex_unlock(&ndev->recover_lock);

@@ -60,7 +60,7 @@ struct npo_fw_health {
 	struct delayed_work watch;
 	u32 beat;
 	unsigned long beat_seen;
-	spinlock_t lock; /* pending, last, last_at, crash, live, stopped */
+	spinlock_t lock; /* pending, last, last_at, crash, live, stopped, and npo_dev.gone */
 	enum npo_dev_fault pending;
 	enum npo_dev_fault last;
 	unsigned long last_at;
@@ -177,6 +177,7 @@ void npo_health_port_event(struct npo_port *port, u32 event);
 void npo_health_fatal(struct npo_dev *ndev);
 void npo_health_quarantine(struct npo_dev *ndev);
 void npo_health_fail(struct npo_dev *ndev, enum npo_dev_fault fault);
+bool npo_health_gone(struct npo_dev *ndev);
 int npo_health_restart(struct npo_dev *ndev);
 void npo_health_dev_event(struct npo_dev *ndev, enum npo_dev_fault fault);
 void npo_health_init(struct npo_dev *ndev);

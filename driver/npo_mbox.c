@@ -132,6 +132,10 @@ static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		goto out;
 	}
 	status = npo_rd32(ndev, NPO_REG_MBOX_STATUS);
+	if (status == U32_MAX && npo_health_gone(ndev)) {
+		err = -ENODEV;
+		goto out;
+	}
 	if (status & NPO_MBOX_STATUS_BUSY) {
 		npo_err(ndev, "mailbox busy before command 0x%02x\n", opcode);
 		err = -EBUSY;
@@ -153,6 +157,10 @@ static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
 				npo_warn(ndev, "mailbox command 0x%02x completed without interrupt\n",
 					 opcode);
 			break;
+		}
+		if (!left && status == U32_MAX && npo_health_gone(ndev)) {
+			err = -ENODEV;
+			goto out;
 		}
 		if (!left) {
 			npo_err(ndev, "mailbox command 0x%02x timed out after %u ms\n",

@@ -39,6 +39,7 @@
 #define   NPO_IF_MINOR_FLASH		14	/* firmware flash, A/B slots */
 #define   NPO_IF_MINOR_MODULE		15	/* module identity, TX_DROP fault */
 #define   NPO_IF_MINOR_QUARANTINE	16	/* P_CONTROL.QUARANTINE */
+#define   NPO_IF_MINOR_VANISH		17	/* the VANISH fault */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -468,6 +469,7 @@ enum npo_hw_fault_kind {
 	NPO_HW_FAULT_FW_BOOT_FAIL = 13,	/* next pending image (interface 1.14) */
 	NPO_HW_FAULT_FLASH_CORRUPT = 14, /* a bit of this slot flips */
 	NPO_HW_FAULT_TX_DROP = 15,	/* 1/100 dB weaker launch (interface 1.15) */
+	NPO_HW_FAULT_VANISH = 16,	/* the card leaves the bus (interface 1.17) */
 	NPO_HW_NUM_FAULTS
 };
 

@@ -58,8 +58,8 @@ TEST(events_and_clocks)
 		     npo_dev_fault_str(NPO_DEV_FAULT_RECOVERY_FAILED));
 	EXPECT_STREQ("command unanswered",
 		     npo_dev_fault_str(NPO_DEV_FAULT_UNANSWERED));
-	EXPECT_STREQ("unknown",
-		     npo_dev_fault_str(NPO_DEV_FAULT_UNANSWERED + 1));
+	EXPECT_STREQ("left the bus", npo_dev_fault_str(NPO_DEV_FAULT_GONE));
+	EXPECT_STREQ("unknown", npo_dev_fault_str(NPO_DEV_FAULT_GONE + 1));
 	EXPECT_STREQ("grandmaster",
 		     npo_clock_role_str(NPO_CLOCK_ROLE_GRANDMASTER));
 	EXPECT_STREQ("follower", npo_clock_role_str(NPO_CLOCK_ROLE_FOLLOWER));
@@ -92,7 +92,7 @@ TEST(every_known_value_has_a_name)
 		EXPECT_STRNE("unknown", npo_risk_str(v));
 	for (v = NPO_CLOCK_UNLOCKED; v <= NPO_CLOCK_HOLDOVER; v++)
 		EXPECT_STRNE("unknown", npo_clock_state_str(v));
-	for (v = NPO_DEV_FAULT_NONE; v <= NPO_DEV_FAULT_UNANSWERED; v++)
+	for (v = NPO_DEV_FAULT_NONE; v <= NPO_DEV_FAULT_GONE; v++)
 		EXPECT_STRNE("unknown", npo_dev_fault_str(v));
 }
 

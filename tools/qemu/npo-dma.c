@@ -192,7 +192,7 @@ static void queue_irq(NpoState *s, NpoQueue *q)
 {
     if (q->armed && q->cq_tail != q->arm_head) {
         q->armed = false;
-        if (msix_enabled(PCI_DEVICE(s))) {
+        if (msix_enabled(PCI_DEVICE(s)) && !s->vanished) {
             trace_npo_queue_irq(s->node_id, q->id);
             msix_notify(PCI_DEVICE(s), 1 + q->id);
         }
@@ -243,6 +243,10 @@ static void cq_post(NpoState *s, NpoQueue *q, const struct npo_cqe *cqe)
     dma_addr_t slot = q_slot(q->cq_ring, q->cq_entries, q->cq_tail,
                              sizeof(*cqe));
 
+    /* Its rings stay mapped, but a card off the bus writes nothing. */
+    if (s->vanished) {
+        return;
+    }
     q_dma_write(s, q, slot, cqe, sizeof(*cqe));
     /* The entry is in memory before the tail that publishes it. */
     smp_wmb();
@@ -795,8 +799,11 @@ static void npo_dma_bh(void *opaque)
     bool more = false, wait = false;
     unsigned int i, last = s->dma_next;
 
-    /* A device-fatal error stops the queue engine until a reset. */
-    if (npo_fw_halted(s)) {
+    /*
+     * A device-fatal error stops the queue engine until a reset; a card
+     * off the bus, for good.
+     */
+    if (npo_fw_halted(s) || s->vanished) {
         return;
     }
     npo_engine_depth++;
@@ -851,7 +858,7 @@ static bool dma_inline(NpoState *s, NpoQueue *q)
 {
     bool idle;
 
-    if (!current_cpu || npo_engine_depth || npo_fw_halted(s) ||
+    if (!current_cpu || npo_engine_depth || npo_fw_halted(s) || s->vanished ||
         !npo_queue_runnable(q)) {
         return true;
     }

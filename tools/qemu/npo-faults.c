@@ -71,8 +71,30 @@ static const NpoFaultWord npo_fault_words[] = {
     { "parity", FAULT_PARITY, NPO_FAULT_ARGS_NONE, 0, 0, "" },
     { "fwbootfail", FAULT_FW_BOOT_FAIL, NPO_FAULT_ARGS_NONE, 0, 0, "" },
     { "flashcorrupt", FAULT_FLASH_CORRUPT, NPO_FAULT_ARGS_SLOT, 0, 0, "" },
+    { "vanish", FAULT_VANISH, NPO_FAULT_ARGS_NONE, 0, 0, "" },
     { "clear", FAULT_CLEAR_ALL, NPO_FAULT_ARGS_NONE, 0, 0, "" },
 };
+
+/*
+ * The card falls off the bus, as one that loses power or its PCIe link
+ * does: from now on every read of its BARs and configuration space is
+ * all ones and every write goes nowhere (npo.c), it does no DMA and
+ * raises no interrupt, and its ports go dark, so that its peers see the
+ * light go.  Only removing the device ends it; "clear" does not.
+ */
+static void npo_fault_vanish(NpoState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    unsigned int i;
+
+    trace_npo_vanish(s->node_id);
+    s->vanished = true;
+    /* What it mapped stays mapped; the engines check s->vanished. */
+    memory_region_set_enabled(&pdev->bus_master_enable_region, false);
+    for (i = 0; i < s->num_ports; i++) {
+        npo_link_cut(&s->port[i], true);
+    }
+}
 
 /*
  * Apply a fault as the FAULT mailbox command gives it: kind, port, lane
@@ -86,6 +108,14 @@ uint32_t npo_fault_apply(NpoState *s, unsigned int kind, unsigned int port,
     unsigned int i, j;
     uint32_t res;
 
+    /* Nothing reaches a card off the bus, a fault neither. */
+    if (s->vanished) {
+        return MBOX_ERR_STATE;
+    }
+    if (kind == FAULT_VANISH) {
+        npo_fault_vanish(s);
+        return MBOX_OK;
+    }
     if (npo_fw_health_fault(s, kind, value)) {
         return MBOX_OK;
     }
@@ -298,6 +328,7 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
     res = npo_fault_apply(s, w->kind, port, lane, raw);
     if (res != MBOX_OK) {
         error_setg(errp, "npo: fault: '%s': %s", str,
+                   s->vanished ? "the device has left the bus" :
                    w->kind == FAULT_FLASH_CORRUPT ?
                    "that slot holds no image" : "port or lane out of range");
     }
@@ -314,6 +345,10 @@ static char *npo_get_fault(Object *obj, Error **errp)
     GString *out = g_string_new("");
     unsigned int i, j;
 
+    /* Its ports were cut with it: the one fault says it all. */
+    if (s->vanished) {
+        return g_string_free(g_string_append(out, "vanish;"), false);
+    }
     if (s->mbox_fail_count) {
         g_string_append_printf(out, "mboxfail %x %u;", s->mbox_fail_op,
                                s->mbox_fail_count);

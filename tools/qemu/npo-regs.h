@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            16
+#define NPO_IF_MINOR            17
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -376,6 +376,7 @@ enum npo_fault_kind {
     FAULT_FW_BOOT_FAIL = 13, /* the next pending image fails to boot (1.14) */
     FAULT_FLASH_CORRUPT = 14, /* value: slot; a bit of it flips (1.14) */
     FAULT_TX_DROP = 15,     /* value: weaker launch in 1/100 dB (1.15) */
+    FAULT_VANISH = 16,      /* the card leaves the bus (1.17) */
 };
 
 /* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */

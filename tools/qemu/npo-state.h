@@ -89,6 +89,7 @@ struct NpoState {
 
     /* the firmware's health (npo-fw-health.c) */
     bool fw_hung;               /* fault: it stopped */
+    bool vanished;              /* fault: off the bus until removed */
     int64_t fw_heartbeat_base;  /* when it started */
     uint32_t fw_heartbeat_frozen;
     char fw_log[NPO_CRASH_LOG_SIZE];

@@ -52,7 +52,8 @@ void npo_irq_update(NpoState *s, uint32_t raised)
     PCIDevice *pdev = PCI_DEVICE(s);
 
     s->irq_status |= raised;
-    if ((raised & s->irq_mask) && msix_enabled(pdev)) {
+    /* A card off the bus signals nothing. */
+    if ((raised & s->irq_mask) && msix_enabled(pdev) && !s->vanished) {
         trace_npo_irq(s->node_id, NPO_VECTOR_ADMIN, s->irq_status);
         msix_notify(pdev, NPO_VECTOR_ADMIN);
     }
@@ -339,6 +340,10 @@ static void npo_mbox_complete(void *opaque)
     const NpoMboxCmd *cmd;
     uint32_t result;
 
+    /* The card left the bus with the command in flight: no answer. */
+    if (s->vanished) {
+        return;
+    }
     /* A fault: the firmware cannot do this now, and does nothing. */
     if (s->mbox_fail_count && s->mbox_cmd == s->mbox_fail_op) {
         s->mbox_fail_count--;
@@ -404,6 +409,10 @@ static uint64_t npo_regs_read(void *opaque, hwaddr addr, unsigned size)
     NpoState *s = opaque;
     uint64_t val = 0;
 
+    /* Nothing answers a read of a card off the bus: all ones. */
+    if (s->vanished) {
+        return UINT32_MAX;
+    }
     switch (addr) {
     case A_MAGIC:
         val = NPO_MAGIC;
@@ -506,6 +515,9 @@ static void npo_regs_write(void *opaque, hwaddr addr, uint64_t val,
     NpoState *s = opaque;
 
     trace_npo_reg_write(s->node_id, addr, val);
+    if (s->vanished) {
+        return;
+    }
     switch (addr) {
     case A_SCRATCH:
         s->scratch = val;
@@ -569,6 +581,9 @@ static uint64_t npo_db_read(void *opaque, hwaddr addr, unsigned size)
 {
     NpoState *s = opaque;
 
+    if (s->vanished) {
+        return UINT32_MAX;
+    }
     qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell read at 0x%"
                   HWADDR_PRIx "\n", s->node_id, addr);
     return 0;
@@ -581,6 +596,9 @@ static void npo_db_write(void *opaque, hwaddr addr, uint64_t val,
     unsigned int q = addr >> NPO_DB_STRIDE_SHIFT;
 
     trace_npo_doorbell(s->node_id, q, val);
+    if (s->vanished) {
+        return;
+    }
     if (!npo_fw_running(s)) {
         qemu_log_mask(LOG_GUEST_ERROR, "npo%u: doorbell %u rung with no "
                       "firmware running, ignored\n", s->node_id, q);
@@ -598,6 +616,27 @@ static const MemoryRegionOps npo_db_ops = {
         .max_access_size = 4,
     },
 };
+
+/*
+ * Configuration space of a card off the bus reads all ones, as the root
+ * port finds no function there; writes go nowhere, so the guest cannot
+ * turn bus mastering back on.
+ */
+static uint32_t npo_config_read(PCIDevice *pdev, uint32_t addr, int len)
+{
+    if (NPO(pdev)->vanished) {
+        return len == 4 ? UINT32_MAX : (1u << (len * 8)) - 1;
+    }
+    return pci_default_read_config(pdev, addr, len);
+}
+
+static void npo_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                             int len)
+{
+    if (!NPO(pdev)->vanished) {
+        pci_default_write_config(pdev, addr, val, len);
+    }
+}
 
 static void npo_realize(PCIDevice *pdev, Error **errp)
 {
@@ -769,6 +808,8 @@ static void npo_class_init(ObjectClass *klass, void *data)
 
     k->realize = npo_realize;
     k->exit = npo_exit;
+    k->config_read = npo_config_read;
+    k->config_write = npo_config_write;
     k->vendor_id = NPO_VENDOR_ID;
     k->device_id = NPO_DEVICE_ID;
     k->revision = NPO_REVISION;

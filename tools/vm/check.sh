@@ -149,6 +149,7 @@ lanes=(
 	'*|geometry|devices that lie about their geometry are refused|hostile-geometry-test.sh $k'
 	'*|QMP faults|fault injection from the host through QMP|qmp-fault-test.sh $k'
 	'*|hot-unplug|hot-unplug under load through QMP|hotplug-test.sh $k'
+	'*|surprise removal|a card falls off the bus under load|surprise-remove-test.sh $k'
 	"6.12|hostile rings|a hostile peer's shared-memory rings|hostile-ring-test.sh \$k"
 	'*|clock|fabric time measured from the host|clock-sync-test.sh $k'
 	'*|clock paths|link asymmetry, oscillator wander, late answers|clock-path-test.sh $k'

@@ -81,6 +81,7 @@
 	[NPO_DEV_FAULT_PCIE] = "uncorrectable PCIe error",		\
 	[NPO_DEV_FAULT_RECOVERY_FAILED] = "recovery failed",		\
 	[NPO_DEV_FAULT_UNANSWERED] = "command unanswered",		\
+	[NPO_DEV_FAULT_GONE] = "left the bus",				\
 }
 
 /* enum npo_health */

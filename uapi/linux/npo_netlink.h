@@ -275,6 +275,9 @@ enum npo_queue_wait {
  *	memory it was told to release: stopped so that the memory can be
  *	freed, and left for an operator to recover (devlink's "fw" reporter
  *	stays in error).
+ * @NPO_DEV_FAULT_GONE: the device left the bus (a surprise removal: its
+ *	registers and configuration space read all ones).  Held dead until
+ *	the PCI core removes it; nothing can recover it.
  */
 enum npo_dev_fault {
 	NPO_DEV_FAULT_NONE,
@@ -285,6 +288,7 @@ enum npo_dev_fault {
 	NPO_DEV_FAULT_PCIE,
 	NPO_DEV_FAULT_RECOVERY_FAILED,
 	NPO_DEV_FAULT_UNANSWERED,
+	NPO_DEV_FAULT_GONE,
 };
 
 /**

@@ -101,7 +101,7 @@ enum {
 	X(caps_clock, NPO_CAPS_CLOCK, R_CAPS_CLOCK_MASK)		\
 	X(caps_flash, NPO_CAPS_FLASH, R_CAPS_FLASH_MASK)		\
 	X(caps_module, NPO_CAPS_MODULE, R_CAPS_MODULE_MASK)		\
-	X(if_minor_quarantine, NPO_IF_MINOR_QUARANTINE, NPO_IF_MINOR)	\
+	X(if_minor_vanish, NPO_IF_MINOR_VANISH, NPO_IF_MINOR)		\
 	X(reg_flash_state, NPO_REG_FLASH_STATE, A_FLASH_STATE)		\
 	X(flash_running, NPO_FLASH_STATE_RUNNING, R_FLASH_STATE_RUNNING_MASK) \
 	X(flash_active, NPO_FLASH_STATE_ACTIVE, R_FLASH_STATE_ACTIVE_MASK) \
@@ -227,6 +227,7 @@ enum {
 	X(fault_flash_corrupt, NPO_HW_FAULT_FLASH_CORRUPT,		\
 	  FAULT_FLASH_CORRUPT)						\
 	X(fault_tx_drop, NPO_HW_FAULT_TX_DROP, FAULT_TX_DROP)		\
+	X(fault_vanish, NPO_HW_FAULT_VANISH, FAULT_VANISH)		\
 	X(module_id_len, NPO_HW_MODULE_ID_LEN, NPO_MODULE_ID_LEN)	\
 	X(qc_queue, NPO_QC_QUEUE, R_QC_ARG0_QUEUE_MASK)			\
 	X(qc_sq_log2, NPO_QC_SQ_LOG2, R_QC_ARG0_SQ_LOG2_MASK)		\
