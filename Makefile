@@ -269,13 +269,18 @@ $(BUILD)/host-tests/uapi_%_test: uapi/tests/uapi_%_test.c \
 
 # The driver's register map and the model's, compiled together: QEMU's
 # headers need its configured build tree, and QEMU's dialect (gnu11).
+# Every register the model defines, for the test that each has its fact.
+$(BUILD)/host-tests/model-regs.h: tools/qemu/npo-regs.h
+	@mkdir -p $(@D)
+	sed -n 's/^REG32(\([A-Z0-9_]*\), .*/NPO_MODEL_REG(\1)/p' $< >$@
 $(BUILD)/host-tests/qemu_%_test: tools/qemu/tests/qemu_%_test.c tools/qemu/npo-regs.h \
-		driver/npo_regs.h $(wildcard tools/qemu/tests/kernel-shim/linux/*.h) $(QEMU)
+		driver/npo_regs.h $(wildcard tools/qemu/tests/kernel-shim/linux/*.h) $(QEMU) \
+		$(BUILD)/host-tests/model-regs.h
 	@mkdir -p $(@D)
 	$(CC) $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) $(SAN) $(HARNESS_CFLAGS) \
 		$(shell pkg-config --cflags glib-2.0) -I$(KSELFTEST) \
 		-Itools/qemu/tests/kernel-shim -iquote tools/qemu -iquote . \
-		-I$(QEMU_SRC)/include -I$(BUILD)/qemu -o $@ $<
+		-I$(QEMU_SRC)/include -I$(BUILD)/qemu -I$(BUILD)/host-tests -o $@ $<
 
 host-tests-build: $(HOST_TESTS) $(FWIMAGE) $(NPOCTL)
 # libfabric's PSM dependency writes a backtrace file into the working

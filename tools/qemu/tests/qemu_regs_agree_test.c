@@ -7,6 +7,7 @@
  * run time, to report each fact in the TAP output.
  */
 #include "qemu/osdep.h"
+#include <ctype.h>
 #include "npo-regs.h"
 
 /*
@@ -37,6 +38,11 @@ enum {
 	MODEL_ROUTE_HOLD_MS_MAX = NPO_ROUTE_HOLD_MS_MAX,
 	MODEL_LMSG_MAX = NPO_LMSG_MAX,
 	MODEL_LMSG_RX_DEPTH = NPO_LMSG_RX_DEPTH,
+	MODEL_CRASH_LOG_SIZE = NPO_CRASH_LOG_SIZE,
+	/* An enum in the model, macros of the same names in the driver. */
+	MODEL_FATAL_NONE = NPO_FATAL_NONE,
+	MODEL_FATAL_FW_ASSERT = NPO_FATAL_FW_ASSERT,
+	MODEL_FATAL_PARITY = NPO_FATAL_PARITY,
 };
 #undef NPO_MAGIC
 #undef NPO_REGS_SIZE
@@ -61,6 +67,7 @@ enum {
 #undef NPO_ROUTE_HOLD_MS_MAX
 #undef NPO_LMSG_MAX
 #undef NPO_LMSG_RX_DEPTH
+#undef NPO_CRASH_LOG_SIZE
 
 #include "driver/npo_regs.h"
 #include "kselftest_harness.h"
@@ -103,6 +110,23 @@ enum {
 	X(caps_module, NPO_CAPS_MODULE, R_CAPS_MODULE_MASK)		\
 	X(if_minor_vanish, NPO_IF_MINOR_VANISH, NPO_IF_MINOR)		\
 	X(reg_flash_state, NPO_REG_FLASH_STATE, A_FLASH_STATE)		\
+	X(reg_slot_a_version, NPO_REG_SLOT_A_VERSION, A_SLOT_A_VERSION) \
+	X(reg_slot_b_version, NPO_REG_SLOT_B_VERSION, A_SLOT_B_VERSION) \
+	/* firmware health (1.8) */					\
+	X(reg_fw_heartbeat, NPO_REG_FW_HEARTBEAT, A_FW_HEARTBEAT)	\
+	X(reg_fatal_cause, NPO_REG_FATAL_CAUSE, A_FATAL_CAUSE)		\
+	X(reg_crash_reason, NPO_REG_CRASH_REASON, A_CRASH_REASON)	\
+	X(reg_crash_pc, NPO_REG_CRASH_PC, A_CRASH_PC)			\
+	X(reg_crash_time_lo, NPO_REG_CRASH_TIME_LO, A_CRASH_TIME_LO)	\
+	X(reg_crash_time_hi, NPO_REG_CRASH_TIME_HI, A_CRASH_TIME_HI)	\
+	X(reg_crash_log_len, NPO_REG_CRASH_LOG_LEN, A_CRASH_LOG_LEN)	\
+	X(reg_crash_log, NPO_REG_CRASH_LOG, A_CRASH_LOG)		\
+	X(crash_log_size, NPO_CRASH_LOG_SIZE, MODEL_CRASH_LOG_SIZE)	\
+	X(heartbeat_period_ns, NPO_HEARTBEAT_PERIOD_MS * 1000000ULL,	\
+	  NPO_HEARTBEAT_NS)						\
+	X(fatal_none, NPO_FATAL_NONE, MODEL_FATAL_NONE)			\
+	X(fatal_fw_assert, NPO_FATAL_FW_ASSERT, MODEL_FATAL_FW_ASSERT)	\
+	X(fatal_parity, NPO_FATAL_PARITY, MODEL_FATAL_PARITY)		\
 	X(flash_running, NPO_FLASH_STATE_RUNNING, R_FLASH_STATE_RUNNING_MASK) \
 	X(flash_active, NPO_FLASH_STATE_ACTIVE, R_FLASH_STATE_ACTIVE_MASK) \
 	X(flash_pending, NPO_FLASH_STATE_PENDING, R_FLASH_STATE_PENDING_MASK) \
@@ -506,6 +530,44 @@ TEST(every_shared_fact_agrees)
 	}
 	ksft_print_msg("%zu facts of the register interface agree\n",
 		       ARRAY_SIZE(facts));
+	fflush(stdout);
+}
+
+/* Every register of the model's map, generated from npo-regs.h. */
+#define NPO_MODEL_REG(name) { #name, A_##name },
+static const struct {
+	const char *name;
+	unsigned int offset;
+} model_regs[] = {
+#include "model-regs.h"
+};
+
+/*
+ * A register the model adds must be in the facts above: a device one as
+ * reg_NAME, a port one as p_NAME (names in lower case).
+ */
+TEST(every_model_register_has_its_fact)
+{
+	char want[64];
+	size_t i, j, k;
+
+	ASSERT_LT(40, ARRAY_SIZE(model_regs));
+	for (i = 0; i < ARRAY_SIZE(model_regs); i++) {
+		const char *name = model_regs[i].name;
+		bool found = false;
+
+		snprintf(want, sizeof(want), "%s%s",
+			 strncmp(name, "P_", 2) ? "reg_" : "", name);
+		for (k = 0; want[k]; k++)
+			want[k] = (char)tolower((unsigned char)want[k]);
+		for (j = 0; j < ARRAY_SIZE(facts) && !found; j++)
+			found = !strcmp(facts[j].what, want) &&
+				facts[j].model == model_regs[i].offset;
+		EXPECT_TRUE(found) TH_LOG("model register %s (0x%03x): no fact %s",
+					  name, model_regs[i].offset, want);
+	}
+	ksft_print_msg("%zu model registers, each with its fact\n",
+		       ARRAY_SIZE(model_regs));
 	fflush(stdout);
 }
 
