@@ -599,6 +599,9 @@ static void port_read(void *opaque, const uint8_t *buf, int size)
         if (p->rxlen - off < sizeof(h) + len) {
             break;
         }
+        if (wire_is_transport(h.type)) {
+            p->wire_rx_sock++;
+        }
         port_rx_frame(p, h.type, p->rxbuf + off + sizeof(h), len);
         off += sizeof(h) + len;
     }
@@ -670,6 +673,9 @@ static void port_shm_rx(void *opaque)
             }
         }
         if (payload) {
+            if (wire_is_transport(h.type)) {
+                p->wire_rx_shm++;
+            }
             port_rx_frame(p, h.type, payload, n - sizeof(h));
         } else {
             qemu_log_mask(LOG_GUEST_ERROR, "npo%u: port %u: frame type %u "
@@ -679,7 +685,9 @@ static void port_shm_rx(void *opaque)
         if (!p->shm_rx_on || p->shm_rx != r) {
             return;     /* the frame took the cable down */
         }
-        npo_shm_consume(r, n);
+        if (npo_shm_consume(r, n)) {
+            p->wire_shm_wraps++;
+        }
         done += n;
     }
     if (p->shm_rx_on) {
@@ -736,4 +744,29 @@ void npo_port_exit(NpoPort *p)
     g_byte_array_free(p->shm_backlog, true);
     g_byte_array_free(p->tx, true);
     qemu_chr_fe_deinit(&p->chr, false);
+}
+
+/*
+ * Transport frames that crossed between processes, over all ports: "sock
+ * N shm N wraps N" (read from sockets, read from peers' rings, times
+ * those rings wrapped), for a test that the transport carried its data.
+ */
+static char *npo_get_wire_stats(Object *obj, Error **errp)
+{
+    NpoState *s = NPO(obj);
+    uint64_t sock = 0, shm = 0, wraps = 0;
+    unsigned int i;
+
+    for (i = 0; i < s->num_ports; i++) {
+        sock += s->port[i].wire_rx_sock;
+        shm += s->port[i].wire_rx_shm;
+        wraps += s->port[i].wire_shm_wraps;
+    }
+    return g_strdup_printf("sock %" PRIu64 " shm %" PRIu64 " wraps %" PRIu64,
+                           sock, shm, wraps);
+}
+
+void npo_port_add_properties(Object *obj)
+{
+    object_property_add_str(obj, "wire_stats", npo_get_wire_stats, NULL);
 }

@@ -140,6 +140,15 @@ typedef struct NpoPort {
 
     uint64_t counter[NPO_NUM_PORT_STATS];
     uint64_t traffic[NPO_NUM_TRAFFIC_STATS];    /* npo-traffic.c */
+    /*
+     * Transport frames that crossed between processes, by how they
+     * came: only a frame read from the socket or the peer's ring counts,
+     * never one a device of this process handed over in memory (the
+     * QOM property wire_stats, for tests that the transport was used).
+     */
+    uint64_t wire_rx_sock;
+    uint64_t wire_rx_shm;
+    uint64_t wire_shm_wraps;    /* times the peer's ring wrapped */
     NpoLane lane[NPO_MAX_LANES];
 } NpoPort;
 
@@ -175,6 +184,7 @@ uint32_t npo_port_regs_mbox(NpoState *s, uint32_t op);
 uint32_t npo_fault_apply(NpoState *s, unsigned int kind, unsigned int port,
                          unsigned int lane, uint32_t value);
 void npo_fault_add_properties(Object *obj);
+void npo_port_add_properties(Object *obj);
 
 /* npo-port.c: framing, transmit and receive */
 void npo_port_realize(NpoPort *p);

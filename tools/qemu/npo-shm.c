@@ -387,12 +387,15 @@ void npo_shm_give_room(NpoShmRing *r)
     }
 }
 
-/* Give n read bytes back to the sender. */
-void npo_shm_consume(NpoShmRing *r, size_t n)
+/* Give n read bytes back to the sender; true if the ring wrapped. */
+bool npo_shm_consume(NpoShmRing *r, size_t n)
 {
+    bool wrapped = (r->tail & (r->size - 1)) + n >= r->size;
+
     r->tail += n;
     qatomic_store_release(&r->hdr->tail, r->tail);
     if (r->tail - r->room_given >= r->size / 4) {
         npo_shm_give_room(r);
     }
+    return wrapped;
 }

@@ -30,7 +30,7 @@ int64_t npo_shm_want_room(NpoShmRing *r, size_t reserved);
 int64_t npo_shm_avail(NpoShmRing *r);
 bool npo_shm_sleep(NpoShmRing *r);
 const uint8_t *npo_shm_rx_at(NpoShmRing *r, size_t off);
-void npo_shm_consume(NpoShmRing *r, size_t n);
+bool npo_shm_consume(NpoShmRing *r, size_t n);
 void npo_shm_give_room(NpoShmRing *r);
 
 #endif

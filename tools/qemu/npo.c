@@ -833,6 +833,7 @@ static void npo_instance_init(Object *obj)
     npo_fault_add_properties(obj);
     npo_clock_add_properties(obj);
     npo_route_add_properties(obj);
+    npo_port_add_properties(obj);
     npo_flash_add_properties(obj);
 }
 

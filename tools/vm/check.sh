@@ -99,18 +99,50 @@ for t in "$build"/host-tests/*_test; do
 done
 fi
 
+# wire_stats_poll SOCK PID OUT: while npo-vm PID runs, read every
+# device's transport counters (QOM wire_stats, "sock N shm N wraps N":
+# frames read from sockets and from peers' rings, ring wraps) over QMP
+# every few seconds, and keep their sums from the last full reading in
+# OUT.  They only grow, so the last reading before the VM ends holds.
+wire_stats_poll() {
+	local sock=$1 pid=$2 out=$3 i all got
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		all='' got=0
+		for i in 0 1 2 3 4 5 6 7; do
+			all+=$(python3 "$here/qmp.py" --print "$sock" \
+				"{\"execute\": \"qom-get\", \"arguments\": {\"path\": \"/machine/peripheral/npo$i\", \"property\": \"wire_stats\"}}" \
+				2>/dev/null) && got=$((got + 1))
+		done
+		[ $got = 8 ] || continue
+		# "sock 1 shm 2 wraps 0""sock ..." -> the three sums.
+		echo "$all" | tr -d '"' | awk '{ for (i = 1; i < NF; i += 2) t[$i] += $(i + 1) }
+			END { print "sock", t["sock"] + 0, "shm", t["shm"] + 0, "wraps", t["wraps"] + 0 }' >"$out"
+	done
+}
+
 # Selftests in a VM of 8 devices in a ring; sets rc to npo-vm's status.
+# With WIRE_STATS set to a file, its transport counters go there
+# (wire_stats_poll).
 vm_selftests() {	# vm_selftests LABEL LOG DEVICE_PROPS [TEST...]
-	local label=$1 log=$2 props=$3
+	local label=$1 log=$2 props=$3 sock pid
 	shift 3
+	sock=$logs/qmp-$k.sock
+	rm -f "$sock"
 	"$here/npo-vm" --kernel "$k" --devices 8 --topology ring \
 		--timeout "$vm_timeout" --mem "$vm_mem" \
+		${WIRE_STATS:+--qemu-arg -qmp --qemu-arg "unix:$sock,server=on,wait=off"} \
 		${props:+--device-props "$props"} -- \
 		env NPO_EXPECT_DEVICES=8 NPO_EXPECT_TOPOLOGY=ring \
 		NPO_TEST_TIMEOUT="$test_timeout" \
 		/usr/lib/npo/selftests/run_tests.sh "$@" \
-		>"$log" 2>&1
+		>"$log" 2>&1 &
+	pid=$!
+	[ -n "${WIRE_STATS:-}" ] && wire_stats_poll "$sock" $pid "$WIRE_STATS" &
+	wait $pid
 	rc=$?
+	wait
+	rm -f "$sock"
 	if [ $rc = 0 ]; then
 		grep -E '^(# )?(not )?ok |splat|^npo-vm' "$log" | sed 's/^/  /'
 	else
@@ -223,10 +255,21 @@ for k in "$@"; do
 	*) wire=wire_data=on,wire_shm=off how="the link sockets alone" ;;
 	esac
 	echo "== remote, route and fabric acceptance selftests with every byte over $how, kernel $k"
-	vm_selftests "kernel $k, over the wire" "$logs/vm-wire-$k.log" \
-		"$wire" npo_remote_test npo_route_test npo_acceptance_test
+	rm -f "$logs/wire-stats-$k"
+	WIRE_STATS=$logs/wire-stats-$k vm_selftests "kernel $k, over the wire" \
+		"$logs/vm-wire-$k.log" "$wire" \
+		npo_remote_test npo_route_test npo_acceptance_test
 	[ $rc = 0 ] || [ $rc = 1 ] ||
 		record "kernel $k, over the wire: VM failed (status $rc)" 1
+	# The lane ran over the transport, not in memory: frames were read
+	# from where this lane sends them, and not from the other path.
+	read -r _ sock _ shm _ wraps 2>/dev/null <"$logs/wire-stats-$k" || sock=
+	echo "  transport frames received: ${sock:-?} from sockets, ${shm:-?} from rings (${wraps:-?} ring wraps)"
+	case $k in
+	6.1) [ "${shm:-0}" -gt 0 ] && [ "${wraps:-0}" -gt 0 ] ;;
+	*) [ "${sock:-0}" -gt 0 ] && [ "${shm:-1}" = 0 ] ;;
+	esac
+	record "kernel $k, over the wire: the frames crossed $how" $?
 	for lane in "${lanes[@]}"; do
 		run_lane "$k" "$lane"
 	done
