@@ -13,6 +13,13 @@
  * flight, the server checking the data after each size; latency is a
  * ping-pong, each side writing into the other's memory and polling for
  * it, reported as half the round trip as ib_write_lat does.
+ *
+ * Every WRITE and READ is checked, not only the last of a size: message n
+ * goes to slot n % slots of the buffers (as many slots of the size as two
+ * of the largest fit, at most the depth), carries n + 1 in its first and
+ * last 8 bytes, and is checked there when it completes, before its slot
+ * is used again; after a size, every slot is checked whole.  Two
+ * processes check the last message of each slot, in the server's memory.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +39,9 @@
 #define MAX_QUEUES	64
 #define MIN_SIZE	8
 #define MAX_SIZE	(8u << 20)
+/* Each buffer: two messages of the largest size, more of smaller ones. */
+#define BUF_SIZE	(2 * MAX_SIZE)
+#define MAX_DEPTH	256
 /* Two processes share this job unless told otherwise ("NP"). */
 #define DEFAULT_JOB	0x4e50
 /* A ping-pong peer silent this long has stopped. */
@@ -71,6 +81,13 @@ struct ctx {
 	uint16_t dest_queue;
 	uint64_t rkey, raddr;
 	int oob;			/* two processes: the TCP channel, else -1 */
+	/* The size running: message n uses slot n % slots. */
+	uint32_t size;
+	unsigned int slots;
+	bool stamps;			/* each message numbered in its slot */
+	bool check_each;		/* and checked there as it completes */
+	bool slot_busy[MAX_DEPTH];
+	uint64_t bad_messages;
 };
 
 static double now_s(void)
@@ -233,7 +250,7 @@ static int setup(struct ctx *c, const struct opts *o)
 		if (err)
 			return err;
 	}
-	c->buf_size = MAX_SIZE;
+	c->buf_size = BUF_SIZE;
 	c->lbuf = alloc_buffer(c->buf_size);
 	c->rbuf = alloc_buffer(c->buf_size);
 	if (!c->lbuf || !c->rbuf)
@@ -293,14 +310,15 @@ static int exchange(struct ctx *c, struct opts *o)
 			rmr.job, o->job);
 		return -EACCES;
 	}
-	if (rmr.length < MAX_SIZE)
+	if (rmr.length < BUF_SIZE)
 		return -EPROTO;
 	c->dest_node = rmr.node_id;
 	c->rkey = rmr.rkey;
 	c->raddr = rmr.addr;
 	if (o->server) {
 		if (theirs.mode > MODE_RATE || theirs.opcode != NPO_OP_WRITE ||
-		    theirs.size > MAX_SIZE || !theirs.depth || theirs.depth > 256) {
+		    theirs.size > MAX_SIZE || !theirs.depth ||
+		    theirs.depth > MAX_DEPTH) {
 			fprintf(stderr, "npo-perf: the client asks for a test this server does not run\n");
 			return -EPROTO;
 		}
@@ -353,23 +371,75 @@ static void teardown(struct ctx *c)
 	npo_close_device(c->ldev);
 }
 
+/* Message n's number, n + 1 (never 0), in its first and last 8 bytes. */
+static void stamp(uint8_t *p, uint32_t size, uint64_t n)
+{
+	uint64_t v = n + 1;
+
+	memcpy(p, &v, sizeof(v));
+	memcpy(p + size - sizeof(v), &v, sizeof(v));
+}
+
+static bool stamped(const uint8_t *p, uint32_t size, uint64_t n)
+{
+	uint64_t head, tail;
+
+	memcpy(&head, p, sizeof(head));
+	memcpy(&tail, p + size - sizeof(tail), sizeof(tail));
+	return head == n + 1 && tail == n + 1;
+}
+
+/* Where a message lands, and where it comes from. */
+static uint8_t *target_of(struct ctx *c, const struct opts *o)
+{
+	return o->opcode == NPO_OP_READ ? c->lbuf : c->rbuf;
+}
+
+static uint8_t *source_of(struct ctx *c, const struct opts *o)
+{
+	return o->opcode == NPO_OP_READ ? c->rbuf : c->lbuf;
+}
+
 /*
- * Post message n of size bytes.  Every message uses the start of both
- * buffers, as perftest does, so the working set is the message size and
- * the figure compares with a memcpy of that size.
+ * Post message n of size bytes into its slot.  A SEND lands at the start
+ * of the receive buffer; a ping-pong uses the first slot, its stamp the
+ * last 8 bytes (run_pingpong()).
  */
 static void prep(struct ctx *c, const struct opts *o, struct npo_sqe *sqe,
 		 uint64_t n, uint32_t size)
 {
+	size_t off = (n % c->slots) * size;
+
+	if (c->stamps) {
+		stamp(source_of(c, o) + off, size, n);
+		c->slot_busy[n % c->slots] = true;
+	}
 	if (o->opcode == NPO_OP_SEND)
 		npo_prep_send(sqe, n, npo_mr_lkey(c->lmr), c->lbuf, size,
 			      c->dest_node, c->dest_queue);
 	else
-		npo_prep_rdma(sqe, o->opcode, n, npo_mr_lkey(c->lmr), c->lbuf,
-			      size, c->dest_node, c->rkey, c->raddr);
+		npo_prep_rdma(sqe, o->opcode, n, npo_mr_lkey(c->lmr),
+			      c->lbuf + off, size, c->dest_node, c->rkey,
+			      c->raddr + off);
 }
 
-static int reap(struct npo_queue *q, bool block, unsigned int *done)
+/* Message n completed well: it must be in its slot, whole. */
+static void landed(struct ctx *c, const struct opts *o, uint64_t n)
+{
+	unsigned int slot = n % c->slots;
+
+	if (!c->stamps)
+		return;
+	if (c->check_each &&
+	    !stamped(target_of(c, o) + (size_t)slot * c->size, c->size, n) &&
+	    !c->bad_messages++)
+		fprintf(stderr, "npo-perf: %u B: message %llu is not where it was written\n",
+			c->size, (unsigned long long)n);
+	c->slot_busy[slot] = false;
+}
+
+static int reap(struct ctx *c, const struct opts *o, struct npo_queue *q,
+		bool block, unsigned int *done)
 {
 	struct npo_cqe *cqe;
 	int err;
@@ -386,6 +456,7 @@ static int reap(struct npo_queue *q, bool block, unsigned int *done)
 				npo_status_str(cqe->status), cqe->port);
 			return -EIO;
 		}
+		landed(c, o, cqe->wr_id);
 		npo_cq_advance(q, 1);
 		(*done)++;
 	}
@@ -421,13 +492,15 @@ static int run_stream(struct ctx *c, const struct opts *o, uint32_t size,
 			struct npo_queue *q = c->q[i];
 			struct npo_sqe *sqe;
 
+			/* A slot is used again once its message was checked. */
 			for (k = 0; k < batch && posted[i] < per_q &&
 			     posted[i] - done[i] < o->depth &&
+			     !c->slot_busy[n % c->slots] &&
 			     (sqe = npo_get_sqe(q)); k++, posted[i]++)
 				prep(c, o, sqe, n++, size);
 			npo_submit(q);
 			/* One queue: sleep when nothing more can be posted. */
-			err = reap(q, o->queues == 1 && done[i] < per_q &&
+			err = reap(c, o, q, o->queues == 1 && done[i] < per_q &&
 				      (posted[i] - done[i] >= o->depth ||
 				       posted[i] == per_q), &done[i]);
 			if (err)
@@ -461,7 +534,7 @@ static int run_lat(struct ctx *c, const struct opts *o, uint32_t size,
 		t0 = now_s();
 		prep(c, o, npo_get_sqe(c->q[0]), i, size);
 		npo_submit(c->q[0]);
-		err = reap(c->q[0], true, &done);
+		err = reap(c, o, c->q[0], true, &done);
 		if (err)
 			return err;
 		lat[i] = (now_s() - t0) * 1e6;
@@ -474,8 +547,8 @@ static int run_lat(struct ctx *c, const struct opts *o, uint32_t size,
  * Wait until the peer's message @want lands in the last 8 bytes of our
  * target, reaping our own completions meanwhile.
  */
-static int await_peer(struct ctx *c, uint32_t size, uint64_t want,
-		      unsigned int *done)
+static int await_peer(struct ctx *c, const struct opts *o, uint32_t size,
+		      uint64_t want, unsigned int *done)
 {
 	const uint64_t *slot = (const uint64_t *)(c->rbuf + size - 8);
 	double start = now_s();
@@ -485,7 +558,7 @@ static int await_peer(struct ctx *c, uint32_t size, uint64_t want,
 	while (__atomic_load_n(slot, __ATOMIC_ACQUIRE) != want) {
 		if (++spins % 256)
 			continue;
-		err = reap(c->q[0], false, done);
+		err = reap(c, o, c->q[0], false, done);
 		if (err)
 			return err;
 		if (now_s() - start > PEER_TIMEOUT_S) {
@@ -517,33 +590,88 @@ static int run_pingpong(struct ctx *c, const struct opts *o, uint32_t size,
 		double t0 = now_s();
 
 		if (o->server) {
-			err = await_peer(c, size, i, &done);
+			err = await_peer(c, o, size, i, &done);
 			if (err)
 				return err;
 		}
 		memcpy(c->lbuf + size - 8, &stamp, sizeof(stamp));
 		while (!(sqe = npo_get_sqe(q))) {
-			err = reap(q, true, &done);
+			err = reap(c, o, q, true, &done);
 			if (err)
 				return err;
 		}
 		prep(c, o, sqe, i, size);
 		npo_submit(q);
 		if (o->client) {
-			err = await_peer(c, size, i, &done);
+			err = await_peer(c, o, size, i, &done);
 			if (err)
 				return err;
 			lat[i - 1] = (now_s() - t0) * 1e6 / 2;
 		}
 	}
 	while (done < iters) {
-		err = reap(q, true, &done);
+		err = reap(c, o, q, true, &done);
 		if (err)
 			return err;
 	}
 	if (lat)
 		qsort(lat, iters, sizeof(*lat), cmp_double);
 	return 0;
+}
+
+/*
+ * The slots of a size, whether messages are numbered in them, and whether
+ * each is checked as it completes (in this process's own memory only).
+ * A ping-pong and a SEND use the start of the buffers.
+ */
+static void size_slots(struct ctx *c, const struct opts *o, uint32_t size)
+{
+	bool pingpong = o->mode == MODE_LAT && two_processes(o);
+
+	c->size = size;
+	c->slots = BUF_SIZE / size < o->depth ? BUF_SIZE / size : o->depth;
+	if (pingpong || o->opcode == NPO_OP_SEND)
+		c->slots = 1;
+	c->stamps = !pingpong && o->opcode != NPO_OP_SEND;
+	c->check_each = c->stamps && c->oob < 0;
+	memset(c->slot_busy, 0, sizeof(c->slot_busy));
+	c->bad_messages = 0;
+}
+
+/* Each slot's pattern, where messages come from or land. */
+static void fill_slots(uint8_t *buf, struct ctx *c, uint32_t seed)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->slots; i++)
+		fill(buf + (size_t)i * c->size, c->size, seed);
+}
+
+/*
+ * After iters messages, each slot used holds the last message that went
+ * there, whole: its number at both ends, the source's pattern between.
+ * The offset of the first wrong byte, or -1.
+ */
+static long check_slots(const uint8_t *buf, struct ctx *c, unsigned int iters)
+{
+	uint32_t size = c->size, k;
+	unsigned int i;
+
+	for (i = 0; i < c->slots && i < iters; i++) {
+		const uint8_t *p = buf + (size_t)i * size;
+		uint64_t last = i + (uint64_t)(iters - 1 - i) / c->slots * c->slots;
+
+		if (c->stamps) {
+			if (!stamped(p, size, last))
+				return (long)i * size;
+			for (k = 8; k + 8 < size; k++)
+				if (p[k] != pattern_byte(k, SEED_SOURCE(size)))
+					return (long)i * size + k;
+		} else if (check(p, size, SEED_SOURCE(size)) >= 0) {
+			return (long)i * size + check(p, size, SEED_SOURCE(size));
+		}
+	}
+	return -1;
 }
 
 /*
@@ -564,11 +692,12 @@ static int serve(struct ctx *c, const struct opts *o, unsigned int *sizes)
 		if (st.cmd != OOB_START || st.size < MIN_SIZE ||
 		    st.size > MAX_SIZE || !st.iters)
 			return -EPROTO;
+		size_slots(c, o, st.size);
 		if (o->mode == MODE_LAT) {
 			memset(c->rbuf, 0, st.size);
 			fill(c->lbuf, st.size, SEED_SOURCE(st.size));
 		} else {
-			fill(c->rbuf, st.size, SEED_TARGET(st.size));
+			fill_slots(c->rbuf, c, SEED_TARGET(st.size));
 		}
 		err = oob_step(c->oob, OOB_READY, st.size, st.iters, 0);
 		if (!err && o->mode == MODE_LAT)
@@ -577,8 +706,10 @@ static int serve(struct ctx *c, const struct opts *o, unsigned int *sizes)
 			err = oob_expect(c->oob, OOB_DONE, &st);
 		if (err)
 			return err;
-		bad = o->mode == MODE_LAT ? -1 :
-		      check(c->rbuf, st.size, SEED_SOURCE(st.size));
+		/* The client says how many messages it wrote. */
+		if (o->mode != MODE_LAT && !st.iters)
+			return -EPROTO;
+		bad = o->mode == MODE_LAT ? -1 : check_slots(c->rbuf, c, st.iters);
 		err = oob_step(c->oob, bad < 0 ? OOB_OK : OOB_BAD, st.size,
 			       st.iters, bad < 0 ? 0 : bad);
 		if (err)
@@ -587,10 +718,18 @@ static int serve(struct ctx *c, const struct opts *o, unsigned int *sizes)
 	}
 }
 
+/* Messages a size posts: run_stream() gives each queue its share. */
+static unsigned int messages_of(const struct opts *o, unsigned int iters)
+{
+	if (o->mode == MODE_LAT)
+		return iters;
+	return (iters + o->queues - 1) / o->queues * o->queues;
+}
+
 /*
- * Before a size: the source holds its pattern and the target another, so
- * that the check after it proves the messages landed; two processes start
- * the size together.
+ * Before a size: each slot of the source holds its pattern and each of
+ * the target another, so that the checks prove the messages landed; two
+ * processes start the size together.
  */
 static int size_begin(struct ctx *c, const struct opts *o, uint32_t size,
 		      unsigned int iters)
@@ -598,18 +737,14 @@ static int size_begin(struct ctx *c, const struct opts *o, uint32_t size,
 	struct oob_step st;
 	int err;
 
-	if (o->mode == MODE_LAT && c->oob < 0)
-		return 0;
-	if (o->mode == MODE_LAT) {
+	size_slots(c, o, size);
+	if (o->mode == MODE_LAT && c->oob >= 0) {
 		memset(c->rbuf, 0, size);
 		fill(c->lbuf, size, SEED_SOURCE(size));
-	} else if (o->opcode == NPO_OP_READ) {
-		fill(c->rbuf, size, SEED_SOURCE(size));
-		fill(c->lbuf, size, SEED_TARGET(size));
 	} else {
-		fill(c->lbuf, size, SEED_SOURCE(size));
+		fill_slots(source_of(c, o), c, SEED_SOURCE(size));
 		if (c->oob < 0)
-			fill(c->rbuf, size, SEED_TARGET(size));
+			fill_slots(target_of(c, o), c, SEED_TARGET(size));
 	}
 	if (c->oob < 0)
 		return 0;
@@ -617,21 +752,29 @@ static int size_begin(struct ctx *c, const struct opts *o, uint32_t size,
 	return err ? err : oob_expect(c->oob, OOB_READY, &st);
 }
 
-/* After a size: the data arrived as sent, checked where it landed. */
-static int size_end(struct ctx *c, const struct opts *o, uint32_t size)
+/*
+ * After a size: every message was where it was written as it completed,
+ * and every slot holds the last message written there, whole.  Two
+ * processes: the server checks its memory, told how many messages came.
+ */
+static int size_end(struct ctx *c, const struct opts *o, uint32_t size,
+		    unsigned int iters)
 {
+	unsigned int msgs = messages_of(o, iters);
 	struct oob_step st;
-	const uint8_t *target = o->opcode == NPO_OP_READ ? c->lbuf : c->rbuf;
 	long bad;
 	int err;
 
 	if (c->oob >= 0) {
-		err = oob_step(c->oob, OOB_DONE, size, 0, 0);
+		err = oob_step(c->oob, OOB_DONE, size, msgs, 0);
 		return err ? err : oob_expect(c->oob, OOB_OK, &st);
 	}
-	if (o->mode == MODE_LAT)
-		return 0;
-	bad = check(target, size, SEED_SOURCE(size));
+	if (c->bad_messages) {
+		fprintf(stderr, "npo-perf: %u B: %llu of %u messages were not where they were written\n",
+			size, (unsigned long long)c->bad_messages, msgs);
+		return -EBADMSG;
+	}
+	bad = check_slots(target_of(c, o), c, msgs);
 	if (bad >= 0) {
 		fprintf(stderr, "npo-perf: %u B: wrong data at offset %ld\n",
 			size, bad);
@@ -766,7 +909,7 @@ static int run(struct opts *o, struct json_object *doc,
 				      run_pingpong(c, o, size, iters, lat) :
 				      run_lat(c, o, size, iters, lat);
 			if (!err)
-				err = size_end(c, o, size);
+				err = size_end(c, o, size, iters);
 			if (err) {
 				free(lat);
 				json_object_put(r);
@@ -794,7 +937,7 @@ static int run(struct opts *o, struct json_object *doc,
 						 o->mode == MODE_RATE ? o->batch : 1,
 						 &secs);
 			if (!err)
-				err = size_end(c, o, size);
+				err = size_end(c, o, size, iters);
 			if (err) {
 				json_object_put(r);
 				break;
