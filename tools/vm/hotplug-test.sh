@@ -6,7 +6,8 @@
 # guest's pciehp takes it away), then plugs a new one into the same slot
 # with device_add, ROUNDS times.  Each time npo-perf must end with an
 # error, not be killed by a signal; the other device keeps moving data;
-# the hot-added device probes and carries traffic; at the end the module
+# the hot-added device probes and carries verified traffic before the
+# next round's load (every round says VERIFIED); at the end the module
 # unloads.  npo-vm fails on any kernel splat.  Prints "ok"/"not ok" and
 # exits 0/1.
 #
@@ -42,9 +43,13 @@ wait "$vm"
 rc=$?
 vm=
 what="a device removed under load $rounds times through QMP, others unaffected"
+# Each round's device carried verified traffic before it was loaded, the
+# hot-added ones included.
+verified=$(grep -c '^VERIFIED ' "$work/vm.log")
+[ "$verified" = "$rounds" ] || ok=0
 if [ $ok = 1 ] && [ $rc = 0 ] && grep -q '^UNLOADED' "$work/vm.log"; then
 	echo "ok - $what"
-	grep -E '^(PERF-EXIT|npo-perf)' "$work/vm.log" | sed 's/^/  /'
+	grep -E '^(VERIFIED|PERF-EXIT|npo-perf)' "$work/vm.log" | sed 's/^/  /'
 	exit 0
 fi
 echo "not ok - $what (npo-vm exit $rc)"

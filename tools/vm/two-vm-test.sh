@@ -14,7 +14,8 @@
 #
 # Then B floods A's inbox with WRITEs and the host kills A's QEMU under
 # it, as a host dies: B's WRITEs must each complete once, the first that
-# fails with LINK_DOWN, and B's kernel must stay quiet.  With --bench, B
+# fails with LINK_DOWN, and both kernels must stay quiet (B's judged by
+# its npo-vm, A's, whose QEMU is killed, from its console here).  With --bench, B
 # measures the transport first (one "NPO-XPROC {json}" line on stdout)
 # and A's host is stopped only once B is done.
 #
@@ -140,6 +141,12 @@ both_sides_passed() {
 	all_planned_passed "$work/a.log" && all_planned_passed "$work/b.log"
 }
 check "every step passed on both sides" both_sides_passed
+# B's npo-vm judged B's kernel (its status above); A's QEMU was stopped
+# by the host, so A's console is read here, with npo-vm's patterns.
+a_kernel_quiet() {
+	! grep '^\[' "$work/a.log" | grep -E -f "$here/splat-patterns"
+}
+check "A's kernel logged no splat before its host was stopped" a_kernel_quiet
 if [ $fail != 0 ]; then
 	sed 's/^/  A: /' "$work/a.log" | grep -v '^  A: \[' | tail -n 30
 	sed 's/^/  B: /' "$work/b.log" | grep -v '^  B: \[' | tail -n 30

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # The guest side of hotplug-test.sh: ROUNDS times, wait for the device in
-# npo1's slot to be ready, stream to it with npo-perf, and let the host
+# npo1's slot to be ready, check that it moves data (every message
+# checked where it landed), stream to it with npo-perf, and let the host
 # remove it (LOADED tells it to): npo-perf must end with an error, not a
 # signal, and npo0 must still move data.  Then the module must unload.
 # A stage that does not move for two minutes gets the blocked tasks and
@@ -34,6 +35,12 @@ for round in $(seq 1 "$1"); do
 		sleep 0.1
 	done
 	[ -n "$d" ] || { echo "NO-DEVICE $round"; exit 1; }
+	# The device in the slot (the hot-added one from round 2) carries
+	# traffic: npo-perf checks every message where it landed.
+	stage "verify $round"
+	npo-perf -d "$d" write bw -s 64K -n 256 >/tmp/verify.out 2>&1 ||
+		{ echo "NO-TRAFFIC $round $d"; cat /tmp/verify.out; exit 1; }
+	echo "VERIFIED $round $d"
 	stage "load $round"
 	npo-perf -d "$d" write bw -s 64K -n 100000000 >/tmp/perf.out 2>&1 &
 	perf=$!
