@@ -229,9 +229,11 @@ $(BUILD)/host-tests/provider_%_test: provider/tests/provider_%_test.c \
 		provider/tests/fake_npo.h selftests/npo_fi_end.h $(FAKE_NPO) \
 		$(FAKE_NPO_DIR)/libnpo-fi.so
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(HARNESS_CFLAGS) -I$(KSELFTEST) \
-		-Iruntime/include -Iprovider/tests -Iselftests -o $@ $< -L$(FAKE_NPO_DIR) -lnpo \
-		-lfabric -Wl,-rpath,'$$ORIGIN/provider'
+		-Iruntime/include -Iprovider/tests -Iselftests -o $@ $< $(HOST_LSAN) \
+		-L$(FAKE_NPO_DIR) -lnpo -lfabric -Wl,-rpath,'$$ORIGIN/provider'
 
+# Every host test's body is checked for leaks too (tools/lib/lsan_exit.c).
+HOST_LSAN := tools/lib/lsan_exit.c -Wl,--wrap=_exit
 HOST_TEST_SRCS := $(wildcard runtime/tests/*_test.c tools/npoctl/tests/*_test.c \
 	firmware/tests/*_test.c tools/qemu/tests/*_test.c uapi/tests/*_test.c \
 	provider/tests/*_test.c)
@@ -240,12 +242,12 @@ $(BUILD)/host-tests/runtime_%_test: runtime/tests/runtime_%_test.c $(RUNTIME_SRC
 		$(RUNTIME_HDRS) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(HARNESS_CFLAGS) -I$(KSELFTEST) \
-		-Iruntime/include -Iruntime -o $@ $< $(RUNTIME_SRCS)
+		-Iruntime/include -Iruntime -o $@ $< $(RUNTIME_SRCS) $(HOST_LSAN)
 $(BUILD)/host-tests/fw_%_test: firmware/tests/fw_%_test.c firmware/npo_fw_validate.c \
 		firmware/npo_fw_validate.h $(FWTOOL) $(BUILD)/.deps-stamp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(HARNESS_CFLAGS) -I$(KSELFTEST) \
-		-Ifirmware -o $@ $< firmware/npo_fw_validate.c -lz
+		-Ifirmware -o $@ $< firmware/npo_fw_validate.c $(HOST_LSAN) -lz
 $(BUILD)/host-tests/npoctl_%_test: tools/npoctl/tests/npoctl_%_test.c \
 		tools/npoctl/print.c tools/npoctl/print.h tools/npoctl/plan.c \
 		tools/npoctl/plan.h tools/npoctl/fabric_report.c \
@@ -255,7 +257,7 @@ $(BUILD)/host-tests/npoctl_%_test: tools/npoctl/tests/npoctl_%_test.c \
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(JSON_CFLAGS) $(HARNESS_CFLAGS) \
 		-I$(KSELFTEST) -Itools/npoctl -o $@ $< tools/npoctl/print.c \
 		tools/npoctl/plan.c tools/npoctl/fabric_report.c tools/npoctl/nccl.c \
-		tools/npoctl/diagnose.c $(JSON_LIBS) -lm
+		tools/npoctl/diagnose.c $(HOST_LSAN) $(JSON_LIBS) -lm
 
 # Every struct the UAPI headers define, for the layout test to build.
 UAPI_HDRS := $(wildcard uapi/linux/*.h)
@@ -265,7 +267,7 @@ $(BUILD)/host-tests/uapi-structs.h: $(UAPI_HDRS)
 $(BUILD)/host-tests/uapi_%_test: uapi/tests/uapi_%_test.c \
 		$(BUILD)/host-tests/uapi-structs.h $(BUILD)/.deps-stamp
 	$(CC) $(CFLAGS_COMMON) $(SAN) $(HARNESS_CFLAGS) -I$(KSELFTEST) \
-		-I$(BUILD)/host-tests -o $@ $<
+		-I$(BUILD)/host-tests -o $@ $< $(HOST_LSAN)
 
 # The driver's register map and the model's, compiled together: QEMU's
 # headers need its configured build tree, and QEMU's dialect (gnu11).
@@ -280,8 +282,10 @@ $(BUILD)/host-tests/qemu_%_test: tools/qemu/tests/qemu_%_test.c tools/qemu/npo-r
 	$(CC) $(subst -std=c11,-std=gnu11,$(CFLAGS_COMMON)) $(SAN) $(HARNESS_CFLAGS) \
 		$(shell pkg-config --cflags glib-2.0) -I$(KSELFTEST) \
 		-Itools/qemu/tests/kernel-shim -iquote tools/qemu -iquote . \
-		-I$(QEMU_SRC)/include -I$(BUILD)/qemu -I$(BUILD)/host-tests -o $@ $<
+		-I$(QEMU_SRC)/include -I$(BUILD)/qemu -I$(BUILD)/host-tests -o $@ $< \
+		$(HOST_LSAN)
 
+$(HOST_TESTS): tools/lib/lsan_exit.c
 host-tests-build: $(HOST_TESTS) $(FWIMAGE) $(NPOCTL)
 # libfabric's PSM dependency writes a backtrace file into the working
 # folder when a process aborts, as a failed ASSERT does: not in the tree.
@@ -311,9 +315,10 @@ rst:
 # The tree itself: every driver and model source file in the README's
 # table, every shell script clean under shellcheck (.shellcheckrc).
 files: $(BUILD)/.deps-stamp
-	@echo "  FILES   README table, shellcheck"
+	@echo "  FILES   README table, shellcheck, selftest set-up"
 	@/usr/bin/python3 tools/lint/readme-files.py
 	@bash tools/lint/shellcheck.sh
+	@/usr/bin/python3 tools/lint/selftest-check.py
 
 lint: checkpatch kernel-doc sparse rst files
 

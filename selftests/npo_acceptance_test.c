@@ -39,7 +39,6 @@ FIXTURE_SETUP(accept)
 	if (npo_test_run(NULL, 0, "command -v npoctl >/dev/null"))
 		SKIP(return, "npoctl not installed");
 	ASSERT_TRUE(npo_test_ring_up(self->n)) TH_LOG("the ring did not come up");
-	NPO_TEST_SETUP_DONE();
 }
 
 FIXTURE_TEARDOWN(accept)
@@ -120,6 +119,8 @@ TEST_F_TIMEOUT(accept, a_clean_ring_passes_after_moving_data_over_each_link, 180
 	int64_t before[64][2];
 	int i, st;
 
+	NPO_TEST_SETUP_DONE();
+
 	ASSERT_GE(64, self->n);
 	for (i = 0; i < self->n; i++) {
 		before[i][0] = tx_bytes(self, i, 0);
@@ -179,6 +180,8 @@ TEST_F_TIMEOUT(accept, faulty_links_rank_first_with_their_reasons, 240)
 	struct json_object *doc, *links;
 	int i, st, dead, ber, dim;
 	char cmd[64];
+
+	NPO_TEST_SETUP_DONE();
 
 	/* Three links, spread over the ring; node k is npo(k-1). */
 	dead = 4;	/* npo4/0's lane 3 receives no light: node 5/0 -- node 6/1 */
@@ -250,6 +253,8 @@ TEST_F_TIMEOUT(accept, the_whole_test_takes_well_under_a_minute, 180)
 	struct json_object *doc;
 	int st;
 
+	NPO_TEST_SETUP_DONE();
+
 	st = fabric_test(self, "", &doc);
 	secs = npo_test_now_s() - t0;
 	ASSERT_NE(NULL, doc) TH_LOG("%.2000s", self->out);
@@ -265,6 +270,8 @@ TEST_F(accept, bad_arguments_and_reports_exit_2)
 {
 	struct json_object *doc;
 	FILE *f;
+
+	NPO_TEST_SETUP_DONE();
 
 	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl fabric test duration 0 2>/dev/null"));
 	EXPECT_EQ(2, npo_test_run(NULL, 0, "npoctl fabric test bytes -5 2>/dev/null"));

@@ -37,7 +37,6 @@ FIXTURE_SETUP(diag)
 	if (npo_test_run(NULL, 0, "command -v npoctl >/dev/null"))
 		SKIP(return, "npoctl not installed");
 	ASSERT_TRUE(npo_test_ring_up(self->n)) TH_LOG("the ring did not come up");
-	NPO_TEST_SETUP_DONE();
 }
 
 FIXTURE_TEARDOWN(diag)
@@ -116,6 +115,8 @@ TEST_F_TIMEOUT(diag, a_healthy_link_and_the_far_ends_true_report, 60)
 	size_t i;
 	int st;
 
+	NPO_TEST_SETUP_DONE();
+
 	/* The first report comes with the link watch's first reading. */
 	for (i = 0; i < 50; i++) {
 		st = diagnose(self, "npo0/0", &doc);
@@ -175,6 +176,8 @@ TEST_F_TIMEOUT(diag, loss_into_a_port_is_the_path_not_the_far_transmitter, 90)
 	struct json_object *doc, *f;
 	int st;
 
+	NPO_TEST_SETUP_DONE();
+
 	/* 2.4 dB more into every lane of npo6/0 (node 7/0 -- node 8/1). */
 	fault_all_lanes(_metadata, 6, "rxdrop", "2.4");
 	doc = wait_finding(self, "npo6/0", "path-loss-in", &st);
@@ -198,6 +201,8 @@ TEST_F_TIMEOUT(diag, a_dark_lane_is_named, 90)
 	struct json_object *doc, *f;
 	int st;
 
+	NPO_TEST_SETUP_DONE();
+
 	ASSERT_EQ(0, npo_test_fault(4, "dead 0 3 1"));
 	doc = wait_finding(self, "npo4/0", "lane", &st);
 	ASSERT_NE(NULL, doc) TH_LOG("%s", self->out);
@@ -216,6 +221,8 @@ TEST_F_TIMEOUT(diag, a_weak_transmitter_is_the_far_end_seen_from_the_other, 90)
 	double drop = 0;
 	size_t i;
 	int st;
+
+	NPO_TEST_SETUP_DONE();
 
 	before = lanes(self, "npo3/1");
 	ASSERT_NE(NULL, before);
@@ -248,6 +255,8 @@ TEST_F_TIMEOUT(diag, the_far_ends_report_outlives_the_link, 90)
 	struct json_object *doc, *f;
 	int st, i;
 
+	NPO_TEST_SETUP_DONE();
+
 	ASSERT_EQ(0, npo_test_fault(5, "cut 0 1"));
 	for (i = 0; i < 50; i++) {
 		st = diagnose(self, "npo5/0", &doc);
@@ -274,6 +283,7 @@ TEST_F_TIMEOUT(diag, the_far_ends_report_outlives_the_link, 90)
 
 TEST_F(diag, bad_ports_are_refused)
 {
+	NPO_TEST_SETUP_DONE();
 	EXPECT_EQ(1, npo_test_run(self->out, sizeof(self->out),
 				  "npoctl link diagnose npo99/0 2>&1"));
 	EXPECT_NE(NULL, strstr(self->out, "no such NPO device")) TH_LOG("%s", self->out);

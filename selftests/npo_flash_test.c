@@ -274,6 +274,8 @@ TEST_F(flash, flash_then_activate_a_then_b)
 {
 	long long resets = npo_test_reset_count(self->name);
 
+	NPO_TEST_SETUP_DONE();
+
 	EXPECT_INFO("running", "fw", "1.0.0");
 	EXPECT_INFO("stored", "fw", "");
 	EXPECT_ATTR("flash/running", "host");
@@ -335,6 +337,8 @@ TEST_F(flash, an_image_that_does_not_come_up_falls_back)
 	char log[65536];
 	size_t mark;
 	long long s;
+
+	NPO_TEST_SETUP_DONE();
 
 	ASSERT_EQ(0, make_version(self, "1.1", 1, 1));
 	ASSERT_EQ(0, flash(self, "1.1")) TH_LOG("%s", self->out);
@@ -410,6 +414,8 @@ TEST_F(flash, bad_files_are_refused_before_anything_is_written)
 	struct npo_fw_target *t;
 	char log[65536];
 	size_t mark;
+
+	NPO_TEST_SETUP_DONE();
 
 	/*
 	 * Both slots hold an image that booted, so a refused file is aimed

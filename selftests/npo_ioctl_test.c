@@ -81,6 +81,54 @@ TEST_F(ioctl, get_info_matches_sysfs)
 	EXPECT_EQ(atoi(self->name + 3), (int)info.minor);
 	EXPECT_NE(0, info.caps & NPO_CAP_FW_MAILBOX);
 	EXPECT_EQ(0, info.pad2);
+	/*
+	 * sysfs is the driver too: the identity must also be what the
+	 * device's own registers say (NODE_ID 0x018, SERIAL 0x020/0x024,
+	 * read through the BAR) ...
+	 */
+	EXPECT_EQ(npo_test_bar_read(self->name, 0x018), (long long)info.node_id);
+	EXPECT_EQ(npo_test_bar_read(self->name, 0x020),
+		  (long long)(info.serial & 0xffffffff));
+	EXPECT_EQ(npo_test_bar_read(self->name, 0x024),
+		  (long long)(info.serial >> 32));
+}
+
+/*
+ * ... and what the harness gave the devices: npo-vm numbers them from
+ * NPO_EXPECT_NODE_BASE, one node id each, in slot order.
+ */
+TEST_F(ioctl, node_ids_are_the_ones_the_harness_gave)
+{
+	const char *base = getenv("NPO_EXPECT_NODE_BASE");
+	int n = npo_test_count_devices(), i, first;
+	unsigned long long seen = 0;
+	char name[16];
+
+	NPO_TEST_SETUP_DONE();
+	if (!base)
+		SKIP(return, "NPO_EXPECT_NODE_BASE not set: no assignment to check against");
+	first = atoi(base);
+	ASSERT_GE(n, 1);
+	ASSERT_GE(64, n);
+	for (i = 0; i < n; i++) {
+		struct npo_dev_info info = { 0 };
+		char path[32];
+		int fd;
+
+		ASSERT_EQ(0, npo_test_device_name(i, name, sizeof(name)));
+		snprintf(path, sizeof(path), "/dev/%s", name);
+		fd = open(path, O_RDWR);
+		ASSERT_GE(fd, 0);
+		EXPECT_EQ(0, ioctl(fd, NPO_IOCTL_GET_INFO, &info));
+		close(fd);
+		EXPECT_LE(first, (int)info.node_id) TH_LOG("%s", name);
+		EXPECT_GT(first + n, (int)info.node_id) TH_LOG("%s", name);
+		if (info.node_id >= (unsigned int)first &&
+		    info.node_id < (unsigned int)(first + n))
+			seen |= 1ULL << (info.node_id - first);
+	}
+	/* Each of them once. */
+	EXPECT_EQ(n == 64 ? ~0ULL : (1ULL << n) - 1, seen);
 }
 
 TEST_F(ioctl, get_param_matches_get_info)
