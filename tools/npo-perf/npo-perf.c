@@ -39,9 +39,13 @@
 #define MAX_QUEUES	64
 #define MIN_SIZE	8
 #define MAX_SIZE	(8u << 20)
+/* memcpy alone goes beyond, to sizes no cache holds. */
+#define MAX_MEMCPY_SIZE	(1u << 30)
 /* Each buffer: two messages of the largest size, more of smaller ones. */
 #define BUF_SIZE	(2 * MAX_SIZE)
 #define MAX_DEPTH	256
+/* --span: messages through buffers larger than any cache, one process. */
+#define MAX_SLOTS	4096
 /* Two processes share this job unless told otherwise ("NP"). */
 #define DEFAULT_JOB	0x4e50
 /* A ping-pong peer silent this long has stopped. */
@@ -67,6 +71,7 @@ struct opts {
 	const char *bind_addr;
 	uint16_t port;
 	uint32_t job;
+	size_t span;		/* bytes of each buffer; 0: BUF_SIZE */
 };
 
 struct ctx {
@@ -86,7 +91,7 @@ struct ctx {
 	unsigned int slots;
 	bool stamps;			/* each message numbered in its slot */
 	bool check_each;		/* and checked there as it completes */
-	bool slot_busy[MAX_DEPTH];
+	bool slot_busy[MAX_SLOTS];
 	uint64_t bad_messages;
 };
 
@@ -106,12 +111,15 @@ static void usage(FILE *f)
 		"  -d, --device DEV      posting device (default npo0)\n"
 		"  -r, --remote DEV      device owning the target memory; the\n"
 		"                        same as -d for loopback (default)\n"
-		"  -s, --size BYTES      one message size (K/M suffixes); default\n"
+		"  -s, --size BYTES      one message size (K/M/G suffixes); default\n"
 		"                        every power of two from 8 B to 8 MiB\n"
+		"                        (memcpy: up to 1 GiB)\n"
 		"  -n, --iters N         messages per size (default: by size)\n"
 		"  -q, --queues N        queues to spread over (bw, rate; max %d)\n"
 		"  -t, --depth N         outstanding messages per queue (bw)\n"
 		"  -b, --batch N         messages per doorbell (rate, default 32)\n"
+		"  -w, --span BYTES      messages of a size go through buffers this\n"
+		"                        large (up to 1 GiB; one process only)\n"
 		"  -I, --interrupt       sleep on completion interrupts, not poll\n"
 		"  -j, --json            JSON output; -p pretty-prints it\n"
 		"  -S, --server          two processes: wait for a client\n"
@@ -133,7 +141,9 @@ static int parse_size(const char *s, uint32_t *out)
 		v <<= 10, end++;
 	else if (*end == 'M' || *end == 'm')
 		v <<= 20, end++;
-	if (*end || v < 1 || v > MAX_SIZE)
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30, end++;
+	if (*end || v < 1 || v > MAX_MEMCPY_SIZE)
 		return -1;
 	*out = v;
 	return 0;
@@ -250,7 +260,7 @@ static int setup(struct ctx *c, const struct opts *o)
 		if (err)
 			return err;
 	}
-	c->buf_size = BUF_SIZE;
+	c->buf_size = o->span ? o->span : BUF_SIZE;
 	c->lbuf = alloc_buffer(c->buf_size);
 	c->rbuf = alloc_buffer(c->buf_size);
 	if (!c->lbuf || !c->rbuf)
@@ -629,7 +639,10 @@ static void size_slots(struct ctx *c, const struct opts *o, uint32_t size)
 	bool pingpong = o->mode == MODE_LAT && two_processes(o);
 
 	c->size = size;
-	c->slots = BUF_SIZE / size < o->depth ? BUF_SIZE / size : o->depth;
+	c->slots = c->buf_size / size;
+	/* A span is for its slots to be used; else a window's worth do. */
+	if (c->slots > (o->span ? MAX_SLOTS : o->depth))
+		c->slots = o->span ? MAX_SLOTS : o->depth;
 	if (pingpong || o->opcode == NPO_OP_SEND)
 		c->slots = 1;
 	c->stamps = !pingpong && o->opcode != NPO_OP_SEND;
@@ -887,7 +900,8 @@ static int run(struct opts *o, struct json_object *doc,
 	else if (!o->json)
 		printf("%10s %10s %14s %14s\n", "#bytes", "#iters", "BW[GB/s]",
 		       "rate[Mmsg/s]");
-	for (size = o->size ? o->size : MIN_SIZE; size <= MAX_SIZE; size *= 2) {
+	for (size = o->size ? o->size : MIN_SIZE;
+	     size <= (o->size ? o->size : MAX_SIZE); size *= 2) {
 		unsigned int iters = iters_for(o, size);
 		struct json_object *r = json_object_new_object();
 		double secs;
@@ -976,6 +990,7 @@ int main(int argc, char **argv)
 		{ "queues", required_argument, NULL, 'q' },
 		{ "depth", required_argument, NULL, 't' },
 		{ "batch", required_argument, NULL, 'b' },
+		{ "span", required_argument, NULL, 'w' },
 		{ "interrupt", no_argument, NULL, 'I' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
@@ -997,7 +1012,7 @@ int main(int argc, char **argv)
 	struct json_object *doc, *results;
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "d:r:s:n:q:t:b:IjpSC:P:B:J:h",
+	while ((opt = getopt_long(argc, argv, "d:r:s:n:q:t:b:w:IjpSC:P:B:J:h",
 				  long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
@@ -1008,7 +1023,7 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			if (parse_size(optarg, &o.size)) {
-				fprintf(stderr, "npo-perf: bad size '%s' (1 B to 8 MiB)\n",
+				fprintf(stderr, "npo-perf: bad size '%s' (1 B to 8 MiB, to 1 GiB for memcpy)\n",
 					optarg);
 				return 2;
 			}
@@ -1025,6 +1040,17 @@ int main(int argc, char **argv)
 		case 'b':
 			o.batch = strtoul(optarg, NULL, 0);
 			break;
+		case 'w': {
+			uint32_t span;
+
+			if (parse_size(optarg, &span) || span < BUF_SIZE) {
+				fprintf(stderr, "npo-perf: bad span '%s' (16 MiB to 1 GiB)\n",
+					optarg);
+				return 2;
+			}
+			o.span = span;
+			break;
+		}
 		case 'I':
 			o.interrupt = true;
 			break;
@@ -1070,6 +1096,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "npo-perf: --server or --client, not both\n");
 		return 2;
 	}
+	if (o.span && (o.server || o.client)) {
+		fprintf(stderr, "npo-perf: --span is for one process\n");
+		return 2;
+	}
 	/* The server runs what its client asks for. */
 	if (optind >= argc && !o.server) {
 		usage(stderr);
@@ -1077,6 +1107,10 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		goto parsed;
+	if (o.size > MAX_SIZE && strcmp(argv[optind], "memcpy")) {
+		fprintf(stderr, "npo-perf: a message is at most 8 MiB\n");
+		return 2;
+	}
 	if (!strcmp(argv[optind], "memcpy")) {
 		o.mode = MODE_MEMCPY;
 	} else if (!strcmp(argv[optind], "write") || !strcmp(argv[optind], "read") ||
