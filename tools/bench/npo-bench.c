@@ -7,15 +7,20 @@
  *   remove_s         modprobe -r npo
  *   ioctl_get_info_us, ioctl_get_param_us   mean ioctl round trip
  *   link_up_time_s   modprobe to every port with a peer active (if any)
- *   link_recover_time_s  a cut fibre restored to the link active again
+ *   link_recover_time_s  a cut fibre (seen to take its link down) restored
+ *                        to the link active again
  *   fw_hang_detect_s     firmware hung (fault) to the driver stopping the
  *                        device (state no longer ready)
  *   device_recover_s     firmware hung to data moving again: devlink's
  *                        automatic recovery, then a write completing
- *   hot_unplug_s         a PCI removal (sysfs) until the driver released
- *                        the device
+ *   sysfs_remove_idle_s  an orderly PCI removal (sysfs) of an idle device
+ *                        until the driver released it; a surprise removal
+ *                        under load is tools/vm/surprise-remove-test.sh's
  *   Each of the last three is the median of RECOVERY_RUNS runs, with the
  *   smallest and largest as *_min and *_max.
+ *
+ * A figure that could not be measured (a link that never came up, a run
+ * that failed) is no figure: npo-bench says which and exits 1.
  *
  * Usage: npo-bench [ITERATIONS]
  */
@@ -85,7 +90,13 @@ static int count_active(void)
 	return active;
 }
 
-/* Seconds from t0 until expect ports are active, or -1. */
+static void fail(const char *what)
+{
+	fprintf(stderr, "npo-bench: %s\n", what);
+	exit(1);
+}
+
+/* Seconds from t0 until expect ports are active; no figure if never. */
 static double wait_links(double t0, int expect)
 {
 	while (now() - t0 < 60) {
@@ -93,7 +104,9 @@ static double wait_links(double t0, int expect)
 			return now() - t0;
 		usleep(5000);
 	}
-	return -1;
+	fprintf(stderr, "npo-bench: %d of %d ports active after 60 s\n",
+		count_active(), expect);
+	exit(1);
 }
 
 static int write_str(const char *path, const char *s)
@@ -167,7 +180,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* KEY: the median of n runs, with KEY_min and KEY_max; none if one failed. */
+/* KEY: the median of n runs, with KEY_min and KEY_max; exit if one failed. */
 static void add_runs(struct json_object *out, const char *key, double *v,
 		     int n)
 {
@@ -177,7 +190,7 @@ static void add_runs(struct json_object *out, const char *key, double *v,
 	for (i = 0; i < n; i++)
 		if (v[i] < 0) {
 			fprintf(stderr, "npo-bench: %s: run %d failed\n", key, i);
-			return;
+			exit(1);
 		}
 	qsort(v, n, sizeof(*v), cmp_double);
 	json_object_object_add(out, key, json_object_new_double(v[n / 2]));
@@ -206,13 +219,13 @@ static void recovery_figures(int devices, struct json_object *out)
 	snprintf(link, sizeof(link), "/sys/class/npo/%s/device", dev);
 	n = readlink(link, cmd, sizeof(cmd) - 1);
 	if (n <= 0)
-		return;
+		fail("the last device has no PCI device");
 	cmd[n] = '\0';
 	snprintf(pci, sizeof(pci), "%s", strrchr(cmd, '/') + 1);
 	snprintf(cmd, sizeof(cmd),
 		 "devlink health set pci/%s reporter fw grace_period 0", pci);
 	if (system(cmd))
-		return;
+		fail("devlink health set failed");
 	for (i = 0; i < RECOVERY_RUNS; i++) {
 		double t0;
 
@@ -257,7 +270,7 @@ static void recovery_figures(int devices, struct json_object *out)
 		if (wait_state(dev, "ready", true, now(), 60) < 0)
 			break;
 	}
-	add_runs(out, "hot_unplug_s", unplug, RECOVERY_RUNS);
+	add_runs(out, "sysfs_remove_idle_s", unplug, RECOVERY_RUNS);
 }
 
 static long mem_free_kib(void)
@@ -279,7 +292,7 @@ static long mem_free_kib(void)
  * the memory is touched first, so the only new allocations are the
  * driver's (page pointers, bus addresses, bookkeeping).
  */
-static void mr_metadata(int fd, size_t len, struct json_object *out)
+static int mr_metadata(int fd, size_t len, struct json_object *out)
 {
 	uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -289,7 +302,7 @@ static void mr_metadata(int fd, size_t len, struct json_object *out)
 	double t0, secs;
 
 	if (p == MAP_FAILED)
-		return;
+		return -1;
 	memset(p, 1, len);
 	reg.addr = (uintptr_t)p;
 	before = mem_free_kib();
@@ -297,7 +310,7 @@ static void mr_metadata(int fd, size_t len, struct json_object *out)
 	if (ioctl(fd, NPO_IOCTL_REG_MR, &reg)) {
 		fprintf(stderr, "npo-bench: REG_MR: %s\n", strerror(errno));
 		munmap(p, len);
-		return;
+		return -1;
 	}
 	secs = now() - t0;
 	after = mem_free_kib();
@@ -309,6 +322,7 @@ static void mr_metadata(int fd, size_t len, struct json_object *out)
 						      100 / len));
 	json_object_object_add(out, "mr_register_s_per_GiB",
 			       json_object_new_double(secs * (1 << 30) / len));
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -347,15 +361,19 @@ int main(int argc, char **argv)
 		up = wait_links(t0, links);
 		json_object_object_add(out, "link_up_time_s",
 				       json_object_new_double(up));
-		if (!write_str("/sys/kernel/debug/npo/npo0/fault", "cut 0 1")) {
-			double t1;
-
-			usleep(300000);
-			write_str("/sys/kernel/debug/npo/npo0/fault", "cut 0 0");
-			t1 = now();
-			json_object_object_add(out, "link_recover_time_s",
-					       json_object_new_double(wait_links(t1, links)));
-		}
+		/* The cut must take the link down: both its ends. */
+		if (write_str("/sys/kernel/debug/npo/npo0/fault", "cut 0 1"))
+			fail("cannot cut npo0's port 0 (debugfs fault)");
+		t0 = now();
+		while (count_active() > links - 2 && now() - t0 < 10)
+			usleep(5000);
+		if (count_active() > links - 2)
+			fail("the cut did not take the link down");
+		if (write_str("/sys/kernel/debug/npo/npo0/fault", "cut 0 0"))
+			fail("cannot restore npo0's port 0");
+		t0 = now();
+		json_object_object_add(out, "link_recover_time_s",
+				       json_object_new_double(wait_links(t0, links)));
 		recovery_figures(devices, out);
 	}
 
@@ -370,7 +388,8 @@ int main(int argc, char **argv)
 	json_object_object_add(out, "ioctl_get_param_us",
 			       json_object_new_double(ioctl_us(fd, NPO_IOCTL_GET_PARAM,
 							       &q, sizeof(q), iters)));
-	mr_metadata(fd, 256u << 20, out);
+	if (mr_metadata(fd, 256u << 20, out))
+		fail("no registration figures");
 	close(fd);
 	json_object_object_add(out, "remove_s",
 			       json_object_new_double(timed_run("/sbin/modprobe -r npo")));

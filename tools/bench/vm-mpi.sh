@@ -4,9 +4,10 @@
 # Runs inside a bench VM with a ring of 8 NPO devices and Open MPI: the
 # nccl-tests-style MPI_Allreduce table for 8 ranks, 8 B ping-pong latency
 # and 4 MiB windowed bandwidth for 2, over NPO (pml cm, mtl ofi, provider npo)
-# and then over TCP, what a user gets without NPO.  Same VM(s), same ranks,
-# same program, one run.  Each JSON line of npo-mpi-test is preceded by
-# "TRANSPORT npo|tcp".
+# and then without NPO: Open MPI's default within a host, shared memory
+# (btl vader) between ranks of one host and TCP between hosts, and TCP
+# alone.  Same VM(s), same ranks, same program, one run.  Each JSON line
+# of npo-mpi-test is preceded by "TRANSPORT npo|sm|tcp".
 #
 # With --two-vms it runs on host A of tools/vm/two-vm-mpi.sh: 4 ranks on
 # each host, TCP over the Ethernet link between the two guests, and the
@@ -43,9 +44,14 @@ else
 	pair="-np 2 $prog bench 8"
 fi
 npo="--mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include npo --mca btl self,vader -x FI_NPO_JOB=0x4d5049"
+sm="--mca pml ob1 --mca btl self,vader,tcp --mca btl_tcp_if_include $tcp_if"
 tcp="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include $tcp_if"
-for transport in npo tcp; do
-	[ $transport = npo ] && args=$npo || args=$tcp
+for transport in npo sm tcp; do
+	case $transport in
+	npo) args=$npo ;;
+	sm) args=$sm ;;
+	*) args=$tcp ;;
+	esac
 	# shellcheck disable=SC2086
 	mpirun $common $args -np 8 $prog bench "$max" |
 		grep '"allreduce"' | sed "s/^{/TRANSPORT $transport {/"
