@@ -7,6 +7,7 @@
 #   make demo       boot an emulated supernode host with 8 devices, show npoctl dev
 #   make bench      run the benchmarks, write build/bench/results.json
 #   make check-debug  the selftests on a KASAN/lockdep/kmemleak 6.12 kernel
+#   make check-mutations  break what tests check, one patch at a time; every test must fail
 
 VERSION := 0.1.0
 BUILD := $(CURDIR)/build
@@ -42,7 +43,7 @@ KSELFTEST := $(KSRC_PIECES)/tools/testing/selftests
 HARNESS_CFLAGS := -Wno-unused-parameter -Wno-sign-compare
 
 .PHONY: all deps qemu modules userspace firmware runtime provider npoctl npo-perf examples selftests \
-	host-tests host-tests-build lint checkpatch kernel-doc sparse rst files initramfs check check-debug check-host \
+	host-tests host-tests-build lint checkpatch kernel-doc sparse rst files initramfs check check-debug check-host check-mutations \
 	demo bench install install-dkms install-tests dist deb mpi \
 	clean distclean
 
@@ -462,6 +463,13 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all initramfs mpi $(FASTPATH)
 	@BUILD=$(BUILD) bash tools/bench/run.sh
+
+# Each tools/mutations/*.patch breaks one thing a test claims to check:
+# applied, built and tested one at a time; a test that still passes fails
+# the run.  Not in make check: it rebuilds and boots VMs for each.
+check-mutations: deps
+	@$(MAKE) --no-print-directory all initramfs qemu host-tests-build
+	@BUILD=$(BUILD) bash tools/mutations/run.sh
 
 clean:
 	rm -rf $(BUILD)/kmod $(BUILD)/lib $(BUILD)/bin $(BUILD)/firmware \
