@@ -287,7 +287,17 @@ bool npo_health_gone(struct npo_dev *ndev)
 
 	if (READ_ONCE(ndev->gone))
 		return true;
-	if (!ndev->pdev || pci_device_is_present(ndev->pdev))
+	if (!ndev->pdev)
+		return false;
+	/*
+	 * Gone if the PCI core says so (hot-plug or DPC found it
+	 * disconnected), or if its configuration space is gone too.  While
+	 * AER or DPC holds the link down for a recovery, reads are all ones
+	 * as well: the recovery, not this, decides what comes of it.
+	 */
+	if (!pci_dev_is_disconnected(ndev->pdev) &&
+	    (pci_channel_offline(ndev->pdev) ||
+	     pci_device_is_present(ndev->pdev)))
 		return false;
 	/* Two readers may find it at once: one of them stops it. */
 	spin_lock_irqsave(&ndev->fwh.lock, flags);

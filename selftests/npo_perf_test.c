@@ -108,11 +108,38 @@ static bool exited_with(const struct proc *p, int code)
 }
 
 /* A server and its client, to the end: both must succeed. */
+/*
+ * Whether a TCP socket listens on 127.0.0.1:port, from /proc/net/tcp
+ * (state 0A), so that a client started then connects at once, not after
+ * its retries.
+ */
+static bool listening(unsigned int port)
+{
+	char line[256], want[32];
+	bool found = false;
+	FILE *f = fopen("/proc/net/tcp", "r");
+
+	snprintf(want, sizeof(want), "0100007F:%04X", port);
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, want) && strstr(line, " 0A ");
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static void run_pair(struct __test_metadata *_metadata, struct proc *s,
 		     const char *const *server, struct proc *c,
 		     const char *const *client)
 {
+	unsigned int port = 0;
+	int i;
+
+	for (i = 0; server[i]; i++)
+		if (!strcmp(server[i], "-P") && server[i + 1])
+			port = atoi(server[i + 1]);
 	ASSERT_EQ(0, start(s, server));
+	for (i = 0; port && i < 1000 && !listening(port); i++)
+		usleep(10000);
 	ASSERT_EQ(0, start(c, client));
 	ASSERT_EQ(0, finish(c, 90)) TH_LOG("client: %s", c->text);
 	ASSERT_EQ(0, finish(s, 30)) TH_LOG("server: %s", s->text);

@@ -512,7 +512,8 @@ static int run_stream(struct ctx *c, const struct opts *o, uint32_t size,
 			/* One queue: sleep when nothing more can be posted. */
 			err = reap(c, o, q, o->queues == 1 && done[i] < per_q &&
 				      (posted[i] - done[i] >= o->depth ||
-				       posted[i] == per_q), &done[i]);
+				       posted[i] == per_q ||
+				       c->slot_busy[n % c->slots]), &done[i]);
 			if (err)
 				return err;
 			busy |= done[i] < per_q;
@@ -640,12 +641,18 @@ static void size_slots(struct ctx *c, const struct opts *o, uint32_t size)
 
 	c->size = size;
 	c->slots = c->buf_size / size;
-	/* A span is for its slots to be used; else a window's worth do. */
-	if (c->slots > (o->span ? MAX_SLOTS : o->depth))
-		c->slots = o->span ? MAX_SLOTS : o->depth;
+	/*
+	 * A span is for its slots to be used; else every queue's window's
+	 * worth do, so that slots hold back no message the depth lets go.
+	 */
+	if (!o->span && c->slots > o->depth * o->queues)
+		c->slots = o->depth * o->queues;
+	if (c->slots > MAX_SLOTS)
+		c->slots = MAX_SLOTS;
 	if (pingpong || o->opcode == NPO_OP_SEND)
 		c->slots = 1;
-	c->stamps = !pingpong && o->opcode != NPO_OP_SEND;
+	/* A number takes 8 bytes: smaller messages are checked per size. */
+	c->stamps = !pingpong && o->opcode != NPO_OP_SEND && size >= 8;
 	c->check_each = c->stamps && c->oob < 0;
 	memset(c->slot_busy, 0, sizeof(c->slot_busy));
 	c->bad_messages = 0;

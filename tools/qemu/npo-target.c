@@ -77,6 +77,13 @@ uint32_t npo_target_region(NpoState *t, const NpoTargetReq *rq, NpoMr **mr,
                            uint64_t rkey, uint64_t addr, uint64_t len,
                            uint32_t need)
 {
+    /*
+     * A card off the bus reaches no memory: a peer that has not yet seen
+     * its links go dark finds it as if they had.
+     */
+    if (t->vanished) {
+        return NPO_STATUS_LINK_DOWN;
+    }
     if (npo_mr_check_remote(t, mr, rkey, rq->job, addr, len, need)) {
         return NPO_STATUS_OK;
     }
@@ -93,7 +100,8 @@ bool npo_target_region_still(NpoState *t, NpoMr **mr, uint32_t job,
                              uint64_t rkey, uint64_t addr, uint64_t len,
                              uint32_t need)
 {
-    return npo_mr_check_remote(t, mr, rkey, job, addr, len, need);
+    return !t->vanished &&
+           npo_mr_check_remote(t, mr, rkey, job, addr, len, need);
 }
 
 /*
@@ -107,6 +115,9 @@ uint32_t npo_target_queue(NpoState *t, const NpoTargetReq *rq, uint16_t qid,
     NpoQueue *tq = npo_queue_get(t, qid);
 
     *out = NULL;
+    if (t->vanished) {
+        return NPO_STATUS_LINK_DOWN;
+    }
     if (tq && tq->job != rq->job) {
         target_refused(t, rq, NPO_STATUS_REMOTE_QUEUE);
         return NPO_STATUS_REMOTE_QUEUE;

@@ -110,12 +110,12 @@ wire_stats_poll() {
 		sleep 5
 		all='' got=0
 		for i in 0 1 2 3 4 5 6 7; do
-			all+=$(python3 "$here/qmp.py" --print "$sock" \
+			all+=" "$(python3 "$here/qmp.py" --print "$sock" \
 				"{\"execute\": \"qom-get\", \"arguments\": {\"path\": \"/machine/peripheral/npo$i\", \"property\": \"wire_stats\"}}" \
 				2>/dev/null) && got=$((got + 1))
 		done
 		[ $got = 8 ] || continue
-		# "sock 1 shm 2 wraps 0""sock ..." -> the three sums.
+		# ' "sock 1 shm 2 wraps 0" "sock ..."' -> the three sums.
 		echo "$all" | tr -d '"' | awk '{ for (i = 1; i < NF; i += 2) t[$i] += $(i + 1) }
 			END { print "sock", t["sock"] + 0, "shm", t["shm"] + 0, "wraps", t["wraps"] + 0 }' >"$out"
 	done
@@ -125,7 +125,7 @@ wire_stats_poll() {
 # With WIRE_STATS set to a file, its transport counters go there
 # (wire_stats_poll).
 vm_selftests() {	# vm_selftests LABEL LOG DEVICE_PROPS [TEST...]
-	local label=$1 log=$2 props=$3 sock pid
+	local label=$1 log=$2 props=$3 sock pid poll=
 	shift 3
 	sock=$logs/qmp-$k.sock
 	rm -f "$sock"
@@ -139,10 +139,15 @@ vm_selftests() {	# vm_selftests LABEL LOG DEVICE_PROPS [TEST...]
 		/usr/lib/npo/selftests/run_tests.sh "$@" \
 		>"$log" 2>&1 &
 	pid=$!
-	[ -n "${WIRE_STATS:-}" ] && wire_stats_poll "$sock" $pid "$WIRE_STATS" &
+	if [ -n "${WIRE_STATS:-}" ]; then
+		wire_stats_poll "$sock" $pid "$WIRE_STATS" &
+		poll=$!
+	fi
 	wait $pid
 	rc=$?
-	wait
+	# Only the poller: a bare wait would also wait for phc-test.sh, and
+	# forget its status.
+	[ -z "$poll" ] || wait "$poll"
 	rm -f "$sock"
 	if [ $rc = 0 ]; then
 		grep -E '^(# )?(not )?ok |splat|^npo-vm' "$log" | sed 's/^/  /'

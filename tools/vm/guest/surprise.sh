@@ -42,7 +42,12 @@ check "npo1 is held dead" [ "$(cat /sys/class/npo/npo1/state)" = dead ]
 dmesg >/tmp/dmesg.out
 check "the kernel log says npo1 left the bus" \
 	grep -q "npo $pci: device left the bus" /tmp/dmesg.out
-devlink health show "pci/$pci" reporter fw -j >/tmp/health.json 2>&1
+# The report follows the revocation that released the load: give it time.
+for _ in $(seq 1 50); do
+	devlink health show "pci/$pci" reporter fw -j >/tmp/health.json 2>&1
+	grep -q '"state":"error"' /tmp/health.json && break
+	sleep 0.1
+done
 check "devlink's fw reporter is in error" grep -q '"state":"error"' /tmp/health.json
 devlink health diagnose "pci/$pci" reporter fw >/tmp/diag.out 2>&1
 check "devlink's diagnosis names the fault" grep -q "left the bus" /tmp/diag.out
