@@ -210,13 +210,24 @@ static int use_every_device(int ndev, uint8_t *buf)
 }
 
 /*
+ * A kernel with kmemleak (make check-debug) judges leaks itself, object
+ * by object, after every binary (run_tests.sh); there KASAN's quarantine
+ * also holds freed objects back for a while, so slab counts grow with
+ * the churn whatever leaks, and say nothing.
+ */
+static bool kmemleak_judges(void)
+{
+	return exists("/sys/kernel/debug/kmemleak");
+}
+
+/*
  * 100 cycles of 8 devices take about a minute under TCG; a kernel that
- * checks every access (KASAN, kmemleak: make check-debug) runs 20, as
- * many as its budget holds with room to spare.
+ * checks every access (KASAN, kmemleak) runs 20, as many as its budget
+ * holds with room to spare.
  */
 static int cycles(void)
 {
-	return exists("/sys/kernel/debug/kmemleak") ? 20 : CYCLES;
+	return kmemleak_judges() ? 20 : CYCLES;
 }
 
 /* One unload and load, then every device used once; 0 or why not. */
@@ -284,7 +295,10 @@ TEST_F_TIMEOUT(module, load_unload_cycles_leave_nothing, 600)
 	TH_LOG("%d cycles of %d devices: SUnreclaim %ld -> %ld kB; the cache "
 	       "that grew most in both halves: %s, %ld objects in each at least",
 	       n, self->ndev, slab_before, slab_after, cache, steady);
-	EXPECT_LT(steady, n / 4) TH_LOG("a leak in %s?", cache);
+	if (kmemleak_judges())
+		TH_LOG("kmemleak judges leaks on this kernel, not slab counts");
+	else
+		EXPECT_LT(steady, n / 4) TH_LOG("a leak in %s?", cache);
 	EXPECT_LT(slab_after - slab_before, 1024);
 	ASSERT_EQ(0, npo_test_reload(""));
 	EXPECT_EQ(1, count_lines("/proc/devices", " npo\n"));
