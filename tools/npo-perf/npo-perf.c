@@ -675,21 +675,19 @@ static void fill_slots(uint8_t *buf, struct ctx *c, uint32_t seed)
 static long check_slots(const uint8_t *buf, struct ctx *c, unsigned int iters)
 {
 	uint32_t size = c->size, k;
+	/* The source's pattern: between the numbers, or all of it. */
+	uint32_t from = c->stamps ? 8 : 0, to = c->stamps ? size - 8 : size;
 	unsigned int i;
 
 	for (i = 0; i < c->slots && i < iters; i++) {
 		const uint8_t *p = buf + (size_t)i * size;
 		uint64_t last = i + (uint64_t)(iters - 1 - i) / c->slots * c->slots;
 
-		if (c->stamps) {
-			if (!stamped(p, size, last))
-				return (long)i * size;
-			for (k = 8; k + 8 < size; k++)
-				if (p[k] != pattern_byte(k, SEED_SOURCE(size)))
-					return (long)i * size + k;
-		} else if (check(p, size, SEED_SOURCE(size)) >= 0) {
-			return (long)i * size + check(p, size, SEED_SOURCE(size));
-		}
+		if (c->stamps && !stamped(p, size, last))
+			return (long)i * size;
+		for (k = from; k < to; k++)
+			if (p[k] != pattern_byte(k, SEED_SOURCE(size)))
+				return (long)i * size + k;
 	}
 	return -1;
 }

@@ -792,6 +792,15 @@ static uint64_t queue_work(NpoState *s, NpoQueue *q, uint64_t budget,
     return moved;
 }
 
+/*
+ * A device-fatal error stops the queue engine until a reset; a card off
+ * the bus, for good.
+ */
+static bool engine_stopped(NpoState *s)
+{
+    return npo_fw_halted(s) || s->vanished;
+}
+
 static void npo_dma_bh(void *opaque)
 {
     NpoState *s = opaque;
@@ -799,11 +808,7 @@ static void npo_dma_bh(void *opaque)
     bool more = false, wait = false;
     unsigned int i, last = s->dma_next;
 
-    /*
-     * A device-fatal error stops the queue engine until a reset; a card
-     * off the bus, for good.
-     */
-    if (npo_fw_halted(s) || s->vanished) {
+    if (engine_stopped(s)) {
         return;
     }
     npo_engine_depth++;
@@ -858,7 +863,7 @@ static bool dma_inline(NpoState *s, NpoQueue *q)
 {
     bool idle;
 
-    if (!current_cpu || npo_engine_depth || npo_fw_halted(s) || s->vanished ||
+    if (!current_cpu || npo_engine_depth || engine_stopped(s) ||
         !npo_queue_runnable(q)) {
         return true;
     }
