@@ -44,6 +44,7 @@ HARNESS_CFLAGS := -Wno-unused-parameter -Wno-sign-compare
 
 .PHONY: all deps qemu modules userspace firmware runtime provider npoctl npo-perf examples selftests \
 	host-tests host-tests-build lint checkpatch kernel-doc sparse rst files initramfs check check-debug check-host check-mutations \
+	check-fresh-root \
 	demo bench install install-dkms install-tests dist deb mpi \
 	clean distclean
 
@@ -470,6 +471,13 @@ bench: deps
 check-mutations: deps
 	@$(MAKE) --no-print-directory all initramfs qemu host-tests-build
 	@BUILD=$(BUILD) bash tools/mutations/run.sh
+
+# Every target above, from a freshly debootstrapped Debian 12 that has
+# never seen the project (tools/setup/fresh-root-test.sh): what a new
+# machine needs is installed by the targets themselves.  FRESH_ROOT_FLAGS:
+# --quick (make check until its VM lanes), --whole-debug, --commit REV.
+check-fresh-root:
+	@bash tools/setup/fresh-root-test.sh $(FRESH_ROOT_FLAGS) $(BUILD)/fresh-root
 
 clean:
 	rm -rf $(BUILD)/kmod $(BUILD)/lib $(BUILD)/bin $(BUILD)/firmware \

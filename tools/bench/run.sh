@@ -17,8 +17,9 @@ results=$out/results.json
 echo '{}' >"$results"
 
 # merge: "KEY JSON" lines from standard input into results.json, with
-# Python's json module.  Fed by a pipe, so under pipefail a producer that
-# fails stops the run rather than leaving old or missing figures.
+# Python's json module, each figure said as it comes.  Fed by a pipe, so
+# under pipefail a producer that fails stops the run rather than leaving
+# old or missing figures.
 merge() {
 	python3 -c '
 import json, sys
@@ -28,6 +29,7 @@ with open(path) as f:
 for line in sys.stdin:
     key, value = line.rstrip("\n").split(" ", 1)
     data[key] = json.loads(value)
+    print(f"bench: {key} = {value}", flush=True)
 with open(path, "w") as f:
     json.dump(data, f, indent=2, sort_keys=True)
     f.write("\n")

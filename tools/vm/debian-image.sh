@@ -29,25 +29,11 @@ here=$(dirname "$(realpath "$0")")
 apt_install debootstrap e2fsprogs
 
 root=$out/root
-# The host's Debian mirror, from deb822 sources or a classic sources.list.
-mirror=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-	sed -n 's|^URIs: *\(http[^ ]*/debian\)/*$|\1|p; s|^deb \(\[[^]]*\] \)*\(http[^ ]*/debian\)/* bookworm .*|\2|p' |
-	head -n1 || true)
-mirror=${mirror:-http://deb.debian.org/debian}
-umount_all() {
-	local m
-	for m in dev/pts dev proc sys; do
-		mountpoint -q "$root/$m" && umount -l "$root/$m"
-	done
-	return 0
-}
-# Nothing may be mounted below the tree when it is removed.
-nothing_mounted() {
-	! findmnt -rn -o TARGET | grep -q "^$root/"
-}
-trap umount_all EXIT
-umount_all
-nothing_mounted || { echo "debian-image: $root still has mounts" >&2; exit 1; }
+. "$here/../setup/chroot.sh"
+mirror=$(debian_mirror)
+trap 'chroot_umount "$root"' EXIT
+chroot_umount "$root"
+chroot_unmounted "$root" || { echo "debian-image: $root still has mounts" >&2; exit 1; }
 # Downloaded packages outlive a rebuild of the image.
 cache=$out.cache
 rm -rf --one-file-system "$out"
@@ -60,17 +46,8 @@ debootstrap --variant=minbase --cache-dir="$cache" \
 	tail -n 30 "$out/debootstrap.log" >&2
 	exit 1
 }
-# The host's sources (updates and security too: the kernels may live there).
-rm -f "$root/etc/apt/sources.list"
-cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null || true
-[ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$root/etc/apt/"
-mount -t proc proc "$root/proc"
-mount -t sysfs sysfs "$root/sys"
-# A slave of the host's /dev: what is mounted below it here (devpts)
-# does not spread back to the host's.
-mount --bind /dev "$root/dev"
-mount --make-rslave "$root/dev"
-mount -t devpts -o newinstance devpts "$root/dev/pts"
+chroot_copy_apt "$root"
+chroot_mount "$root"
 
 kernel_pkgs=()
 for kver in "$@"; do
@@ -126,8 +103,8 @@ chroot "$root" systemctl mask serial-getty@ttyS0.service >/dev/null 2>&1
 for kver in "$@"; do
 	cp "$root/boot/vmlinuz-$kver" "$root/boot/initrd.img-$kver" "$out/boot/"
 done
-umount_all
-nothing_mounted || { echo "debian-image: could not unmount below $root" >&2; exit 1; }
+chroot_umount "$root"
+chroot_unmounted "$root" || { echo "debian-image: could not unmount below $root" >&2; exit 1; }
 echo "debian-image: making $out/root.img" >&2
 mkfs.ext4 -q -F -L npo-root -d "$root" "$out/root.img" 6G
 rm -rf --one-file-system "$root"
