@@ -16,11 +16,15 @@ debian_mirror() {
 }
 
 # chroot_copy_apt ROOT: the host's apt sources (updates and security too:
-# the kernels may live there) in place of debootstrap's one line.
+# the kernels may live there) in place of debootstrap's one line; not the
+# deb-src entries deps.sh adds, which the root's own set-up must add.
 chroot_copy_apt() {
-	local root=$1
+	local root=$1 f
 	rm -f "$root/etc/apt/sources.list"
-	cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null || true
+	for f in /etc/apt/sources.list.d/*.sources; do
+		case ${f##*/} in npo-*) continue ;; esac
+		[ -f "$f" ] && cp "$f" "$root/etc/apt/sources.list.d/"
+	done
 	if [ -f /etc/apt/sources.list ]; then
 		cp /etc/apt/sources.list "$root/etc/apt/"
 	fi
