@@ -110,8 +110,9 @@ $(LIBNPO): $(RUNTIME_SRCS) $(RUNTIME_HDRS) runtime/libnpo.map
 # lib*-fi.so from its provider directory, or from FI_PROVIDER_PATH.
 PROVIDER_SRCS := $(wildcard provider/*.c)
 NPO_FI := $(BUILD)/lib/libfabric/libnpo-fi.so
-# Where Debian's libfabric looks for providers without FI_PROVIDER_PATH.
-FABRIC_SYSTEM_PROVDIR := /usr/lib/$(shell $(CC) -print-multiarch)/libfabric
+# Where Debian's libfabric looks for providers without FI_PROVIDER_PATH;
+# expanded when used, since a fresh machine has no compiler before deps.
+FABRIC_SYSTEM_PROVDIR = /usr/lib/$(shell $(CC) -print-multiarch)/libfabric
 provider: $(NPO_FI)
 $(NPO_FI): $(PROVIDER_SRCS) provider/npo_fi.h $(RUNTIME_HDRS) $(LIBNPO) $(DEPS_STAMP)
 	@mkdir -p $(@D)
