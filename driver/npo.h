@@ -39,6 +39,7 @@
 #include "npo_genl.h"
 #include "npo_health.h"
 #include "npo_regs.h"
+#include "npo_fabric_key.h"
 #include "npo_route.h"
 #include "npo_timesync.h"
 
@@ -122,8 +123,9 @@ struct npo_port;
  * @mbox_done: completed by the interrupt handler when a command finishes.
  * @stops: how often the device was stopped (npo_health.c); a command that
  *	sees it change while it waits gets -ENODEV, not a stale answer.
- * @gone: the device left the bus (npo_health_gone()); set once, under
- *	&npo_fw_health.lock, never cleared: only its removal follows.
+ * @gone: the device left the bus (npo_health_gone()) or the platform gave
+ *	up on its PCIe link; set once, under &npo_fw_health.lock, never
+ *	cleared: only its removal or a new probe follows.
  * @recover_lock: one device restart at a time (devlink or PCIe recovery).
  * @pcie_correctable: corrected PCIe errors the PCI core told us of.
  * @pcie_log: limits the kernel log's lines about them.
@@ -172,6 +174,8 @@ struct npo_port;
  *	under @remove_lock.
  * @ts: fabric time sync.
  * @rt: routing to nodes beyond the device's own links.
+ * @fkeys: the fabric keys its control messages are signed and checked
+ *	with (npo_fabric_key.c).
  * @dead_work: revokes every file's queues and regions once the device was
  *	stopped (npo_health_quarantine()).
  * @cg_dev: the device as the rdma cgroup controller knows it (npo_quota.c).
@@ -274,6 +278,7 @@ struct npo_dev {
 	struct ptp_clock *ptp;
 	struct npo_timesync ts;
 	struct npo_routing rt;
+	struct npo_fabric_auth fkeys;
 #ifdef CONFIG_CGROUP_RDMA
 	struct rdmacg_device cg_dev;
 	char cg_name[16];

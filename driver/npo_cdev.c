@@ -119,6 +119,8 @@ static int npo_get_port_param(struct npo_dev *ndev, u32 param, u32 index,
 {
 	if (!ndev->ports || index >= ndev->num_ports)
 		return -EINVAL;
+	/* A user's index: no speculation past the check either. */
+	index = array_index_nospec(index, ndev->num_ports);
 	return npo_port_get_param(&ndev->ports[index], param, value);
 }
 
@@ -489,16 +491,19 @@ static int npo_release(struct inode *inode, struct file *filp)
 {
 	struct npo_file *nfile = filp->private_data;
 	struct npo_dev *ndev = nfile->ndev;
+	bool stuck;
 
 	/*
 	 * During PCIe error recovery the device may still write to rings and
 	 * pages until it is reset, and the recovery then ends every file's
 	 * queues and regions itself: wait for it rather than free them now.
 	 */
-	wait_event_timeout(ndev->state_wq,
-			   npo_state(ndev) != NPO_DEV_STATE_RESETTING,
-			   NPO_RECOVERY_WAIT);
+	stuck = !wait_event_timeout(ndev->state_wq,
+				    npo_state(ndev) != NPO_DEV_STATE_RESETTING,
+				    NPO_RECOVERY_WAIT);
 	down_read(&ndev->remove_lock);
+	if (stuck && npo_state(ndev) == NPO_DEV_STATE_RESETTING)
+		npo_health_stop_stuck(ndev);
 	mutex_lock(&nfile->lock);
 	if (!nfile->detached)
 		npo_file_release_dma(nfile, npo_state(ndev) == NPO_DEV_STATE_READY);

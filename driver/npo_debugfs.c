@@ -94,6 +94,13 @@ static int npo_debugfs_timesync_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(npo_debugfs_timesync);
 
+static int npo_debugfs_routing_show(struct seq_file *m, void *v)
+{
+	npo_route_show(m->private, m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(npo_debugfs_routing);
+
 /* A debugfs write as a C string in buf (size bytes): 0 or a negative errno. */
 static int npo_debugfs_get_str(const char __user *ubuf, size_t len, char *buf,
 			       size_t size)
@@ -342,6 +349,9 @@ void npo_debugfs_add(struct npo_dev *ndev)
 				    &npo_debugfs_ports_fops);
 	debugfs_create_file("offenders", 0400, ndev->debugfs, ndev,
 			    &npo_debugfs_offenders_fops);
+	if (npo_lmsg_supported(ndev))
+		debugfs_create_file("routing", 0400, ndev->debugfs, ndev,
+				    &npo_debugfs_routing_fops);
 	if (ndev->ptp) {
 		debugfs_create_file("timesync", 0400, ndev->debugfs, ndev,
 				    &npo_debugfs_timesync_fops);

@@ -104,6 +104,12 @@ static int npo_devlink_info_get(struct devlink *devlink,
 					     buf);
 	if (err)
 		return err;
+	/* Loud where it matters: a fabric nobody signs for (admin.rst). */
+	err = devlink_info_version_running_put(req, "fabric.auth",
+					       npo_fkey_enabled(ndev) ?
+					       "hmac-sha256" : "none");
+	if (err)
+		return err;
 	err = npo_devlink_info_flash(ndev, req);
 	if (err)
 		return err;

@@ -198,9 +198,12 @@ static int npo_fw_reporter_recover(struct devlink_health_reporter *reporter,
 		NL_SET_ERR_MSG_MOD(extack, "a command went unanswered: left for the operator");
 		return -ECANCELED;
 	}
-	/* Nothing brings back a card that left the bus but a new probe. */
+	/*
+	 * Nothing brings back a card that left the bus, or whose PCIe link
+	 * the platform gave up on, but a new probe.
+	 */
 	if (READ_ONCE(ndev->gone)) {
-		NL_SET_ERR_MSG_MOD(extack, "the device left the bus");
+		NL_SET_ERR_MSG_MOD(extack, "the device left the bus or its PCIe link failed for good");
 		return -ENODEV;
 	}
 	err = npo_health_restart(ndev);

@@ -7,11 +7,13 @@
  * commands live with the clock (npo_clock.c).  The UAPI is
  * uapi/linux/npo_netlink.h.
  */
+#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <uapi/linux/npo_netlink.h>
 
 #include "npo.h"
+#include "npo_fabric_key.h"
 #include "npo_health.h"
 #include "npo_genl.h"
 #include "npo_link.h"
@@ -41,13 +43,86 @@ static const struct nla_policy npo_nl_policy[NPO_ATTR_MAX + 1] = {
 	[NPO_ATTR_PORT_PLANNED_PEER_NODE] = { .type = NLA_U32 },
 	[NPO_ATTR_PORT_PLANNED_PEER_PORT] = NLA_POLICY_MAX(NLA_U32, 255),
 	[NPO_ATTR_PORT_PLAN_CLEAR] = { .type = NLA_FLAG },
+	[NPO_ATTR_FKEY_ID] = NLA_POLICY_MIN(NLA_U8, 1),
+	[NPO_ATTR_FKEY_SECRET] = NLA_POLICY_RANGE(NLA_BINARY, NPO_FKEY_MIN_LEN,
+						  NPO_FKEY_MAX_LEN),
+	[NPO_ATTR_FKEY_SEND] = { .type = NLA_FLAG },
 };
 
 static struct genl_family npo_genl_family;
 
-static const struct genl_multicast_group npo_mcgrps[] = {
-	{ .name = NPO_GENL_MCGRP_EVENTS },
+/*
+ * Every local user may listen to "events"; what an event says about other
+ * users' processes goes to "events-admin" only, which the genetlink core
+ * lets only CAP_NET_ADMIN join.  A kernel without that check has no such
+ * group: administrators read owners from NPO_CMD_EVENT_GET there.
+ */
+enum {
+	NPO_MCGRP_EVENTS,
+	NPO_MCGRP_EVENTS_ADMIN,
 };
+
+static const struct genl_multicast_group npo_mcgrps[] = {
+	[NPO_MCGRP_EVENTS] = { .name = NPO_GENL_MCGRP_EVENTS },
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+	[NPO_MCGRP_EVENTS_ADMIN] = { .name = NPO_GENL_MCGRP_EVENTS_ADMIN,
+				     .flags = GENL_MCAST_CAP_NET_ADMIN },
+#endif
+};
+
+/*
+ * Who a process is, and what points into its memory (a wr_id is often a
+ * heap pointer): not for users without CAP_NET_ADMIN.  Events carry these
+ * at the top level only.
+ */
+static bool npo_genl_attr_private(int type)
+{
+	switch (type) {
+	case NPO_ATTR_OWNER_PID:
+	case NPO_ATTR_OWNER_COMM:
+	case NPO_ATTR_OWNER_UID:
+	case NPO_ATTR_PD:
+	case NPO_ATTR_JOB:
+	case NPO_ATTR_THROTTLE_MS:
+	case NPO_ATTR_QUEUE_ERR_WR_ID:
+		return true;
+	}
+	return false;
+}
+
+/**
+ * npo_genl_put_attrs() - copy an event's attributes into a message
+ * @msg: the message, its header put.
+ * @attrs: the attributes.
+ * @len: their length.
+ * @all: with those only CAP_NET_ADMIN may see; else without.
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int npo_genl_put_attrs(struct sk_buff *msg, const void *attrs, int len,
+		       bool all)
+{
+	const struct nlattr *a;
+	int rem;
+
+	if (all) {
+		if (skb_tailroom(msg) < len)
+			return -EMSGSIZE;
+		skb_put_data(msg, attrs, len);
+		return 0;
+	}
+	nla_for_each_attr(a, attrs, len, rem) {
+		int size = nla_total_size(nla_len(a));
+
+		if (npo_genl_attr_private(nla_type(a)))
+			continue;
+		if (skb_tailroom(msg) < size)
+			return -EMSGSIZE;
+		/* With its padding, as it was put. */
+		skb_put_data(msg, a, min(size, rem));
+	}
+	return 0;
+}
 
 /**
  * npo_genl_put() - start a message of the NPO family
@@ -381,7 +456,8 @@ static struct npo_port *npo_get_target(struct genl_info *info)
 				    "no such port");
 		return ERR_PTR(-ENODEV);
 	}
-	return &ndev->ports[index];
+	/* A user's index: no speculation past the check either. */
+	return &ndev->ports[array_index_nospec(index, ndev->num_ports)];
 }
 
 static void npo_put_target(struct npo_port *port)
@@ -843,13 +919,20 @@ static int npo_nl_event_dump_dev(struct sk_buff *skb,
 
 	after = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, NPO_ATTR_EVENT_SEQ);
 	return npo_history_dump_dev(skb, cb, ndev,
-				    after ? nla_get_u64(after) : 0);
+				    after ? nla_get_u64(after) : 0,
+				    netlink_capable(cb->skb, CAP_NET_ADMIN));
 }
 
 static int npo_nl_event_get_dumpit(struct sk_buff *skb,
 				   struct netlink_callback *cb)
 {
 	return npo_genl_dump_devices(skb, cb, npo_nl_event_dump_dev);
+}
+
+static int npo_nl_fkey_get_dumpit(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	return npo_genl_dump_devices(skb, cb, npo_fkey_dump_dev);
 }
 
 static int npo_nl_route_get_dumpit(struct sk_buff *skb,
@@ -920,6 +1003,21 @@ static const struct genl_small_ops npo_nl_ops[] = {
 		.cmd = NPO_CMD_PORT_DIAG_GET,
 		.doit = npo_nl_port_diag_doit,
 	},
+	{
+		.cmd = NPO_CMD_FABRIC_KEY_SET,
+		.doit = npo_fkey_nl_set_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = NPO_CMD_FABRIC_KEY_DEL,
+		.doit = npo_fkey_nl_del_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = NPO_CMD_FABRIC_KEY_GET,
+		.dumpit = npo_nl_fkey_get_dumpit,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
 
 /*
@@ -975,11 +1073,13 @@ struct sk_buff *npo_genl_event_new(u32 event, void **hdr)
  * @err: 0, or why the message could not be filled: it is dropped.
  *
  * The event is numbered and timed, kept in the device's history, then
- * multicast if anyone listens.
+ * multicast if anyone listens: whole to "events-admin", without what
+ * only CAP_NET_ADMIN may see to "events".
  */
 void npo_genl_event_send(struct npo_dev *ndev, struct sk_buff *msg,
 			 void *hdr, int err)
 {
+	int len;
 	u64 seq;
 
 	if (!err)
@@ -989,12 +1089,31 @@ void npo_genl_event_send(struct npo_dev *ndev, struct sk_buff *msg,
 		return;
 	}
 	genlmsg_end(msg, hdr);
-	npo_history_add(ndev, seq, hdr, skb_tail_pointer(msg) - (u8 *)hdr);
-	if (!genl_has_listeners(&npo_genl_family, &init_net, 0)) {
-		nlmsg_free(msg);
+	len = skb_tail_pointer(msg) - (u8 *)hdr;
+	npo_history_add(ndev, seq, hdr, len);
+	if (genl_has_listeners(&npo_genl_family, &init_net,
+			       NPO_MCGRP_EVENTS)) {
+		struct sk_buff *pub = genlmsg_new(len, GFP_KERNEL);
+		void *phdr = pub ? npo_genl_put(pub, 0, 0, 0, NPO_CMD_EVENT) :
+				   NULL;
+
+		if (phdr && !npo_genl_put_attrs(pub, hdr, len, false)) {
+			genlmsg_end(pub, phdr);
+			genlmsg_multicast(&npo_genl_family, pub, 0,
+					  NPO_MCGRP_EVENTS, GFP_KERNEL);
+		} else {
+			nlmsg_free(pub);
+		}
+	}
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+	if (genl_has_listeners(&npo_genl_family, &init_net,
+			       NPO_MCGRP_EVENTS_ADMIN)) {
+		genlmsg_multicast(&npo_genl_family, msg, 0,
+				  NPO_MCGRP_EVENTS_ADMIN, GFP_KERNEL);
 		return;
 	}
-	genlmsg_multicast(&npo_genl_family, msg, 0, 0, GFP_KERNEL);
+#endif
+	nlmsg_free(msg);
 }
 
 /**

@@ -41,6 +41,8 @@ void npo_genl_exit(void);
 void *npo_genl_put(struct sk_buff *msg, u32 portid, u32 seq, int flags,
 		   u8 cmd);
 int npo_genl_end(struct sk_buff *msg, void *hdr, int err);
+int npo_genl_put_attrs(struct sk_buff *msg, const void *attrs, int len,
+		       bool all);
 int npo_genl_dump_devices(struct sk_buff *skb, struct netlink_callback *cb,
 			  int (*fill)(struct sk_buff *skb,
 				      struct netlink_callback *cb,
@@ -60,7 +62,7 @@ int npo_history_stamp(struct npo_dev *ndev, struct sk_buff *msg, u64 *seq);
 void npo_history_add(struct npo_dev *ndev, u64 seq, const void *attrs,
 		     size_t len);
 int npo_history_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
-			 struct npo_dev *ndev, u64 after);
+			 struct npo_dev *ndev, u64 after, bool admin);
 void npo_history_fini(struct npo_dev *ndev);
 
 #endif /* _NPO_GENL_H */

@@ -265,6 +265,33 @@ void npo_health_quarantine(struct npo_dev *ndev)
 }
 
 /**
+ * npo_health_stop_stuck() - stop a device whose PCIe recovery outlasts a close
+ * @ndev: the device, still resetting after a close waited for it.
+ *
+ * A close frees what its file gave the device; the recovery that would
+ * have stopped the device first has not ended.  Stop it here, as far as
+ * the platform lets us reach it.
+ *
+ * Context: process context, under &npo_dev.remove_lock (read).
+ */
+void npo_health_stop_stuck(struct npo_dev *ndev)
+{
+	struct pci_dev *pdev = ndev->pdev;
+
+	/*
+	 * A channel the PCI core holds offline (AER froze it, DPC took the
+	 * port down) carries nothing from the device until the reset that
+	 * also ends its queues: its memory may go, and its configuration
+	 * space could not be reached to say so anyway.
+	 */
+	if (!pdev || pci_channel_offline(pdev))
+		return;
+	npo_err(ndev, "PCIe recovery still running: bus mastering off and a reset before a close frees memory\n");
+	pci_clear_master(pdev);
+	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
+}
+
+/**
  * npo_health_gone() - whether the device left the bus, stopping it if so
  * @ndev: the device; a read of one of its registers just gave all ones.
  *
@@ -438,8 +465,18 @@ static pci_ers_result_t npo_error_detected(struct pci_dev *pdev,
 		state == pci_channel_io_normal ? "normal" :
 		state == pci_channel_io_frozen ? "frozen" : "permanently failed");
 	if (state == pci_channel_io_perm_failure) {
-		npo_set_state(ndev, NPO_DEV_STATE_DEAD);
-		npo_health_dev_event(ndev, NPO_DEV_FAULT_PCIE);
+		/*
+		 * The platform gave up on the link: nothing brings the device
+		 * back but a new probe.  Stop it as far as it can still be
+		 * reached (a reset, then bus mastering off from the work) and
+		 * revoke every file's queues and regions, so that nothing a
+		 * close frees later is still the device's.
+		 */
+		spin_lock_irq(&ndev->fwh.lock);
+		WRITE_ONCE(ndev->gone, true);
+		spin_unlock_irq(&ndev->fwh.lock);
+		npo_health_set_pending(ndev, NPO_DEV_FAULT_PCIE);
+		npo_health_stop(ndev, false);
 		return PCI_ERS_RESULT_DISCONNECT;
 	}
 	npo_set_state(ndev, NPO_DEV_STATE_RESETTING);

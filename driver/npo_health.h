@@ -178,6 +178,7 @@ void npo_health_fatal(struct npo_dev *ndev);
 void npo_health_quarantine(struct npo_dev *ndev);
 void npo_health_fail(struct npo_dev *ndev, enum npo_dev_fault fault);
 bool npo_health_gone(struct npo_dev *ndev);
+void npo_health_stop_stuck(struct npo_dev *ndev);
 int npo_health_restart(struct npo_dev *ndev);
 void npo_health_dev_event(struct npo_dev *ndev, enum npo_dev_fault fault);
 void npo_health_init(struct npo_dev *ndev);

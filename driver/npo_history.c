@@ -5,7 +5,8 @@
  * last NPO_EVENT_HISTORY of them, whether anyone listened or not, with its
  * number, the wall-clock time and the time on the device's fabric clock,
  * so that the two ends of a link can be put side by side.  NPO_CMD_EVENT_GET
- * dumps them with the very attributes the live event carried.
+ * dumps them with the very attributes the live event carried ("events" or
+ * "events-admin", as the requester may see).
  */
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -121,11 +122,13 @@ void npo_history_add(struct npo_dev *ndev, u64 seq, const void *attrs,
  * @cb: the dump; cb->args[1] holds the number of the last event put.
  * @ndev: the device.
  * @after: put only events numbered above it.
+ * @admin: the requester has CAP_NET_ADMIN: the events whole; else
+ *	without other users' processes (npo_genl_put_attrs()).
  *
  * Return: 0 once the device is done, -EMSGSIZE when @skb is full.
  */
 int npo_history_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
-			 struct npo_dev *ndev, u64 after)
+			 struct npo_dev *ndev, u64 after, bool admin)
 {
 	struct npo_history *h = &ndev->history;
 	unsigned int i;
@@ -147,13 +150,11 @@ int npo_history_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 			err = -EMSGSIZE;
 			break;
 		}
-		if (skb_tailroom(skb) < e->len) {
-			genlmsg_cancel(skb, hdr);
-			err = -EMSGSIZE;
+		err = npo_genl_end(skb, hdr,
+				   npo_genl_put_attrs(skb, e->attrs, e->len,
+						      admin));
+		if (err)
 			break;
-		}
-		skb_put_data(skb, e->attrs, e->len);
-		genlmsg_end(skb, hdr);
 		cb->args[1] = e->seq;
 	}
 	spin_unlock(&h->lock);

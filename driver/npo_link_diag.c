@@ -75,7 +75,7 @@ struct npo_diag_msg {
 } __packed;
 
 static_assert(sizeof(struct npo_diag_msg) +
-	      NPO_MAX_LANES * sizeof(struct npo_diag_lane_msg) <= NPO_LMSG_MAX);
+	      NPO_MAX_LANES * sizeof(struct npo_diag_lane_msg) <= NPO_LMSG_BODY_MAX);
 
 /*
  * A fixed-size, NUL-padded field as a string; what is not printable ASCII

@@ -78,6 +78,7 @@ static void npo_dev_release(struct device *dev)
 	ida_destroy(&ndev->mr_ida);
 	npo_job_fini(ndev);
 	npo_history_fini(ndev);
+	npo_fkey_fini(ndev);
 	kfree(ndev);
 }
 
@@ -119,6 +120,7 @@ static struct npo_dev *npo_dev_alloc(struct pci_dev *pdev)
 	npo_link_early_init(ndev);
 	npo_health_init(ndev);
 	npo_history_init(ndev);
+	npo_fkey_init(ndev);
 	npo_quota_init(ndev);
 	/*
 	 * Named before anything starts: a link event during probe names the
@@ -520,8 +522,11 @@ err_devlink:
 err_route:
 	npo_route_stop(ndev);
 err_timesync:
+	/* The PHC first: its operations reach into the service. */
+	npo_clock_unregister(ndev);
 	npo_timesync_stop(ndev);
 err_clock:
+	/* Nothing if done above. */
 	npo_clock_unregister(ndev);
 err_stop:
 	npo_hw_stop(ndev);
@@ -556,8 +561,12 @@ static void npo_remove(struct pci_dev *pdev)
 	 */
 	down_write(&ndev->remove_lock);
 	npo_route_stop(ndev);
-	npo_timesync_stop(ndev);
+	/*
+	 * The PHC before the service its operations reach into: once
+	 * unregistered, none is in flight (the PTP core waits for them).
+	 */
 	npo_clock_unregister(ndev);
+	npo_timesync_stop(ndev);
 	npo_hw_stop(ndev);
 	/* The device does no more DMA: end what open files still hold. */
 	npo_files_release_dma(ndev, true);

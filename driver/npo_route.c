@@ -25,6 +25,7 @@
 #include <linux/bsearch.h>
 #include <linux/dma-mapping.h>
 #include <linux/jhash.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
@@ -41,6 +42,25 @@ MODULE_PARM_DESC(route_hold_ms,
 
 #define NPO_RT_REFRESH_MS	5000
 #define NPO_RT_MAX_AGE_MS	(4 * NPO_RT_REFRESH_MS)
+/*
+ * A device advertises at most this often, link changes coalesced; a newer
+ * advert of one origin arriving sooner than MIN_ARRIVAL after the last is
+ * dropped (OSPF's MinLSInterval and MinLSArrival), and routes are computed
+ * at most once per SPF_HOLD: a peer flooding adverts costs bounded work.
+ */
+#define NPO_RT_MIN_INTERVAL_MS	50
+#define NPO_RT_MIN_ARRIVAL_MS	40
+#define NPO_RT_SPF_HOLD_MS	50
+/* An old advert is answered with ours at most this often, per port. */
+#define NPO_RT_TELL_MS		1000
+/*
+ * Origins first learnt through one port may fill at most this share of
+ * the table while other ports are up: a neighbour inventing nodes leaves
+ * room for those learnt elsewhere.
+ */
+#define NPO_RT_PORT_SHARE(max)	((max) * 3 / 4)
+/* The port our own advert was "learnt" through. */
+#define NPO_RT_VIA_SELF		U8_MAX
 /* Destinations a REROUTE event lists; NPO_ATTR_ROUTE_MOVED counts all. */
 #define NPO_RT_EVENT_ROUTES	16
 
@@ -85,13 +105,18 @@ struct npo_rt_advert {
 } __packed;
 
 #define NPO_RT_MAX_LINKS \
-	((NPO_LMSG_MAX - sizeof(struct npo_rt_advert)) / sizeof(struct npo_rt_link))
+	((NPO_LMSG_BODY_MAX - sizeof(struct npo_rt_advert)) / \
+	 sizeof(struct npo_rt_link))
 
 /**
  * struct npo_rt_lsa - a node's latest advert, as kept
  * @node: the node.
  * @seq: the advert's number.
- * @heard: jiffies when it, or a copy of it, last arrived.
+ * @heard: jiffies when it, a newer one than the last, arrived.
+ * @told: jiffies when it was last sent back to a port that had an older
+ *	one, so that a replayed advert is not answered at line rate.
+ * @via: the port its origin was first learnt through, for the share.
+ * @reached: the last computation found a path to its origin.
  * @nlinks: entries in @link.
  * @link: its links.
  */
@@ -99,6 +124,9 @@ struct npo_rt_lsa {
 	u32 node;
 	u32 seq;
 	unsigned long heard;
+	unsigned long told;
+	u8 via;
+	bool reached;
 	u8 nlinks;
 	struct npo_rt_link link[NPO_RT_MAX_LINKS];
 };
@@ -136,7 +164,9 @@ bool npo_lmsg_supported(struct npo_dev *ndev)
  * @port: an active port.
  * @msg: the message, its first byte its type (hardware.rst, "Link
  *	messages").
- * @len: its length, 1..%NPO_LMSG_MAX.
+ * @len: its length, 1..%NPO_LMSG_BODY_MAX.
+ *
+ * The message is signed with the fabric key, if the device holds one.
  *
  * Context: process context; takes &npo_dev.cmd_lock.
  * Return: 0, or the mailbox's error.
@@ -147,10 +177,18 @@ int npo_lmsg_send(struct npo_dev *ndev, unsigned int port, const void *msg,
 	u32 args[4];
 	int err;
 
+	if (WARN_ON_ONCE(!len || len > NPO_LMSG_BODY_MAX))
+		return -EMSGSIZE;
 	mutex_lock(&ndev->cmd_lock);
 	memcpy(ndev->cmd_buf, msg, len);
+	err = npo_fkey_sign(ndev, NPO_FKEY_CTX_LMSG, ndev->cmd_buf, len,
+			    NPO_LMSG_MAX, 0, 0);
+	if (err < 0) {
+		mutex_unlock(&ndev->cmd_lock);
+		return err;
+	}
 	args[0] = FIELD_PREP(NPO_LMSG_SEND_PORT, port);
-	args[1] = len;
+	args[1] = err;
 	args[2] = lower_32_bits(ndev->cmd_dma);
 	args[3] = upper_32_bits(ndev->cmd_dma);
 	err = npo_mbox_read(ndev, NPO_MBOX_OP_LMSG_SEND, args, ARRAY_SIZE(args),
@@ -175,7 +213,10 @@ static int npo_lmsg_recv(struct npo_dev *ndev, struct npo_hw_link_msg *m)
 	return err;
 }
 
-/* Ports whose links are up now, from the cached state. */
+/*
+ * Ports whose links are up now, from the cached state, but for miswired
+ * ones: a cable into another fabric must not merge the two.
+ */
 static unsigned long npo_rt_active_ports(struct npo_dev *ndev)
 {
 	unsigned long active = 0;
@@ -184,7 +225,8 @@ static unsigned long npo_rt_active_ports(struct npo_dev *ndev)
 	mutex_lock(&ndev->link_lock);
 	for (i = 0; i < ndev->num_ports; i++)
 		if (FIELD_GET(NPO_PST_STATE, ndev->ports[i].status) ==
-		    NPO_HW_PORT_ACTIVE && ndev->ports[i].peer_valid)
+		    NPO_HW_PORT_ACTIVE && ndev->ports[i].peer_valid &&
+		    !npo_port_miswired(&ndev->ports[i]))
 			active |= BIT(i);
 	mutex_unlock(&ndev->link_lock);
 	return active;
@@ -215,6 +257,18 @@ static void npo_rt_flood(struct npo_dev *ndev, const struct npo_rt_lsa *lsa,
 	ports &= npo_rt_active_ports(ndev);
 	for_each_set_bit(i, &ports, ndev->num_ports)
 		npo_lmsg_send(ndev, i, a, len);
+}
+
+/* The node at the far end of a port, 0 if unknown. */
+static u32 npo_rt_next_node(struct npo_dev *ndev, unsigned int port)
+{
+	u32 node = 0;
+
+	mutex_lock(&ndev->link_lock);
+	if (ndev->ports[port].peer_valid)
+		node = ndev->ports[port].peer_node;
+	mutex_unlock(&ndev->link_lock);
+	return node;
 }
 
 /* --- the link-state database ------------------------------------------------ */
@@ -253,15 +307,59 @@ static bool npo_rt_same_links(const struct npo_rt_lsa *a,
 	       !memcmp(a->link, b->link, a->nlinks * sizeof(a->link[0]));
 }
 
-/* Keep a copy of lsa as node's latest; 0 or -ENOMEM. */
-static int npo_rt_store(struct npo_routing *rt, const struct npo_rt_lsa *lsa)
+static void npo_rt_forget(struct npo_routing *rt, struct npo_rt_lsa *lsa)
+{
+	xa_erase(&rt->lsdb, lsa->node);
+	if (lsa->via != NPO_RT_VIA_SELF)
+		rt->learnt_via[lsa->via]--;
+	kfree(lsa);
+	rt->nodes--;
+	rt->dirty = true;
+}
+
+/*
+ * A full table makes room by forgetting the origin no path reached that
+ * was heard from longest ago: made-up origins are not linked to the
+ * fabric (a link counts only when both its ends advertise it).
+ */
+static bool npo_rt_evict(struct npo_routing *rt)
+{
+	struct npo_rt_lsa *lsa, *victim = NULL;
+	unsigned long node;
+
+	xa_for_each(&rt->lsdb, node, lsa)
+		if (node != rt->self && !lsa->reached &&
+		    (!victim || time_before(lsa->heard, victim->heard)))
+			victim = lsa;
+	if (!victim)
+		return false;
+	npo_rt_forget(rt, victim);
+	rt->evicted++;
+	return true;
+}
+
+/*
+ * Keep a copy of lsa as node's latest, its origin new if first learnt
+ * through port via (NPO_RT_VIA_SELF for our own) while active ports are
+ * up; 0, -ENOSPC or -ENOMEM.
+ */
+static int npo_rt_store(struct npo_routing *rt, const struct npo_rt_lsa *lsa,
+			unsigned int via, unsigned int active)
 {
 	struct npo_rt_lsa *kept = xa_load(&rt->lsdb, lsa->node);
 
 	if (!kept) {
 		/* A flood of made-up origins never shuts out our own. */
-		if (rt->nodes >= NPO_ROUTE_MAX && lsa->node != rt->self)
+		if (lsa->node != rt->self && via != NPO_RT_VIA_SELF && active > 1 &&
+		    rt->learnt_via[via] >= NPO_RT_PORT_SHARE(NPO_ROUTE_MAX)) {
+			rt->share_refused++;
 			return -ENOSPC;
+		}
+		if (rt->nodes >= NPO_ROUTE_MAX && lsa->node != rt->self &&
+		    !npo_rt_evict(rt)) {
+			rt->full_refused++;
+			return -ENOSPC;
+		}
 		kept = kmalloc(sizeof(*kept), GFP_KERNEL);
 		if (!kept)
 			return -ENOMEM;
@@ -270,8 +368,18 @@ static int npo_rt_store(struct npo_routing *rt, const struct npo_rt_lsa *lsa)
 			return -ENOMEM;
 		}
 		rt->nodes++;
+		if (via != NPO_RT_VIA_SELF)
+			rt->learnt_via[via]++;
+		*kept = *lsa;
+		kept->via = via;
+		kept->told = 0;
+		/* Unknown until routes are computed: not the first to go. */
+		kept->reached = true;
+	} else {
+		kept->seq = lsa->seq;
+		kept->nlinks = lsa->nlinks;
+		memcpy(kept->link, lsa->link, lsa->nlinks * sizeof(lsa->link[0]));
 	}
-	*kept = *lsa;
 	kept->heard = jiffies;
 	rt->dirty = true;
 	return 0;
@@ -291,8 +399,14 @@ static void npo_rt_advertise(struct npo_dev *ndev, bool force)
 	if (!force && kept && npo_rt_same_links(kept, &now) &&
 	    time_before(jiffies, kept->heard + msecs_to_jiffies(NPO_RT_REFRESH_MS)))
 		return;
+	/* Changes coming fast go out together, a little later. */
+	if (kept && time_before(jiffies, kept->heard +
+				msecs_to_jiffies(NPO_RT_MIN_INTERVAL_MS))) {
+		rt->readvertise = true;
+		return;
+	}
 	now.seq = ++rt->seq;
-	if (npo_rt_store(rt, &now))
+	if (npo_rt_store(rt, &now, NPO_RT_VIA_SELF, 0))
 		return;
 	npo_rt_flood(ndev, &now, ~0UL);
 }
@@ -309,10 +423,7 @@ static void npo_rt_age(struct npo_dev *ndev)
 		if (node == ndev->node_id ||
 		    time_before(jiffies, lsa->heard + max_age))
 			continue;
-		xa_erase(&rt->lsdb, node);
-		kfree(lsa);
-		rt->nodes--;
-		rt->dirty = true;
+		npo_rt_forget(rt, lsa);
 	}
 }
 
@@ -461,6 +572,7 @@ static int npo_rt_compute(struct npo_dev *ndev, struct npo_rt_route **out,
 	for (i = 0; i < w.n; i++) {
 		unsigned int port;
 
+		w.lsa[i]->reached = w.dist[i] != U8_MAX;
 		if (!w.dist[i] || w.dist[i] == U8_MAX || !w.ports[i])
 			continue;
 		port = npo_rt_pick(ndev->node_id, w.lsa[i]->node, w.ports[i]);
@@ -613,8 +725,14 @@ static void npo_rt_update(struct npo_dev *ndev)
 
 	if (!rt->dirty && rt->programmed && resets == rt->programmed_resets)
 		return;
+	/* At most one computation per hold: the work comes back for it. */
+	if (rt->computed && time_before(jiffies, rt->computed +
+					msecs_to_jiffies(NPO_RT_SPF_HOLD_MS)))
+		return;
 	if (npo_rt_compute(ndev, &t, &n))
 		return;
+	rt->computed = jiffies ?: 1;
+	rt->computations++;
 	rt->dirty = false;
 	if (rt->programmed && resets == rt->programmed_resets &&
 	    n == rt->entries && !memcmp(t, rt->table, n * sizeof(*t))) {
@@ -644,19 +762,60 @@ static void npo_rt_work(struct work_struct *work)
 	struct npo_routing *rt = &ndev->rt;
 
 	if (npo_state(ndev) == NPO_DEV_STATE_READY) {
+		bool force;
+
 		mutex_lock(&rt->lock);
-		npo_rt_advertise(ndev, rt->readvertise);
+		force = rt->readvertise;
 		rt->readvertise = false;
+		npo_rt_advertise(ndev, force);
 		npo_rt_age(ndev);
 		npo_rt_update(ndev);
 		mutex_unlock(&rt->lock);
 	}
 	if (READ_ONCE(rt->running))
 		queue_delayed_work(rt->wq, &rt->work,
-				   msecs_to_jiffies(NPO_RT_REFRESH_MS / 5));
+				   msecs_to_jiffies(rt->dirty || rt->readvertise ?
+						    NPO_RT_SPF_HOLD_MS :
+						    NPO_RT_REFRESH_MS / 5));
 }
 
 /* --- receiving ------------------------------------------------------------------ */
+
+/* A message refused by its fabric key: counted there, said here, briefly. */
+static void npo_rt_refused(struct npo_dev *ndev, unsigned int port, int err)
+{
+	if (__ratelimit(&ndev->rt.refusal_log))
+		npo_warn(ndev, "port %u: refused a link message from node %u: %s\n",
+			 port, npo_rt_next_node(ndev, port),
+			 err == -EPERM ? "unsigned, and this device holds a fabric key" :
+			 err == -ENOKEY ? "signed with a fabric key this device does not hold" :
+			 "its MAC does not match");
+}
+
+/*
+ * A neighbour speaks for itself through its own cable only: an advert in
+ * its name through another port is someone else's.
+ */
+static bool npo_rt_origin_fits_port(struct npo_dev *ndev, u32 origin,
+				    unsigned int from)
+{
+	bool neighbour = false, through_it = false;
+	unsigned int i;
+
+	mutex_lock(&ndev->link_lock);
+	for (i = 0; i < ndev->num_ports; i++) {
+		const struct npo_port *p = &ndev->ports[i];
+
+		if (FIELD_GET(NPO_PST_STATE, p->status) != NPO_HW_PORT_ACTIVE ||
+		    !p->peer_valid || p->peer_node != origin ||
+		    npo_port_miswired(p))
+			continue;
+		neighbour = true;
+		through_it |= i == from;
+	}
+	mutex_unlock(&ndev->link_lock);
+	return !neighbour || through_it;
+}
 
 /* An advert came in through port from: keep it and pass it on if news. */
 static void npo_rt_rx_advert(struct npo_dev *ndev, unsigned int from,
@@ -665,35 +824,54 @@ static void npo_rt_rx_advert(struct npo_dev *ndev, unsigned int from,
 	struct npo_routing *rt = &ndev->rt;
 	u32 origin = le32_to_cpu(a->origin), seq = le32_to_cpu(a->seq);
 	struct npo_rt_lsa *kept, lsa;
+	unsigned long active;
 
 	if (a->version != NPO_RT_ADVERT_VERSION || !origin ||
 	    a->nlinks > NPO_RT_MAX_LINKS ||
 	    len < struct_size(a, link, a->nlinks))
 		return;
 	if (origin == ndev->node_id) {
-		/* Ours from before a reload: go on past its number. */
+		/*
+		 * Ours from before a reload, or someone speaking in our name:
+		 * either way, go on past its number, a little later.
+		 */
 		if (npo_rt_newer(seq, rt->seq)) {
 			rt->seq = seq;
 			rt->readvertise = true;
+			rt->self_claims++;
+			if (__ratelimit(&rt->refusal_log))
+				npo_info(ndev, "port %u: an advert in this node's name, newer than its own: from before a reload, or forged\n",
+					 from);
 		}
+		return;
+	}
+	if (!npo_rt_origin_fits_port(ndev, origin, from)) {
+		rt->spoofed_refused++;
 		return;
 	}
 	kept = xa_load(&rt->lsdb, origin);
 	if (kept && !npo_rt_newer(seq, kept->seq)) {
-		if (seq == kept->seq)
-			kept->heard = jiffies;
-		else
-			/* Its origin restarted its numbers: tell it ours. */
+		/* Its origin restarted its numbers: tell it ours, not too often. */
+		if (seq != kept->seq &&
+		    time_after_eq(jiffies, kept->told + msecs_to_jiffies(NPO_RT_TELL_MS))) {
+			kept->told = jiffies;
 			npo_rt_flood(ndev, kept, BIT(from));
+		}
+		return;
+	}
+	if (kept && time_before(jiffies, kept->heard +
+				msecs_to_jiffies(NPO_RT_MIN_ARRIVAL_MS))) {
+		rt->too_soon++;
 		return;
 	}
 	lsa.node = origin;
 	lsa.seq = seq;
 	lsa.nlinks = a->nlinks;
 	memcpy(lsa.link, a->link, a->nlinks * sizeof(a->link[0]));
-	if (npo_rt_store(rt, &lsa))
+	active = npo_rt_active_ports(ndev);
+	if (npo_rt_store(rt, &lsa, from, hweight_long(active)))
 		return;
-	npo_rt_flood(ndev, &lsa, ~0UL & ~BIT(from));
+	npo_rt_flood(ndev, &lsa, active & ~BIT(from));
 }
 
 static void npo_rt_rx_work(struct work_struct *work)
@@ -703,6 +881,7 @@ static void npo_rt_rx_work(struct work_struct *work)
 	struct npo_hw_link_msg *m;
 	int budget = NPO_LMSG_RX_DEPTH;
 	bool news = false;
+	int err;
 
 	if (npo_state(ndev) != NPO_DEV_STATE_READY)
 		return;
@@ -715,6 +894,12 @@ static void npo_rt_rx_work(struct work_struct *work)
 
 		if (m->port >= ndev->num_ports || !len || len > NPO_LMSG_MAX)
 			continue;
+		err = npo_fkey_verify(ndev, NPO_FKEY_CTX_LMSG, m->payload, &len,
+				      0, 0);
+		if (err) {
+			npo_rt_refused(ndev, m->port, err);
+			continue;
+		}
 		if (m->payload[0] == NPO_LMSG_TYPE_DIAG) {
 			npo_link_diag_rx(ndev, m->port, m->payload, len);
 			continue;
@@ -723,6 +908,11 @@ static void npo_rt_rx_work(struct work_struct *work)
 		if (m->payload[0] != NPO_LMSG_TYPE_ADVERT ||
 		    len < sizeof(struct npo_rt_advert))
 			continue;
+		/* Another fabric's, or nobody's: not ours to learn from. */
+		if (npo_port_miswired(&ndev->ports[m->port])) {
+			rt->miswired_refused++;
+			continue;
+		}
 		npo_rt_rx_advert(ndev, m->port, (void *)m->payload, len);
 		news = true;
 	}
@@ -750,6 +940,27 @@ void npo_route_irq(struct npo_dev *ndev)
 }
 
 /**
+ * npo_route_keys_changed() - the fabric keys changed: advertise again now
+ * @ndev: the device.
+ *
+ * Neighbours that refused its last advert hear a new one at once rather
+ * than at the next refresh.
+ *
+ * Context: process context.
+ */
+void npo_route_keys_changed(struct npo_dev *ndev)
+{
+	struct npo_routing *rt = &ndev->rt;
+
+	if (!READ_ONCE(rt->running))
+		return;
+	mutex_lock(&rt->lock);
+	rt->readvertise = true;
+	mutex_unlock(&rt->lock);
+	mod_delayed_work(rt->wq, &rt->work, 0);
+}
+
+/**
  * npo_route_port_event() - a port's link changed: advertise and recompute
  * @port: the port.
  * @event: &enum npo_event.
@@ -773,17 +984,6 @@ void npo_route_port_event(struct npo_port *port, u32 event)
 }
 
 /* --- netlink ----------------------------------------------------------------------- */
-
-static u32 npo_rt_next_node(struct npo_dev *ndev, unsigned int port)
-{
-	u32 node = 0;
-
-	mutex_lock(&ndev->link_lock);
-	if (ndev->ports[port].peer_valid)
-		node = ndev->ports[port].peer_node;
-	mutex_unlock(&ndev->link_lock);
-	return node;
-}
 
 /**
  * npo_route_dump_dev() - one device's routes for NPO_CMD_ROUTE_GET
@@ -834,6 +1034,34 @@ int npo_route_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 	return err;
 }
 
+/**
+ * npo_route_show() - routing's counters, for debugfs
+ * @ndev: the device.
+ * @m: where to print: one line of "name value" pairs, then the origins
+ *	kept by the port they were first learnt through.
+ *
+ * Context: process context; takes the routing lock.
+ */
+void npo_route_show(struct npo_dev *ndev, struct seq_file *m)
+{
+	struct npo_routing *rt = &ndev->rt;
+	unsigned int i;
+
+	mutex_lock(&rt->lock);
+	if (!rt->learnt_via) {
+		mutex_unlock(&rt->lock);
+		return;
+	}
+	seq_printf(m, "nodes %u entries %u seq %u computations %llu reroutes %llu miswired_refused %llu spoofed_refused %llu too_soon %llu self_claims %llu share_refused %llu full_refused %llu evicted %llu\n",
+		   rt->nodes, rt->entries, rt->seq, rt->computations,
+		   rt->reroutes, rt->miswired_refused, rt->spoofed_refused,
+		   rt->too_soon, rt->self_claims, rt->share_refused,
+		   rt->full_refused, rt->evicted);
+	for (i = 0; i < ndev->num_ports; i++)
+		seq_printf(m, "port %u learnt %u\n", i, rt->learnt_via[i]);
+	mutex_unlock(&rt->lock);
+}
+
 /* --- life cycle ---------------------------------------------------------------------- */
 
 /**
@@ -850,13 +1078,21 @@ int npo_route_start(struct npo_dev *ndev)
 
 	mutex_init(&rt->lock);
 	xa_init(&rt->lsdb);
+	ratelimit_state_init(&rt->refusal_log, 10 * HZ, 5);
 	rt->self = ndev->node_id;
 	if (!npo_lmsg_supported(ndev))
 		return 0;
+	rt->learnt_via = kcalloc(ndev->num_ports, sizeof(*rt->learnt_via),
+				 GFP_KERNEL);
+	if (!rt->learnt_via)
+		return -ENOMEM;
 	rt->wq = alloc_ordered_workqueue("npo%d_route", WQ_MEM_RECLAIM,
 					 ndev->minor);
-	if (!rt->wq)
+	if (!rt->wq) {
+		kfree(rt->learnt_via);
+		rt->learnt_via = NULL;
 		return -ENOMEM;
+	}
 	INIT_DELAYED_WORK(&rt->work, npo_rt_work);
 	INIT_WORK(&rt->rx_work, npo_rt_rx_work);
 	WRITE_ONCE(rt->running, true);
@@ -896,4 +1132,6 @@ void npo_route_stop(struct npo_dev *ndev)
 	kvfree(rt->table);
 	rt->table = NULL;
 	rt->entries = 0;
+	kfree(rt->learnt_via);
+	rt->learnt_via = NULL;
 }

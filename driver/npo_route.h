@@ -8,11 +8,16 @@
 #define _NPO_ROUTE_H
 
 #include <linux/mutex.h>
+#include <linux/ratelimit.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include "npo_fabric_key.h"
+#include "npo_regs.h"
+
 struct netlink_callback;
+struct seq_file;
 struct npo_dev;
 struct npo_port;
 struct sk_buff;
@@ -33,6 +38,19 @@ struct npo_rt_route;
  * @programmed: @table is in the device.
  * @programmed_resets: the device's RESET_COUNT then: a reset empties it.
  * @reroutes: REROUTE events sent.
+ * @miswired_refused: adverts that came in through a miswired port.
+ * @spoofed_refused: adverts in a neighbour's name through another port.
+ * @too_soon: adverts newer than the one kept but sooner after it than an
+ *	origin may advertise.
+ * @self_claims: adverts in this node's name newer than its own.
+ * @share_refused: new origins refused: their port's share was full.
+ * @full_refused: new origins refused: the table was full of reached ones.
+ * @evicted: unreached origins forgotten to make room.
+ * @learnt_via: origins kept, by the port they were first learnt through;
+ *	an array of the device's ports.
+ * @computed: jiffies of the last route computation, 0 before the first.
+ * @computations: route computations since start.
+ * @refusal_log: limits the log's lines about refused messages.
  * @running: interrupts and port events may queue work; cleared under
  *	&npo_dev.link_lock.
  * @wq: runs @work and @rx_work, one at a time.
@@ -52,6 +70,17 @@ struct npo_routing {
 	bool programmed;
 	u32 programmed_resets;
 	u64 reroutes;
+	u64 miswired_refused;
+	u64 spoofed_refused;
+	u64 too_soon;
+	u64 self_claims;
+	u64 share_refused;
+	u64 full_refused;
+	u64 evicted;
+	unsigned int *learnt_via;
+	unsigned long computed;
+	u64 computations;
+	struct ratelimit_state refusal_log;
 	bool running;
 	struct workqueue_struct *wq;
 	struct delayed_work work;
@@ -70,6 +99,9 @@ struct npo_rt_route {
 	u8 hops;
 };
 
+/* What a link message may hold besides its fabric key trailer. */
+#define NPO_LMSG_BODY_MAX	(NPO_LMSG_MAX - sizeof(struct npo_fkey_trailer))
+
 int npo_route_start(struct npo_dev *ndev);
 void npo_route_stop(struct npo_dev *ndev);
 void npo_route_irq(struct npo_dev *ndev);
@@ -77,6 +109,8 @@ bool npo_lmsg_supported(struct npo_dev *ndev);
 int npo_lmsg_send(struct npo_dev *ndev, unsigned int port, const void *msg,
 		  size_t len);
 void npo_route_port_event(struct npo_port *port, u32 event);
+void npo_route_keys_changed(struct npo_dev *ndev);
+void npo_route_show(struct npo_dev *ndev, struct seq_file *m);
 int npo_route_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 		       struct npo_dev *ndev);
 

@@ -204,6 +204,13 @@ static bool npo_ts_port_active(struct npo_dev *ndev, unsigned int i)
 	       NPO_HW_PORT_ACTIVE && !npo_port_miswired(&ndev->ports[i]);
 }
 
+/* Started and not stopped: what ts->lock's holders look at first. */
+static bool npo_ts_running(const struct npo_timesync *ts)
+{
+	lockdep_assert_held(&ts->lock);
+	return !!ts->ports;
+}
+
 /* --- error bound ----------------------------------------------------------- */
 
 /* The bound on our clock's error at @now (CLOCK_MONOTONIC, ns). */
@@ -884,11 +891,13 @@ void npo_timesync_user_changed(struct npo_dev *ndev, bool jumped)
 {
 	struct npo_timesync *ts = &ndev->ts;
 
-	if (!ts->wq)
-		return;
 	if (jumped)
 		npo_clock_forget_fabric(ndev);
 	mutex_lock(&ts->lock);
+	if (!npo_ts_running(ts)) {
+		mutex_unlock(&ts->lock);
+		return;
+	}
 	ts->freq_ppb16 = (s64)(s32)npo_rd32(ndev, NPO_REG_CLK_ADJ_FINE) * 1000;
 	if (jumped)
 		npo_ts_new_epoch(ndev);
@@ -933,9 +942,11 @@ void npo_timesync_set_sync(struct npo_dev *ndev, bool sync)
 {
 	struct npo_timesync *ts = &ndev->ts;
 
-	if (!ts->wq)
-		return;
 	mutex_lock(&ts->lock);
+	if (!npo_ts_running(ts)) {
+		mutex_unlock(&ts->lock);
+		return;
+	}
 	if (!sync && ts->role != NPO_CLOCK_ROLE_USER) {
 		npo_info(ndev, "fabric time: the clock is user space's\n");
 		ts->role = NPO_CLOCK_ROLE_USER;
@@ -971,9 +982,11 @@ int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info)
 {
 	struct npo_timesync *ts = &ndev->ts;
 
-	if (!ts->wq)
-		return -ENODEV;
 	mutex_lock(&ts->lock);
+	if (!npo_ts_running(ts)) {
+		mutex_unlock(&ts->lock);
+		return -ENODEV;
+	}
 	*info = (struct npo_timesync_info) {
 		.role = ts->role,
 		.state = ts->state,
@@ -1007,9 +1020,11 @@ void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m)
 	struct npo_timesync *ts = &ndev->ts;
 	unsigned int i;
 
-	if (!ts->wq)
-		return;
 	mutex_lock(&ts->lock);
+	if (!npo_ts_running(ts)) {
+		mutex_unlock(&ts->lock);
+		return;
+	}
 	seq_printf(m, "role %s state %s parent %d gm %u steps %u offset %lld delay %lld freq_ppb16 %lld samples %d good %d steps_taken %llu reference %d bound %lld\n",
 		   npo_clock_role_str(ts->role),
 		   npo_clock_state_str(ts->state), ts->parent,
@@ -1055,6 +1070,7 @@ int npo_timesync_start(struct npo_dev *ndev)
 					 ndev->minor);
 	if (!ts->wq) {
 		kfree(ts->ports);
+		ts->ports = NULL;
 		return -ENOMEM;
 	}
 	INIT_DELAYED_WORK(&ts->work, npo_ts_work);
@@ -1091,6 +1107,12 @@ void npo_timesync_stop(struct npo_dev *ndev)
 	cancel_work_sync(&ts->rx_work);
 	destroy_workqueue(ts->wq);
 	ts->wq = NULL;
+	/*
+	 * Under the lock: the PHC's operations may still be on their way
+	 * here (shutdown leaves the PHC registered), and look under it.
+	 */
+	mutex_lock(&ts->lock);
 	kfree(ts->ports);
 	ts->ports = NULL;
+	mutex_unlock(&ts->lock);
 }

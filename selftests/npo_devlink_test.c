@@ -13,6 +13,7 @@
  * against their thresholds, and turns healthy once the link is back.
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#include <netlink/genl/ctrl.h>
 #include <npo.h>
 
 #include "kselftest_harness.h"
@@ -1188,6 +1190,113 @@ TEST_F(devlink, a_queue_in_error_is_reported_with_its_owner)
 	EXPECT_EQ(QERR_WR_ID, (unsigned long long)
 		  json_object_get_int64(jget(e, "error", "wr_id", NULL)));
 	json_object_put(list);
+}
+
+/*
+ * What user nobody, listening and reading the history, learns of another
+ * user's failed queue: that it failed, not whose it is (pid, comm, uid,
+ * protection domain, job) nor its wr_id, often a heap pointer.  The
+ * events-admin group is closed to nobody.  Exit status: 0, or the step
+ * that failed.
+ */
+struct snoop {
+	const char *name;
+	int ready, go;		/* pipes to and from the parent */
+};
+
+static int snoop_as_nobody(struct snoop *s)
+{
+	static char out[1 << 18];
+	struct npo_nl_events *ev;
+	struct npo_nl nl;
+	unsigned int owned;
+	char byte = 1;
+	int grp;
+
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+		return 10;
+	if (npo_nl_open(&nl))
+		return 11;
+	grp = genl_ctrl_resolve_grp(nl.sk, NPO_GENL_NAME,
+				    NPO_GENL_MCGRP_EVENTS_ADMIN);
+	if (grp >= 0 && !nl_socket_add_membership(nl.sk, grp))
+		return 12;	/* nobody joined events-admin */
+	npo_nl_close(&nl);
+	ev = npo_nl_events_open();
+	if (!ev)
+		return 13;
+	if (write(s->ready, &byte, 1) != 1 || read(s->go, &byte, 1) != 1)
+		return 14;
+	if (npo_nl_wait_kind(ev, NPO_EVENT_QUEUE_ERROR, 20000, &owned) < 1)
+		return 15;	/* the event did not reach nobody */
+	npo_nl_events_close(ev);
+	if (owned)
+		return 16;	/* ... with its owner or wr_id in it */
+	if (npo_test_run(out, sizeof(out), "npoctl -j events %s", s->name))
+		return 17;
+	if (!strstr(out, "\"queue-error\""))
+		return 18;	/* the history hides the event itself */
+	if (strstr(out, "\"pid\"") || strstr(out, "\"uid\"") ||
+	    strstr(out, "\"comm\"") || strstr(out, "\"pd\"") ||
+	    strstr(out, "\"job\"") || strstr(out, "\"wr_id\""))
+		return 19;	/* the history tells nobody whose */
+	return 0;
+}
+
+TEST_F(devlink, snooping_user_learns_no_other_users_process)
+{
+	int ready[2], go[2], to_parent[2], to_child[2], status;
+	struct snoop s = { .name = self->name };
+	struct npo_nl_events *ev;
+	pid_t snooper, victim;
+	unsigned int owned;
+	uint32_t qid;
+	char byte;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_TRUE(wait_state(self->name, "ready", 20));
+	ev = npo_nl_events_open();
+	ASSERT_NE(NULL, ev);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	s.ready = ready[1];
+	s.go = go[0];
+	snooper = fork();
+	ASSERT_LE(0, snooper);
+	if (!snooper)
+		_exit(snoop_as_nobody(&s));
+	close(ready[1]);
+	close(go[0]);
+	/* The snooper listens before the victim's queue fails. */
+	ASSERT_EQ(1, read(ready[0], &byte, 1));
+	ASSERT_EQ(0, pipe(to_parent));
+	ASSERT_EQ(0, pipe(to_child));
+	victim = fork();
+	ASSERT_LE(0, victim);
+	if (!victim) {
+		close(to_parent[0]);
+		close(to_child[1]);
+		queue_fail_child(self->name, to_parent[1], to_child[0]);
+	}
+	close(to_parent[1]);
+	close(to_child[0]);
+	ASSERT_EQ(1, write(go[1], &byte, 1));
+	ASSERT_EQ(sizeof(qid), read(to_parent[0], &qid, sizeof(qid)));
+
+	/* The administrator's listener hears whose queue it was. */
+	EXPECT_LE(1, npo_nl_wait_kind(ev, NPO_EVENT_QUEUE_ERROR, 20000, &owned));
+	EXPECT_LE(1, owned);
+	npo_nl_events_close(ev);
+
+	ASSERT_EQ(snooper, waitpid(snooper, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the snooper failed at step %d", WEXITSTATUS(status));
+	close(to_child[1]);
+	ASSERT_EQ(victim, waitpid(victim, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	close(to_parent[0]);
+	close(ready[0]);
+	close(go[1]);
 }
 
 /* Port @port's "link" reporter. */

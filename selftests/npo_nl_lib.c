@@ -16,10 +16,14 @@
 
 #define MAX_QUEUED	512
 
+#define MAX_KINDS	64
+
 struct npo_nl_events {
 	struct npo_nl nl;
 	struct npo_nl_port queue[MAX_QUEUED];
 	unsigned int len;
+	/* Events of each kind received, and how many described a process. */
+	unsigned int got[MAX_KINDS], owned[MAX_KINDS];
 	char text[4096];
 };
 
@@ -90,6 +94,17 @@ static int on_event(struct nlattr **tb, struct nlattr *attrs, int len,
 
 	(void)attrs;
 	(void)len;
+	if (cmd == NPO_CMD_EVENT && tb[NPO_ATTR_EVENT] &&
+	    nla_get_u32(tb[NPO_ATTR_EVENT]) < MAX_KINDS) {
+		uint32_t k = nla_get_u32(tb[NPO_ATTR_EVENT]);
+
+		ev->got[k]++;
+		if (tb[NPO_ATTR_OWNER_PID] || tb[NPO_ATTR_OWNER_COMM] ||
+		    tb[NPO_ATTR_OWNER_UID] || tb[NPO_ATTR_PD] ||
+		    tb[NPO_ATTR_JOB] || tb[NPO_ATTR_THROTTLE_MS] ||
+		    tb[NPO_ATTR_QUEUE_ERR_WR_ID])
+			ev->owned[k]++;
+	}
 	/* A full queue keeps the oldest: tests wait for early events. */
 	if (cmd == NPO_CMD_EVENT && ev->len < MAX_QUEUED)
 		npo_nl_port_decode(tb, &ev->queue[ev->len++]);
@@ -165,6 +180,27 @@ bool npo_nl_wait_event(struct npo_nl_events *ev, uint32_t kind, int dev,
 		if (poll(&pfd, 1, left) > 0)
 			npo_nl_receive_now(&ev->nl, on_event, ev);
 	}
+}
+
+int npo_nl_wait_kind(struct npo_nl_events *ev, uint32_t kind, int timeout_ms,
+		     unsigned int *owned)
+{
+	int64_t end = now_ms() + timeout_ms;
+	struct pollfd pfd = { .fd = nl_socket_get_fd(ev->nl.sk), .events = POLLIN };
+
+	if (kind >= MAX_KINDS)
+		return 0;
+	for (;;) {
+		int64_t left = end - now_ms();
+
+		if (ev->got[kind] || left <= 0)
+			break;
+		if (poll(&pfd, 1, left) > 0)
+			npo_nl_receive_now(&ev->nl, on_event, ev);
+	}
+	if (owned)
+		*owned = ev->owned[kind];
+	return ev->got[kind];
 }
 
 const char *npo_nl_events_dump(struct npo_nl_events *ev)

@@ -38,6 +38,14 @@ void npo_nl_events_close(struct npo_nl_events *ev);
  */
 bool npo_nl_wait_event(struct npo_nl_events *ev, uint32_t kind, int dev,
 		       int port, int timeout_ms, struct npo_nl_port *out);
+/*
+ * Wait up to timeout_ms for an event of kind (any device); return how many
+ * came since the listener opened, and in *owned how many of them carried
+ * attributes that describe a process (owner, protection domain, job,
+ * wr_id).
+ */
+int npo_nl_wait_kind(struct npo_nl_events *ev, uint32_t kind, int timeout_ms,
+		     unsigned int *owned);
 /* A one-line description of the queued events, for test logs. */
 const char *npo_nl_events_dump(struct npo_nl_events *ev);
 

@@ -8,11 +8,13 @@
  * neighbour that keeps writing sees none of its writes land, and the
  * kernel's page poisoning sees no write into the freed memory.  And
  * removal waits for nothing unbounded: not a minute-long PRBS test, not a
- * pin of memory nobody pages in.  Then the device is bound again, as an
- * operator would.
+ * pin of memory nobody pages in; and a clock operation in flight touches
+ * nothing removal freed.  Then the device is bound again, as an operator
+ * would.
  *
  * Runs last: it takes the last device down and brings it back.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -25,6 +27,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/timex.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/npo.h>
@@ -563,6 +567,110 @@ TEST_F_TIMEOUT(teardown, removal_does_not_wait_for_a_pin, 120)
 	munmap(p.addr, p.len);
 	close(self->fd);
 	self->fd = -1;
+	bind_again(_metadata, self);
+}
+
+
+#define FD_TO_CLOCKID(fd)	((~(clockid_t)(fd) << 3) | 3)
+#define CLOCK_WRITERS		4
+
+/* Steps the device's PHC, by clock_settime and clock_adjtime in turn. */
+struct clock_writer {
+	int fd;
+	bool stop;		/* atomic */
+	long done;		/* calls that succeeded */
+	int last_err;		/* errno of the last call that failed */
+};
+
+static void *clock_writer_thread(void *arg)
+{
+	struct clock_writer *w = arg;
+	clockid_t clk = FD_TO_CLOCKID(w->fd);
+	long i;
+
+	for (i = 0; !__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE); i++) {
+		struct timex tx = {
+			.modes = ADJ_SETOFFSET | ADJ_NANO,
+			.time = { .tv_sec = 0, .tv_usec = 1000 },
+		};
+		struct timespec now;
+		int rc;
+
+		if (i & 1)
+			rc = clock_adjtime(clk, &tx) < 0 ? -1 : 0;
+		else
+			rc = clock_gettime(clk, &now) ||
+			     clock_settime(clk, &now) ? -1 : 0;
+		if (rc)
+			w->last_err = errno;
+		else
+			w->done++;
+	}
+	return NULL;
+}
+
+/* The PHC index of the PCI device at @addr, from sysfs, or -1. */
+static int phc_of(const char *addr)
+{
+	char path[128];
+	struct dirent *e;
+	int phc = -1;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/ptp", addr);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (sscanf(e->d_name, "ptp%d", &phc) == 1)
+			break;
+	closedir(d);
+	return phc;
+}
+
+/*
+ * Removal while processes step the device's clock: the PHC goes before
+ * the time sync service its operations reach into, so that none writes
+ * into the service's freed state (KASAN's verdict on the debug kernel,
+ * the runner's splat check everywhere).  Every writer then gets ENODEV.
+ */
+TEST_F_TIMEOUT(teardown, clock_writers_racing_removal_touch_nothing_freed, 120)
+{
+	struct clock_writer w[CLOCK_WRITERS] = { 0 };
+	struct unbind u = { .addr = self->addr };
+	pthread_t t[CLOCK_WRITERS], ut;
+	char path[32];
+	int phc, i;
+
+	phc = phc_of(self->addr);
+	if (phc < 0)
+		SKIP(return, "%s has no PHC", self->name);
+	snprintf(path, sizeof(path), "/dev/ptp%d", phc);
+	for (i = 0; i < CLOCK_WRITERS; i++) {
+		w[i].fd = open(path, O_RDWR);
+		ASSERT_GE(w[i].fd, 0) TH_LOG("%s: %s", path, strerror(errno));
+	}
+	NPO_TEST_SETUP_DONE();
+	for (i = 0; i < CLOCK_WRITERS; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, clock_writer_thread, &w[i]));
+	/* Every writer is under way before the removal starts. */
+	usleep(300000);
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, pthread_create(&ut, NULL, unbind_thread, &u));
+	EXPECT_TRUE(unbind_within(&u, 20)) TH_LOG("the unbind hung");
+	pthread_join(ut, NULL);
+	EXPECT_EQ(0, u.err);
+	/* Each writer's calls now fail: a few more rounds to see it. */
+	usleep(200000);
+	for (i = 0; i < CLOCK_WRITERS; i++) {
+		__atomic_store_n(&w[i].stop, true, __ATOMIC_RELEASE);
+		pthread_join(t[i], NULL);
+		close(w[i].fd);
+		EXPECT_LT(0, w[i].done);
+		EXPECT_EQ(ENODEV, w[i].last_err)
+			TH_LOG("writer %d: %s", i, strerror(w[i].last_err));
+	}
 	bind_again(_metadata, self);
 }
 

@@ -213,11 +213,16 @@ int npo_nl_dump(struct npo_nl *nl, uint8_t cmd, long dev, npo_nl_handler fn,
 
 int npo_nl_join_events(struct npo_nl *nl)
 {
+	/* Whole events where allowed (CAP_NET_ADMIN), else what all may see. */
 	int grp = genl_ctrl_resolve_grp(nl->sk, NPO_GENL_NAME,
-					NPO_GENL_MCGRP_EVENTS);
+					NPO_GENL_MCGRP_EVENTS_ADMIN);
 
-	if (grp < 0 || nl_socket_add_membership(nl->sk, grp))
-		return -ENOENT;
+	if (grp < 0 || nl_socket_add_membership(nl->sk, grp)) {
+		grp = genl_ctrl_resolve_grp(nl->sk, NPO_GENL_NAME,
+					    NPO_GENL_MCGRP_EVENTS);
+		if (grp < 0 || nl_socket_add_membership(nl->sk, grp))
+			return -ENOENT;
+	}
 	nl_socket_disable_seq_check(nl->sk);
 	return 0;
 }

@@ -47,9 +47,12 @@ int npo_nl_request(struct npo_nl *nl, struct nl_msg *msg, npo_nl_handler fn,
 /* Dump cmd for every device, or device dev only (dev >= 0). */
 int npo_nl_dump(struct npo_nl *nl, uint8_t cmd, long dev, npo_nl_handler fn,
 		void *arg);
-/* Join the events group and feed each event to fn until fn returns < 0. */
+/*
+ * Join the events group ("events-admin" with CAP_NET_ADMIN, else "events")
+ * and feed each event to fn until fn returns < 0.
+ */
 int npo_nl_listen(struct npo_nl *nl, npo_nl_handler fn, void *arg);
-/* Join the events group without waiting: for a caller that polls. */
+/* Join it without waiting: for a caller that polls. */
 int npo_nl_join_events(struct npo_nl *nl);
 /* Feed what the socket holds now to fn; 0 or a negative errno. */
 int npo_nl_receive_now(struct npo_nl *nl, npo_nl_handler fn, void *arg);

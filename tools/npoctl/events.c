@@ -37,9 +37,10 @@ static void refusal_print(struct nlattr **tb, const char *dev)
 		print_uint("peer_node", " from node %llu", peer);
 		print_uint("queue", " queue %llu", queue);
 	}
-	if (print_is_json())
+	/* Only CAP_NET_ADMIN sees the job and owner (uapi.rst). */
+	if (tb[NPO_ATTR_JOB] && print_is_json())
 		print_uint("job", "", get_u32(tb, NPO_ATTR_JOB, 0));
-	else
+	else if (tb[NPO_ATTR_JOB])
 		print_text(", job 0x%08x", get_u32(tb, NPO_ATTR_JOB, 0));
 	print_string("status", " (%s)", npo_status_str(
 		     get_u32(tb, NPO_ATTR_REFUSAL_STATUS, 0)));

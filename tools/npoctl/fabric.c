@@ -92,7 +92,8 @@ static void fabric_usage(FILE *to)
 		"Usage: npoctl fabric test [ duration MS ] [ no-prbs ] [ bytes N ]\n"
 		"                          [ slow-ratio R ] [ latency-ratio R ] [ min-efficiency E ]\n"
 		"       npoctl fabric merge [ slow-ratio R ] [ latency-ratio R ]\n"
-		"                           [ min-efficiency E ] REPORT.json...\n");
+		"                           [ min-efficiency E ] REPORT.json...\n"
+		"       npoctl fabric key { show | add | send | del } ...\n");
 }
 
 static double now_s(void)
@@ -1036,6 +1037,8 @@ int cmd_fabric(int argc, char **argv)
 		fabric_usage(argc ? stdout : stderr);
 		return argc ? NPOCTL_EXIT_OK : NPOCTL_EXIT_USAGE;
 	}
+	if (matches(argv[0], "key"))
+		return cmd_fabric_key(argc - 1, argv + 1);
 	test = matches(argv[0], "test");
 	merge = matches(argv[0], "merge");
 	for (i = 1; i < argc && (test || merge); i++) {

@@ -39,11 +39,19 @@ struct clock_health {
 	char reason[128];
 };
 
+/* The fabric key (FABRIC_KEY_GET, CAP_NET_ADMIN only: else not seen). */
+struct key_health {
+	bool seen;
+	unsigned int keys;
+	uint64_t rejected;
+};
+
 struct dev_health {
 	bool seen;
 	struct port_health port[MAX_PORTS];
 	unsigned int ports;
 	struct clock_health clock;
+	struct key_health key;
 	uint64_t fault_time_ns;		/* the last device event, 0 if none */
 	char fault[64];
 };
@@ -201,6 +209,22 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	return 0;
 }
 
+static int on_fkey(struct nlattr **tb, struct nlattr *attrs, int len,
+		   uint8_t cmd, void *arg)
+{
+	struct dev_health *d = dev_of(arg, tb);
+	struct nlattr *a;
+	int rem;
+
+	if (cmd != NPO_CMD_FABRIC_KEY_GET || !d)
+		return 0;
+	d->key.seen = true;
+	d->key.rejected = get_u64(tb, NPO_ATTR_FKEY_REJECTED);
+	nla_for_each_attr(a, attrs, len, rem)
+		d->key.keys += nla_type(a) == NPO_ATTR_FKEY;
+	return 0;
+}
+
 /* The last device event of each device: its fault and when. */
 static int on_kept(struct nlattr **tb, UNUSED struct nlattr *attrs,
 		   UNUSED int len, uint8_t cmd, void *arg)
@@ -311,6 +335,39 @@ static void print_item(const char *what, uint32_t v, const char *state,
 	print_close_object();
 }
 
+/*
+ * The fabric key's line: a device that refused messages is degraded (a
+ * neighbour without this fabric's key, or a forger); one without a key is
+ * said to be unauthenticated, loudly, but a lab or a single host works
+ * that way: it does not make the host unhealthy.  Returns the verdict
+ * that counts.
+ */
+static uint32_t print_key(const struct key_health *k)
+{
+	char reason[128];
+
+	if (!k->seen)
+		return NPO_HEALTH_OK;
+	if (!k->keys) {
+		print_item("fabric", NPO_HEALTH_DEGRADED, NULL,
+			   "unauthenticated: no fabric key, any peer may speak for the fabric (admin.rst, \"The fabric key\")",
+			   0, false);
+		return NPO_HEALTH_OK;
+	}
+	if (!k->rejected) {
+		if (print_is_json())
+			print_item("fabric", NPO_HEALTH_OK, NULL,
+				   "control messages signed and checked", 0,
+				   false);
+		return NPO_HEALTH_OK;
+	}
+	snprintf(reason, sizeof(reason),
+		 "%llu control messages refused: a neighbour without this fabric's key, or a forger (npoctl fabric key)",
+		 (unsigned long long)k->rejected);
+	print_item("fabric", NPO_HEALTH_DEGRADED, NULL, reason, 0, false);
+	return NPO_HEALTH_DEGRADED;
+}
+
 /* One device: its own line, then whatever is not ok (all of it in JSON). */
 static uint32_t print_device(const struct npo_device_attr *a,
 			     const struct dev_health *d)
@@ -358,6 +415,7 @@ static uint32_t print_device(const struct npo_device_attr *a,
 			print_item("clock", d->clock.verdict, NULL,
 				   d->clock.reason, 0, false);
 	}
+	worst = worse(worst, print_key(&d->key));
 	read_pcie_errors(a->name, &pcie);
 	print_pcie(&pcie);
 	print_close_array();
@@ -416,6 +474,12 @@ int cmd_health(int argc, char **argv)
 	if (!ret) {
 		ret = npo_nl_dump(&nl, NPO_CMD_EVENT_GET, only, on_kept, h);
 		if (ret == -EOPNOTSUPP)
+			ret = 0;
+	}
+	/* Keys are CAP_NET_ADMIN's to see; older drivers have none. */
+	if (!ret) {
+		ret = npo_nl_dump(&nl, NPO_CMD_FABRIC_KEY_GET, only, on_fkey, h);
+		if (ret == -EPERM || ret == -EOPNOTSUPP)
 			ret = 0;
 	}
 	if (ret) {

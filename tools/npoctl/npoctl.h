@@ -39,5 +39,6 @@ int cmd_clock(int argc, char **argv);
 int cmd_route(int argc, char **argv);
 int cmd_job(int argc, char **argv);
 int cmd_fabric(int argc, char **argv);
+int cmd_fabric_key(int argc, char **argv);
 
 #endif

@@ -67,9 +67,10 @@ void queue_print_error(struct nlattr **tb)
 	print_string("status", " %s", npo_status_str(
 		     get_u32(tb, NPO_ATTR_QUEUE_ERR_STATUS, 0)));
 	print_string("opcode", ": %s", op_name(op));
-	if (print_is_json())
+	/* Only CAP_NET_ADMIN sees another process's wr_id (uapi.rst). */
+	if (tb[NPO_ATTR_QUEUE_ERR_WR_ID] && print_is_json())
 		print_uint("wr_id", "", get_u64(tb, NPO_ATTR_QUEUE_ERR_WR_ID));
-	else
+	else if (tb[NPO_ATTR_QUEUE_ERR_WR_ID])
 		print_text(" wr_id 0x%llx", (unsigned long long)
 			   get_u64(tb, NPO_ATTR_QUEUE_ERR_WR_ID));
 	if (tb[NPO_ATTR_QUEUE_ERR_PEER_NODE])

@@ -3,8 +3,13 @@
  * NPO generic netlink family: link and lane diagnostics, link control and
  * link events.  See Documentation/uapi.rst, "Generic netlink".
  *
- * Family NPO_GENL_NAME, version NPO_GENL_VERSION; multicast group
- * NPO_GENL_MCGRP_EVENTS carries NPO_CMD_EVENT notifications.
+ * Family NPO_GENL_NAME, version NPO_GENL_VERSION; multicast groups
+ * NPO_GENL_MCGRP_EVENTS and NPO_GENL_MCGRP_EVENTS_ADMIN carry NPO_CMD_EVENT
+ * notifications: the first to any local user, without the attributes that
+ * describe other users' processes (NPO_ATTR_OWNER_PID, _COMM, _UID,
+ * NPO_ATTR_PD, NPO_ATTR_JOB, NPO_ATTR_THROTTLE_MS,
+ * NPO_ATTR_QUEUE_ERR_WR_ID); the second whole, joined with CAP_NET_ADMIN
+ * only (a kernel whose generic netlink cannot check that has no such group).
  *
  * Every enum is append-only.  A counter the device does not implement is
  * left out of a reply rather than reported as 0.
@@ -17,6 +22,7 @@
 #define NPO_GENL_NAME		"npo"
 #define NPO_GENL_VERSION	1
 #define NPO_GENL_MCGRP_EVENTS	"events"
+#define NPO_GENL_MCGRP_EVENTS_ADMIN	"events-admin"
 
 /**
  * enum npo_cmd - generic netlink commands
@@ -45,8 +51,10 @@
  * @NPO_CMD_CLOCK_GET: get one device's fabric clock (NPO_ATTR_DEV_INDEX)
  *	or dump every device's: NPO_ATTR_CLOCK_* attributes.
  * @NPO_CMD_EVENT_GET: dump each device's event history, oldest first: the
- *	events it sent on NPO_GENL_MCGRP_EVENTS, the last NPO_EVENT_HISTORY of
- *	them, whether anyone listened or not, with the same attributes.
+ *	events it sent, the last NPO_EVENT_HISTORY of them, whether anyone
+ *	listened or not, with the attributes NPO_GENL_MCGRP_EVENTS_ADMIN
+ *	carried for a requester with CAP_NET_ADMIN, NPO_GENL_MCGRP_EVENTS's
+ *	for any other.
  *	Optionally of one device (NPO_ATTR_DEV_INDEX) and only those after
  *	NPO_ATTR_EVENT_SEQ.
  * @NPO_CMD_CLOCK_SET: set a device's NPO_ATTR_CLOCK_PRIORITY, its
@@ -60,6 +68,17 @@
  *	module (NPO_ATTR_MODULE) and the last report its peer sent over the
  *	link (NPO_ATTR_PEER_DIAG), kept after the link went down (interface
  *	1.15).
+ * @NPO_CMD_FABRIC_KEY_SET: give a device a fabric key (NPO_ATTR_DEV_INDEX,
+ *	NPO_ATTR_FKEY_ID and NPO_ATTR_FKEY_SECRET), make one it holds the
+ *	key its control messages are signed with (NPO_ATTR_FKEY_SEND), or
+ *	both.  Needs CAP_NET_ADMIN.
+ * @NPO_CMD_FABRIC_KEY_DEL: forget a key (NPO_ATTR_DEV_INDEX,
+ *	NPO_ATTR_FKEY_ID); the one messages are signed with only if it is the
+ *	last.  Needs CAP_NET_ADMIN.
+ * @NPO_CMD_FABRIC_KEY_GET: dump each device's keys, optionally of one
+ *	device (NPO_ATTR_DEV_INDEX): NPO_ATTR_FKEY_REJECTED,
+ *	NPO_ATTR_FKEY_UNSIGNED and an NPO_ATTR_FKEY nest per key, never its
+ *	secret.  Needs CAP_NET_ADMIN.
  * @__NPO_CMD_MAX: one past the last command.
  * @NPO_CMD_MAX: the last command.
  */
@@ -79,6 +98,9 @@ enum npo_cmd {
 	NPO_CMD_EVENT_GET,
 	NPO_CMD_ROUTE_GET,
 	NPO_CMD_PORT_DIAG_GET,
+	NPO_CMD_FABRIC_KEY_SET,
+	NPO_CMD_FABRIC_KEY_DEL,
+	NPO_CMD_FABRIC_KEY_GET,
 
 	__NPO_CMD_MAX,
 	NPO_CMD_MAX = __NPO_CMD_MAX - 1
@@ -636,6 +658,23 @@ enum npo_refusal_side {
  * @NPO_ATTR_CLOCK_ERROR_LIMIT: u64, the error bound beyond which the
  *	clock is not to be trusted, ns (module parameter
  *	time_error_limit_ns).
+ * @NPO_ATTR_FKEY: nest, one fabric key a device holds, in
+ *	NPO_CMD_FABRIC_KEY_GET: NPO_ATTR_FKEY_ID, NPO_ATTR_FKEY_FINGERPRINT,
+ *	NPO_ATTR_FKEY_VERIFIED, and NPO_ATTR_FKEY_SEND if messages are signed
+ *	with it.
+ * @NPO_ATTR_FKEY_ID: u8, a fabric key's number, 1-255: the one every
+ *	host gives the same secret.
+ * @NPO_ATTR_FKEY_SECRET: binary, 16 to 64 bytes: the key itself.  Only
+ *	ever sent to the kernel.
+ * @NPO_ATTR_FKEY_SEND: flag: control messages are signed with this key.
+ * @NPO_ATTR_FKEY_FINGERPRINT: binary, 8 bytes: the start of the secret's
+ *	SHA-256, to tell keys apart.
+ * @NPO_ATTR_FKEY_VERIFIED: u64, messages this key authenticated.
+ * @NPO_ATTR_FKEY_REJECTED: u64, control messages the device refused:
+ *	unsigned while it holds keys, signed with a key it does not hold, or
+ *	with a MAC that does not match.
+ * @NPO_ATTR_FKEY_UNSIGNED: u64, control messages the device sent unsigned
+ *	for want of a key to sign with.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -793,6 +832,14 @@ enum npo_attr {
 	NPO_ATTR_CLOCK_HEALTH,
 	NPO_ATTR_CLOCK_HEALTH_REASON,
 	NPO_ATTR_CLOCK_ERROR_LIMIT,
+	NPO_ATTR_FKEY,
+	NPO_ATTR_FKEY_ID,
+	NPO_ATTR_FKEY_SECRET,
+	NPO_ATTR_FKEY_SEND,
+	NPO_ATTR_FKEY_FINGERPRINT,
+	NPO_ATTR_FKEY_VERIFIED,
+	NPO_ATTR_FKEY_REJECTED,
+	NPO_ATTR_FKEY_UNSIGNED,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1
