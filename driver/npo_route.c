@@ -318,17 +318,20 @@ static void npo_rt_forget(struct npo_routing *rt, struct npo_rt_lsa *lsa)
 }
 
 /*
- * A full table makes room by forgetting the origin no path reached that
- * was heard from longest ago: made-up origins are not linked to the
- * fabric (a link counts only when both its ends advertise it).
+ * A full table, or a port's full share, makes room by forgetting the
+ * origin no path reached that was heard from longest ago (of those learnt
+ * through port via, unless NPO_RT_VIA_SELF): made-up origins are not
+ * linked to the fabric, since a link counts only when both its ends
+ * advertise it.
  */
-static bool npo_rt_evict(struct npo_routing *rt)
+static bool npo_rt_evict(struct npo_routing *rt, unsigned int via)
 {
 	struct npo_rt_lsa *lsa, *victim = NULL;
 	unsigned long node;
 
 	xa_for_each(&rt->lsdb, node, lsa)
 		if (node != rt->self && !lsa->reached &&
+		    (via == NPO_RT_VIA_SELF || lsa->via == via) &&
 		    (!victim || time_before(lsa->heard, victim->heard)))
 			victim = lsa;
 	if (!victim)
@@ -351,12 +354,13 @@ static int npo_rt_store(struct npo_routing *rt, const struct npo_rt_lsa *lsa,
 	if (!kept) {
 		/* A flood of made-up origins never shuts out our own. */
 		if (lsa->node != rt->self && via != NPO_RT_VIA_SELF && active > 1 &&
-		    rt->learnt_via[via] >= NPO_RT_PORT_SHARE(NPO_ROUTE_MAX)) {
+		    rt->learnt_via[via] >= NPO_RT_PORT_SHARE(NPO_ROUTE_MAX) &&
+		    !npo_rt_evict(rt, via)) {
 			rt->share_refused++;
 			return -ENOSPC;
 		}
 		if (rt->nodes >= NPO_ROUTE_MAX && lsa->node != rt->self &&
-		    !npo_rt_evict(rt)) {
+		    !npo_rt_evict(rt, NPO_RT_VIA_SELF)) {
 			rt->full_refused++;
 			return -ENOSPC;
 		}
@@ -671,6 +675,7 @@ static void npo_rt_reroute_event(struct npo_dev *ndev,
 {
 	const struct npo_rt_route *first = NULL, *first_now = NULL;
 	unsigned int i, moved = 0, listed = 0;
+	bool say;
 	struct sk_buff *msg;
 	void *hdr;
 	int err;
@@ -689,11 +694,13 @@ static void npo_rt_reroute_event(struct npo_dev *ndev,
 	if (!moved)
 		return;
 	ndev->rt.reroutes++;
-	if (first_now)
+	/* A peer's link changes cause these: the events keep every one. */
+	say = __ratelimit(&ndev->rt.log);
+	if (say && first_now)
 		npo_info(ndev, "rerouted %u destinations: node %u now through port %u, %u hops (was port %u)\n",
 			 moved, first->node, first_now->port, first_now->hops,
 			 first->port);
-	else
+	else if (say)
 		npo_info(ndev, "rerouted %u destinations: node %u unreachable (was through port %u)\n",
 			 moved, first->node, first->port);
 	msg = npo_genl_event_new(NPO_EVENT_REROUTE, &hdr);
@@ -784,7 +791,7 @@ static void npo_rt_work(struct work_struct *work)
 /* A message refused by its fabric key: counted there, said here, briefly. */
 static void npo_rt_refused(struct npo_dev *ndev, unsigned int port, int err)
 {
-	if (__ratelimit(&ndev->rt.refusal_log))
+	if (__ratelimit(&ndev->rt.log))
 		npo_warn(ndev, "port %u: refused a link message from node %u: %s\n",
 			 port, npo_rt_next_node(ndev, port),
 			 err == -EPERM ? "unsigned, and this device holds a fabric key" :
@@ -839,7 +846,7 @@ static void npo_rt_rx_advert(struct npo_dev *ndev, unsigned int from,
 			rt->seq = seq;
 			rt->readvertise = true;
 			rt->self_claims++;
-			if (__ratelimit(&rt->refusal_log))
+			if (__ratelimit(&rt->log))
 				npo_info(ndev, "port %u: an advert in this node's name, newer than its own: from before a reload, or forged\n",
 					 from);
 		}
@@ -1078,7 +1085,7 @@ int npo_route_start(struct npo_dev *ndev)
 
 	mutex_init(&rt->lock);
 	xa_init(&rt->lsdb);
-	ratelimit_state_init(&rt->refusal_log, 10 * HZ, 5);
+	ratelimit_state_init(&rt->log, 10 * HZ, 5);
 	rt->self = ndev->node_id;
 	if (!npo_lmsg_supported(ndev))
 		return 0;

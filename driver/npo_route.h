@@ -50,7 +50,8 @@ struct npo_rt_route;
  *	an array of the device's ports.
  * @computed: jiffies of the last route computation, 0 before the first.
  * @computations: route computations since start.
- * @refusal_log: limits the log's lines about refused messages.
+ * @log: limits the log's lines a peer can cause (refused messages,
+ *	reroutes, claims in our name); events keep the full record.
  * @running: interrupts and port events may queue work; cleared under
  *	&npo_dev.link_lock.
  * @wq: runs @work and @rx_work, one at a time.
@@ -80,7 +81,7 @@ struct npo_routing {
 	unsigned int *learnt_via;
 	unsigned long computed;
 	u64 computations;
-	struct ratelimit_state refusal_log;
+	struct ratelimit_state log;
 	bool running;
 	struct workqueue_struct *wq;
 	struct delayed_work work;

@@ -695,8 +695,9 @@ static void npo_ts_become_gm(struct npo_dev *ndev)
 	struct npo_timesync *ts = &ndev->ts;
 
 	if (ts->role != NPO_CLOCK_ROLE_GRANDMASTER || ts->gm_prio != ts->prio) {
-		npo_info(ndev, "fabric time: grandmaster (priority %u)\n",
-			 ts->prio);
+		if (__ratelimit(&ts->log))
+			npo_info(ndev, "fabric time: grandmaster (priority %u)\n",
+				 ts->prio);
 		ts->changed = true;
 	}
 	ts->role = NPO_CLOCK_ROLE_GRANDMASTER;
@@ -723,8 +724,9 @@ static void npo_ts_follow(struct npo_dev *ndev, int port)
 		      ts->gm_node != tp->gm_node || ts->gm_prio != tp->gm_prio;
 
 	if (new_gm) {
-		npo_info(ndev, "fabric time: following grandmaster node %u through port %d, %u steps\n",
-			 tp->gm_node, port, tp->steps + 1);
+		if (__ratelimit(&ts->log))
+			npo_info(ndev, "fabric time: following grandmaster node %u through port %d, %u steps\n",
+				 tp->gm_node, port, tp->steps + 1);
 		/*
 		 * A clock already syntonised (held over, or a grandmaster
 		 * elected from holdover) keeps its rate and slews; one that
@@ -793,8 +795,9 @@ static void npo_ts_elect(struct npo_dev *ndev)
 				  ts->gm_node))) {
 		if (ts->state != NPO_CLOCK_HOLDOVER &&
 		    ts->state != NPO_CLOCK_UNLOCKED) {
-			npo_warn(ndev, "fabric time: grandmaster node %u lost, holding over\n",
-				 ts->gm_node);
+			if (__ratelimit(&ts->log))
+				npo_warn(ndev, "fabric time: grandmaster node %u lost, holding over\n",
+					 ts->gm_node);
 			ts->holdover_since = jiffies;
 			npo_ts_set_state(ndev, NPO_CLOCK_HOLDOVER);
 		}
@@ -1061,6 +1064,8 @@ int npo_timesync_start(struct npo_dev *ndev)
 	struct npo_timesync *ts = &ndev->ts;
 
 	mutex_init(&ts->lock);
+	/* What peers make it say: a peer alternating grandmasters, say. */
+	ratelimit_state_init(&ts->log, 10 * HZ, 5);
 	if (!ndev->ptp)
 		return 0;
 	ts->ports = kcalloc(ndev->num_ports, sizeof(*ts->ports), GFP_KERNEL);

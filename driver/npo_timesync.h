@@ -10,6 +10,7 @@
 #define _NPO_TIMESYNC_H
 
 #include <linux/mutex.h>
+#include <linux/ratelimit.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
@@ -170,6 +171,8 @@ struct npo_ts_port {
  * @answer_delay_us: test hook (debugfs, test devices): each SYNC is
  *	answered after a random wait of up to this long (at most 200 ms),
  *	as a busy host would; 0 normally.
+ * @log: limits the log's lines peers can cause (grandmaster changes,
+ *	holdover); events keep the full record.
  */
 struct npo_timesync {
 	struct workqueue_struct *wq;
@@ -209,6 +212,7 @@ struct npo_timesync {
 	u64 bound_at;
 	u32 bound_rate_ppb;
 	u32 answer_delay_us;
+	struct ratelimit_state log;
 };
 
 /* No bound on a clock's error: not measured yet. */

@@ -42,7 +42,8 @@ static uint32_t mbox_lmsg_send(NpoState *s)
         return MBOX_ERR_DMA;
     }
     npo_port_send(p, WIRE_LMSG, payload, len);
-    trace_npo_lmsg_send(s->node_id, port, len);
+    /* The first byte, the driver's type, as an analyser on the cable sees. */
+    trace_npo_lmsg_send(s->node_id, port, len, payload[0]);
     return MBOX_OK;
 }
 
@@ -95,7 +96,7 @@ void npo_lmsg_rx(NpoPort *p, const uint8_t *payload, uint16_t len)
     m->len = cpu_to_le16(len);
     memcpy(m->payload, payload, len);
     s->lmsg_rx_count++;
-    trace_npo_lmsg_recv(s->node_id, p->index, len);
+    trace_npo_lmsg_recv(s->node_id, p->index, len, payload[0]);
     npo_irq_update(s, R_IRQ_STATUS_LMSG_MASK);
 }
 

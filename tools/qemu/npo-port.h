@@ -184,6 +184,8 @@ uint32_t npo_port_regs_mbox(NpoState *s, uint32_t op);
 uint32_t npo_fault_apply(NpoState *s, unsigned int kind, unsigned int port,
                          unsigned int lane, uint32_t value);
 void npo_fault_add_properties(Object *obj);
+/* npo-inject.c */
+void npo_inject_add_properties(Object *obj);
 void npo_port_add_properties(Object *obj);
 
 /* npo-port.c: framing, transmit and receive */

@@ -159,6 +159,10 @@ struct NpoState {
     unsigned int lmsg_rx_head;
     unsigned int lmsg_rx_count;
     uint32_t lmsg_rx_drops;
+
+    /* test equipment on the cable (npo-inject.c) */
+    uint64_t inject_delivered;
+    uint64_t inject_refused;
     QTAILQ_ENTRY(NpoState) next;
 };
 

@@ -831,6 +831,7 @@ static void npo_instance_init(Object *obj)
     object_property_add_uint32_ptr(obj, "reset_count", &s->reset_count,
                                    OBJ_PROP_FLAG_READ);
     npo_fault_add_properties(obj);
+    npo_inject_add_properties(obj);
     npo_clock_add_properties(obj);
     npo_route_add_properties(obj);
     npo_port_add_properties(obj);

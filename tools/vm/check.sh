@@ -189,6 +189,7 @@ lanes=(
 	'*|hot-unplug|hot-unplug under load through QMP|hotplug-test.sh $k'
 	'*|surprise removal|a card falls off the bus under load|surprise-remove-test.sh $k'
 	"6.12|hostile rings|a hostile peer's shared-memory rings|hostile-ring-test.sh \$k"
+	"*|rogue peer|a hostile peer's routing adverts on a keyed fabric|rogue-peer-test.sh \$k"
 	'*|clock|fabric time measured from the host|clock-sync-test.sh $k'
 	'*|clock paths|link asymmetry, oscillator wander, late answers|clock-path-test.sh $k'
 	'*|two VMs|two VMs sharing a fabric|two-vm-test.sh $k'

@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""A hostile peer on the fabric, played through the model's test equipment.
+
+Usage: rogue-peer.py QMP_SOCKET CONTROL_SOCKET CONSOLE_LOG KEYFILE DEVICES
+
+The guest (guest/rogue.sh) runs a ring of DEVICES devices, device i port 0
+cabled to device i+1 port 1, node i+1, every device holding the fabric key
+in KEYFILE.  This script hands device 3's port 0 frames as if its peer had
+sent them (QOM "inject", Documentation/hardware.rst "Test equipment"),
+the way a host whose root loads its own driver could, asks the guest over
+its second serial line (CONTROL_SOCKET) what the fabric believes, reads
+the answers from the console (CONSOLE_LOG), and cuts links through QMP.
+Each attack is a TAP line named after it; exits 1 if any failed.
+"""
+import hashlib
+import hmac
+import json
+import os
+import socket
+import struct
+import sys
+import time
+
+ADVERT, SIGNED = 1, 0x80
+VICTIM_DEV, VICTIM_PORT = 3, 0  # the rogue is the far end of npo3/0
+CONVERGE_S = 15  # what the route test allows a fabric to settle
+
+
+class Qmp:
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.stream = self.sock.makefile("rw")
+        self._reply()
+        self.cmd("qmp_capabilities")
+
+    def _reply(self):
+        while True:
+            msg = json.loads(self.stream.readline())
+            if "event" not in msg:
+                return msg
+
+    def cmd(self, name, **args):
+        self.stream.write(json.dumps({"execute": name, "arguments": args}) + "\n")
+        self.stream.flush()
+        ans = self._reply()
+        if "error" in ans:
+            raise RuntimeError("%s: %s" % (name, ans["error"]["desc"]))
+        return ans.get("return")
+
+    def qom_set(self, dev, prop, value):
+        self.cmd("qom-set", path="/machine/peripheral/npo%d" % dev,
+                 property=prop, value=value)
+
+    def qom_get(self, dev, prop):
+        return self.cmd("qom-get", path="/machine/peripheral/npo%d" % dev,
+                        property=prop)
+
+
+class Guest:
+    """Requests over the second serial line, answers from the console."""
+
+    def __init__(self, ctl_path, log_path):
+        self.ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.ctl.connect(ctl_path)
+        self.log_path = log_path
+        self.seen = 0
+
+    def ask(self, request, timeout=120):
+        word = request.split()[0].upper()
+        self.ctl.sendall((request + "\n").encode())
+        end = time.monotonic() + timeout
+        lines = []
+        while time.monotonic() < end:
+            with open(self.log_path, errors="replace") as f:
+                text = f.read()
+            for line in text.splitlines()[self.seen:]:
+                self.seen += 1
+                line = line.strip()
+                if line.startswith(word + " ") or line == word:
+                    lines.append(line)
+                    if word != "COUNTERS":
+                        return line
+                if line == "COUNTERS-END" and word == "COUNTERS":
+                    return lines
+            time.sleep(0.1)
+        raise RuntimeError("no answer to %r within %d s" % (request, timeout))
+
+    def routes(self):
+        f = self.ask("routes").split()
+        return int(f[1]), {int(k): int(v) for k, v in (x.split(":") for x in f[2:])}
+
+    def counters(self):
+        out = {}
+        for line in self.ask("counters"):
+            f = line.split()
+            out[int(f[1])] = {k: int(v) for k, v in (x.split("=") for x in f[2:] if "=" in x and x.split("=")[1])}
+        return out
+
+
+def advert(origin, seq, links=(), key=None, key_id=1):
+    """A routing advert (hardware.rst, "Routing"), signed if key is given."""
+    body = struct.pack("<BBBBII", ADVERT | (SIGNED if key else 0), 1,
+                       len(links), 0, origin, seq)
+    for peer, port, peer_port in links:
+        body += struct.pack("<IBBBB", peer, port, peer_port, 5, 8)
+    if key is None:
+        return body
+    mac = hmac.new(key, b"L" + body, hashlib.sha256).digest()[:16]
+    return body + bytes([key_id, 0, 0, 0]) + mac
+
+
+def inject(qmp, msgs, batch=48, pause=0.06):
+    """Hand npo3/0 the messages, paced as a peer at line rate gets them in."""
+    for i in range(0, len(msgs), batch):
+        qmp.qom_set(VICTIM_DEV, "inject", ";".join(
+            "lmsg %d %s" % (VICTIM_PORT, m.hex()) for m in msgs[i:i + batch]))
+        time.sleep(pause)
+
+
+failed = 0
+
+
+def tap(ok, what, detail=""):
+    global failed
+    print("%s - %s%s" % ("ok" if ok else "not ok", what,
+                         (" (%s)" % detail) if detail else ""), flush=True)
+    failed |= not ok
+
+
+def main():
+    qmp_path, ctl_path, log_path, key_path, n = sys.argv[1:6]
+    n = int(n)
+    key = open(key_path, "rb").read()
+    wrong = os.urandom(len(key))
+    all_routes = n * (n - 1)
+    qmp = Qmp(qmp_path)
+    guest = Guest(ctl_path, log_path)
+    real = set(range(1, n + 1))
+
+    total, nodes = guest.routes()
+    tap(total == all_routes and set(nodes) == real,
+        "the ring of %d, keyed, reaches every node" % n, "%d routes" % total)
+
+    # Made-up origins without the key, and with a wrong one.
+    before = guest.counters()
+    inject(qmp, [advert(10000 + i, 1) for i in range(2500)] +
+           [advert(12500 + i, 1, key=wrong) for i in range(2500)])
+    time.sleep(2)
+    after = guest.counters()
+    total, nodes = guest.routes()
+    refused = after[VICTIM_DEV]["rejected"] - before[VICTIM_DEV]["rejected"]
+    tap(refused > 0 and all(after[d]["nodes"] == n for d in range(n)) and
+        total == all_routes and set(nodes) == real,
+        "forged_origins_without_the_key_are_refused_at_the_first_hop",
+        "%d refused at npo%d, nodes kept %s" % (
+            refused, VICTIM_DEV, [after[d]["nodes"] for d in range(n)]))
+    tap(all(after[d]["rejected"] == before[d]["rejected"]
+            for d in range(n) if d != VICTIM_DEV),
+        "forged_origins_without_the_key_go_no_further")
+
+    # A host holding the key invents 5,000 nodes and keeps them alive while
+    # a real node is cut off for 25 s; the node must come back as fast as
+    # on a clean fabric.
+    cut_dev, cut_node = 6, 7
+    forged = list(range(20000, 25000))
+    inject(qmp, [advert(o, 1, key=key) for o in forged])
+    time.sleep(2)
+    total, nodes = guest.routes()
+    tap(total == all_routes and set(nodes) == real,
+        "rogue_origins_with_the_key_move_no_real_route", "%d routes" % total)
+    qmp.qom_set(cut_dev, "fault", "cut 0 1")
+    qmp.qom_set(cut_dev, "fault", "cut 1 1")
+    t0 = time.monotonic()
+    seq = 2
+    while time.monotonic() - t0 < 25:
+        inject(qmp, [advert(o, seq, key=key) for o in forged], batch=64,
+               pause=0.02)
+        seq += 1
+    total, nodes = guest.routes()
+    tap(cut_node not in nodes, "a node cut off for 25 s leaves every table",
+        "routes to it: %d" % nodes.get(cut_node, 0))
+    counters = guest.counters()
+    qmp.qom_set(cut_dev, "fault", "cut 0 0")
+    qmp.qom_set(cut_dev, "fault", "cut 1 0")
+    t1 = time.monotonic()
+    ans = guest.ask("wait-routes %d %d" % (all_routes, CONVERGE_S + 30))
+    took = time.monotonic() - t1
+    tap(ans.startswith("WAIT-ROUTES ok") and took <= CONVERGE_S,
+        "rogue_origins_with_the_key_do_not_keep_a_returning_node_out",
+        "back in %.1f s; forged kept %s, evicted %s, refused %s" % (
+            took, [counters[d]["nodes"] for d in range(n)],
+            [counters[d]["evicted"] for d in range(n)],
+            [counters[d]["share_refused"] + counters[d]["full_refused"]
+             for d in range(n)]))
+
+    # A neighbour's advert through another port: npo3's neighbour on port 1
+    # is npo2 (node 3), not the rogue on port 0.
+    before = guest.counters()
+    inject(qmp, [advert(VICTIM_DEV, 1 << 30, key=key)])
+    time.sleep(1)
+    after = guest.counters()
+    total, nodes = guest.routes()
+    tap(after[VICTIM_DEV]["spoofed_refused"] > before[VICTIM_DEV]["spoofed_refused"] and
+        total == all_routes,
+        "spoofed_neighbour_advert_through_another_port_is_refused",
+        "%d routes" % total)
+
+    # A key holder forging a far node's advert: believed (the key says who
+    # may speak, not who is speaking), but the node sees it and outbids it
+    # at once; the routes to it come back within a second or two.
+    far = 7
+    before = guest.counters()
+    t1 = time.monotonic()
+    inject(qmp, [advert(far, 1 << 30, key=key)])
+    ans = guest.ask("wait-routes %d 10" % all_routes)
+    after = guest.counters()
+    tap(ans.startswith("WAIT-ROUTES ok") and
+        after[far - 1]["self_claims"] > before[far - 1]["self_claims"],
+        "forged_far_advert_is_outbid_by_its_node",
+        "routes whole again after %.1f s" % (time.monotonic() - t1))
+
+    # A flood of one origin's adverts: most dropped as too soon, and the
+    # routes computed at most every 50 ms.
+    before = guest.counters()
+    t1 = time.monotonic()
+    inject(qmp, [advert(31000, s, key=key) for s in range(1, 3001)],
+           batch=64, pause=0.01)
+    time.sleep(1)
+    spent = time.monotonic() - t1
+    after = guest.counters()
+    computed = after[VICTIM_DEV]["computations"] - before[VICTIM_DEV]["computations"]
+    tap(after[VICTIM_DEV]["too_soon"] > before[VICTIM_DEV]["too_soon"] and
+        computed <= spent / 0.05 + 5,
+        "advert_flood_costs_bounded_work",
+        "%d computations in %.1f s, %d too soon" % (
+            computed, spent,
+            after[VICTIM_DEV]["too_soon"] - before[VICTIM_DEV]["too_soon"]))
+
+    # A miswired port: nothing learnt through it, no advert sent out of it.
+    ans = guest.ask("miswire %d %d" % (VICTIM_DEV, VICTIM_PORT))
+    tap(ans == "MISWIRE ok", "the rogue's port is quarantined as miswired")
+    before = guest.counters()
+    mark = len(open(log_path, errors="replace").read().splitlines())
+    inject(qmp, [advert(40000 + i, 1, key=key) for i in range(200)])
+    time.sleep(7)  # past a refresh of every advert
+    after = guest.counters()
+    lines = open(log_path, errors="replace").read().splitlines()[mark:]
+    sent_out = sum("npo%d: port %d: link message" % (VICTIM_DEV + 1, VICTIM_PORT) in l and
+                   "sent, type 0x81" in l for l in lines)
+    sent_other = sum("npo%d: port %d: link message" % (VICTIM_DEV + 1, 1) in l and
+                     "sent, type 0x81" in l for l in lines)
+    tap(after[VICTIM_DEV]["miswired_refused"] > before[VICTIM_DEV]["miswired_refused"] and
+        after[VICTIM_DEV]["nodes"] == before[VICTIM_DEV]["nodes"],
+        "adverts_on_a_miswired_port_are_not_accepted",
+        "%d refused" % (after[VICTIM_DEV]["miswired_refused"] -
+                        before[VICTIM_DEV]["miswired_refused"]))
+    tap(sent_out == 0 and sent_other > 0,
+        "no_advert_goes_out_of_a_miswired_port",
+        "QEMU's trace: %d out of the miswired port, %d out of the other" % (
+            sent_out, sent_other))
+    guest.ask("unplan %d %d" % (VICTIM_DEV, VICTIM_PORT))
+    ans = guest.ask("wait-routes %d %d" % (all_routes, CONVERGE_S))
+    tap(ans.startswith("WAIT-ROUTES ok"), "the ring is whole again")
+    print("# inject: %s" % qmp.qom_get(VICTIM_DEV, "inject"), flush=True)
+    guest.ask("end")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
