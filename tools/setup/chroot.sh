@@ -46,11 +46,11 @@ chroot_mount() {
 # chroot_umount ROOT: everything mounted below ROOT, deepest first.
 chroot_umount() {
 	local root=$1 m
-	findmnt -rn -o TARGET | grep "^$root/" | sort -r |
+	# Nothing mounted is no failure, under set -e and pipefail too.
+	findmnt -rn -o TARGET | { grep "^$root/" || true; } | sort -r |
 		while read -r m; do
 			umount -l "$m"
 		done
-	return 0
 }
 
 # chroot_unmounted ROOT: true when nothing is mounted below ROOT, as it
