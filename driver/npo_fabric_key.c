@@ -213,7 +213,7 @@ int npo_fkey_verify(struct npo_dev *ndev, enum npo_fkey_ctx ctx, u8 *msg,
 		err = npo_fkey_any(fa) ? -EPERM : 0;
 		goto out;
 	}
-	if (*len <= sizeof(*t) + 1) {
+	if (*len < sizeof(*t) + 1) {
 		err = -EBADMSG;
 		goto out;
 	}
@@ -232,8 +232,10 @@ int npo_fkey_verify(struct npo_dev *ndev, enum npo_fkey_ctx ctx, u8 *msg,
 		*len = body;
 	}
 out:
-	if (err)
+	if (err) {
 		fa->rejected++;
+		fa->rejected_at = jiffies ?: 1;
+	}
 	mutex_unlock(&fa->lock);
 	memzero_explicit(mac, sizeof(mac));
 	return err;
@@ -446,8 +448,9 @@ static int npo_fkey_put_key(struct sk_buff *skb, const struct npo_fkey *k,
  * @cb: the dump.
  * @ndev: the device.
  *
- * One message per device: NPO_ATTR_FKEY_REJECTED, NPO_ATTR_FKEY_UNSIGNED
- * and an NPO_ATTR_FKEY nest per key (never the secret).
+ * One message per device: NPO_ATTR_FKEY_REJECTED (and how long ago the
+ * last, NPO_ATTR_FKEY_REJECTED_AGE_MS), NPO_ATTR_FKEY_UNSIGNED and an
+ * NPO_ATTR_FKEY nest per key (never the secret).
  *
  * Return: 0 once done, -EMSGSIZE when @skb is full.
  */
@@ -472,7 +475,11 @@ int npo_fkey_dump_dev(struct sk_buff *skb, struct netlink_callback *cb,
 	      nla_put_u64_64bit(skb, NPO_ATTR_FKEY_REJECTED, fa->rejected,
 				NPO_ATTR_PAD) ||
 	      nla_put_u64_64bit(skb, NPO_ATTR_FKEY_UNSIGNED, fa->unsigned_sent,
-				NPO_ATTR_PAD) ? -EMSGSIZE : 0;
+				NPO_ATTR_PAD) ||
+	      (fa->rejected_at &&
+	       nla_put_u64_64bit(skb, NPO_ATTR_FKEY_REJECTED_AGE_MS,
+				 jiffies_to_msecs(jiffies - fa->rejected_at),
+				 NPO_ATTR_PAD)) ? -EMSGSIZE : 0;
 	for (i = 0; !err && i < NPO_FKEY_MAX; i++)
 		if (fa->keys[i].id)
 			err = npo_fkey_put_key(skb, &fa->keys[i],

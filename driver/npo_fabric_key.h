@@ -73,6 +73,7 @@ struct npo_fkey {
  * @send_id: the key messages are signed with; 0 for none.
  * @rejected: messages refused: unsigned while keys are held, signed with
  *	a key not held, or with a MAC that does not match.
+ * @rejected_at: jiffies of the last refusal, 0 if none.
  * @unsigned_sent: messages sent unsigned, for want of a key.
  */
 struct npo_fabric_auth {
@@ -80,6 +81,7 @@ struct npo_fabric_auth {
 	struct npo_fkey keys[NPO_FKEY_MAX];
 	u8 send_id;
 	u64 rejected;
+	unsigned long rejected_at;
 	u64 unsigned_sent;
 };
 

@@ -801,14 +801,17 @@ static void npo_rt_refused(struct npo_dev *ndev, unsigned int port, int err)
 
 /*
  * A neighbour speaks for itself through its own cable only: an advert in
- * its name through another port is someone else's.
+ * its name through another port is someone else's.  Returns true if the
+ * advert may be believed; else *to has the ports that lead to the
+ * neighbour it names.
  */
 static bool npo_rt_origin_fits_port(struct npo_dev *ndev, u32 origin,
-				    unsigned int from)
+				    unsigned int from, unsigned long *to)
 {
 	bool neighbour = false, through_it = false;
 	unsigned int i;
 
+	*to = 0;
 	mutex_lock(&ndev->link_lock);
 	for (i = 0; i < ndev->num_ports; i++) {
 		const struct npo_port *p = &ndev->ports[i];
@@ -819,6 +822,7 @@ static bool npo_rt_origin_fits_port(struct npo_dev *ndev, u32 origin,
 			continue;
 		neighbour = true;
 		through_it |= i == from;
+		*to |= BIT(i);
 	}
 	mutex_unlock(&ndev->link_lock);
 	return !neighbour || through_it;
@@ -831,7 +835,7 @@ static void npo_rt_rx_advert(struct npo_dev *ndev, unsigned int from,
 	struct npo_routing *rt = &ndev->rt;
 	u32 origin = le32_to_cpu(a->origin), seq = le32_to_cpu(a->seq);
 	struct npo_rt_lsa *kept, lsa;
-	unsigned long active;
+	unsigned long active, to;
 
 	if (a->version != NPO_RT_ADVERT_VERSION || !origin ||
 	    a->nlinks > NPO_RT_MAX_LINKS ||
@@ -852,11 +856,25 @@ static void npo_rt_rx_advert(struct npo_dev *ndev, unsigned int from,
 		}
 		return;
 	}
-	if (!npo_rt_origin_fits_port(ndev, origin, from)) {
+	kept = xa_load(&rt->lsdb, origin);
+	if (!npo_rt_origin_fits_port(ndev, origin, from, &to)) {
 		rt->spoofed_refused++;
+		/*
+		 * Not believed, but the node it names hears what is said in
+		 * its name, and outbids it with a newer advert of its own,
+		 * which every device then believes.  Once a second at most.
+		 */
+		if (kept && npo_rt_newer(seq, kept->seq) &&
+		    time_after_eq(jiffies, kept->told + msecs_to_jiffies(NPO_RT_TELL_MS))) {
+			kept->told = jiffies;
+			lsa.node = origin;
+			lsa.seq = seq;
+			lsa.nlinks = a->nlinks;
+			memcpy(lsa.link, a->link, a->nlinks * sizeof(a->link[0]));
+			npo_rt_flood(ndev, &lsa, to);
+		}
 		return;
 	}
-	kept = xa_load(&rt->lsdb, origin);
 	if (kept && !npo_rt_newer(seq, kept->seq)) {
 		/* Its origin restarted its numbers: tell it ours, not too often. */
 		if (seq != kept->seq &&

@@ -44,7 +44,11 @@ struct key_health {
 	bool seen;
 	unsigned int keys;
 	uint64_t rejected;
+	bool recent;		/* a refusal within KEY_RECENT_MS */
 };
+
+/* Refusals this recent make the fabric line degraded; older are history. */
+#define KEY_RECENT_MS	60000
 
 struct dev_health {
 	bool seen;
@@ -220,6 +224,8 @@ static int on_fkey(struct nlattr **tb, struct nlattr *attrs, int len,
 		return 0;
 	d->key.seen = true;
 	d->key.rejected = get_u64(tb, NPO_ATTR_FKEY_REJECTED);
+	d->key.recent = tb[NPO_ATTR_FKEY_REJECTED_AGE_MS] &&
+			get_u64(tb, NPO_ATTR_FKEY_REJECTED_AGE_MS) < KEY_RECENT_MS;
 	nla_for_each_attr(a, attrs, len, rem)
 		d->key.keys += nla_type(a) == NPO_ATTR_FKEY;
 	return 0;
@@ -336,8 +342,10 @@ static void print_item(const char *what, uint32_t v, const char *state,
 }
 
 /*
- * The fabric key's line: a device that refused messages is degraded (a
- * neighbour without this fabric's key, or a forger); one without a key is
+ * The fabric key's line: a device that refused messages in the last
+ * minute is degraded (a neighbour without this fabric's key, or a
+ * forger; a refusal while the hosts were given the key one after the
+ * other is history after a minute); one without a key is
  * said to be unauthenticated, loudly, but a lab or a single host works
  * that way: it does not make the host unhealthy.  Returns the verdict
  * that counts.
@@ -354,7 +362,7 @@ static uint32_t print_key(const struct key_health *k)
 			   0, false);
 		return NPO_HEALTH_OK;
 	}
-	if (!k->rejected) {
+	if (!k->recent) {
 		if (print_is_json())
 			print_item("fabric", NPO_HEALTH_OK, NULL,
 				   "control messages signed and checked", 0,
@@ -362,7 +370,7 @@ static uint32_t print_key(const struct key_health *k)
 		return NPO_HEALTH_OK;
 	}
 	snprintf(reason, sizeof(reason),
-		 "%llu control messages refused: a neighbour without this fabric's key, or a forger (npoctl fabric key)",
+		 "control messages refused in the last minute (%llu in all): a neighbour without this fabric's key, or a forger (npoctl fabric key)",
 		 (unsigned long long)k->rejected);
 	print_item("fabric", NPO_HEALTH_DEGRADED, NULL, reason, 0, false);
 	return NPO_HEALTH_DEGRADED;

@@ -9,8 +9,9 @@ cabled to device i+1 port 1, node i+1, every device holding the fabric key
 in KEYFILE.  This script hands device 3's port 0 frames as if its peer had
 sent them (QOM "inject", Documentation/hardware.rst "Test equipment"),
 the way a host whose root loads its own driver could, asks the guest over
-its second serial line (CONTROL_SOCKET) what the fabric believes, reads
-the answers from the console (CONSOLE_LOG), and cuts links through QMP.
+its second serial line (CONTROL_SOCKET) what the fabric believes, and
+cuts links through QMP; QEMU's trace of the link messages each device
+sends is in the console's log (CONSOLE_LOG).
 Each attack is a TAP line named after it; exits 1 if any failed.
 """
 import hashlib
@@ -59,33 +60,44 @@ class Qmp:
 
 
 class Guest:
-    """Requests over the second serial line, answers from the console."""
+    """Requests and answers over the guest's second serial line."""
 
-    def __init__(self, ctl_path, log_path):
+    def __init__(self, ctl_path):
         self.ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.ctl.connect(ctl_path)
-        self.log_path = log_path
-        self.seen = 0
+        self.buf = b""
+
+    def _line(self, end):
+        while b"\n" not in self.buf:
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            self.ctl.settimeout(left)
+            try:
+                data = self.ctl.recv(65536)
+            except socket.timeout:
+                return None
+            if not data:
+                raise RuntimeError("the guest closed its serial line")
+            self.buf += data
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode(errors="replace").strip()
 
     def ask(self, request, timeout=120):
         word = request.split()[0].upper()
         self.ctl.sendall((request + "\n").encode())
         end = time.monotonic() + timeout
         lines = []
-        while time.monotonic() < end:
-            with open(self.log_path, errors="replace") as f:
-                text = f.read()
-            for line in text.splitlines()[self.seen:]:
-                self.seen += 1
-                line = line.strip()
-                if line.startswith(word + " ") or line == word:
-                    lines.append(line)
-                    if word != "COUNTERS":
-                        return line
-                if line == "COUNTERS-END" and word == "COUNTERS":
-                    return lines
-            time.sleep(0.1)
-        raise RuntimeError("no answer to %r within %d s" % (request, timeout))
+        while True:
+            line = self._line(end)
+            if line is None:
+                raise RuntimeError("no answer to %r within %d s" % (request, timeout))
+            if word == "COUNTERS" and line == "COUNTERS-END":
+                return lines
+            if line.startswith(word + " ") or line == word:
+                if word != "COUNTERS":
+                    return line
+                lines.append(line)
 
     def routes(self):
         f = self.ask("routes").split()
@@ -136,7 +148,7 @@ def main():
     wrong = os.urandom(len(key))
     all_routes = n * (n - 1)
     qmp = Qmp(qmp_path)
-    guest = Guest(ctl_path, log_path)
+    guest = Guest(ctl_path)
     real = set(range(1, n + 1))
 
     total, nodes = guest.routes()
@@ -163,9 +175,12 @@ def main():
     # A host holding the key invents 5,000 nodes and keeps them alive while
     # a real node is cut off for 25 s; the node must come back as fast as
     # on a clean fabric.
+    # Paced so that the devices take them in (a flood beyond what a port
+    # queues is dropped by the device, counted, and proves nothing here):
+    # past a port's share of the table, so that room must be made.
     cut_dev, cut_node = 6, 7
-    forged = list(range(20000, 25000))
-    inject(qmp, [advert(o, 1, key=key) for o in forged])
+    forged = list(range(20000, 24000))
+    inject(qmp, [advert(o, 1, key=key) for o in forged], batch=32, pause=0.12)
     time.sleep(2)
     total, nodes = guest.routes()
     tap(total == all_routes and set(nodes) == real,
@@ -175,13 +190,17 @@ def main():
     t0 = time.monotonic()
     seq = 2
     while time.monotonic() - t0 < 25:
-        inject(qmp, [advert(o, seq, key=key) for o in forged], batch=64,
-               pause=0.02)
+        inject(qmp, [advert(o, seq, key=key) for o in forged], batch=32,
+               pause=0.12)
         seq += 1
     total, nodes = guest.routes()
     tap(cut_node not in nodes, "a node cut off for 25 s leaves every table",
         "routes to it: %d" % nodes.get(cut_node, 0))
     counters = guest.counters()
+    share = 4096 * 3 // 4  # NPO_ROUTE_MAX's share one port may fill
+    tap(max(counters[d]["nodes"] for d in range(n)) >= share,
+        "the made-up nodes filled a port's share of a table",
+        "nodes kept %s" % [counters[d]["nodes"] for d in range(n)])
     qmp.qom_set(cut_dev, "fault", "cut 0 0")
     qmp.qom_set(cut_dev, "fault", "cut 1 0")
     t1 = time.monotonic()
@@ -251,8 +270,9 @@ def main():
                    "sent, type 0x81" in l for l in lines)
     sent_other = sum("npo%d: port %d: link message" % (VICTIM_DEV + 1, 1) in l and
                      "sent, type 0x81" in l for l in lines)
+    # Older made-up entries may age out meanwhile: none may come in.
     tap(after[VICTIM_DEV]["miswired_refused"] > before[VICTIM_DEV]["miswired_refused"] and
-        after[VICTIM_DEV]["nodes"] == before[VICTIM_DEV]["nodes"],
+        after[VICTIM_DEV]["nodes"] <= before[VICTIM_DEV]["nodes"],
         "adverts_on_a_miswired_port_are_not_accepted",
         "%d refused" % (after[VICTIM_DEV]["miswired_refused"] -
                         before[VICTIM_DEV]["miswired_refused"]))

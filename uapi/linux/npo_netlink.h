@@ -77,8 +77,8 @@
  *	last.  Needs CAP_NET_ADMIN.
  * @NPO_CMD_FABRIC_KEY_GET: dump each device's keys, optionally of one
  *	device (NPO_ATTR_DEV_INDEX): NPO_ATTR_FKEY_REJECTED,
- *	NPO_ATTR_FKEY_UNSIGNED and an NPO_ATTR_FKEY nest per key, never its
- *	secret.  Needs CAP_NET_ADMIN.
+ *	NPO_ATTR_FKEY_REJECTED_AGE_MS, NPO_ATTR_FKEY_UNSIGNED and an
+ *	NPO_ATTR_FKEY nest per key, never its secret.  Needs CAP_NET_ADMIN.
  * @__NPO_CMD_MAX: one past the last command.
  * @NPO_CMD_MAX: the last command.
  */
@@ -675,6 +675,8 @@ enum npo_refusal_side {
  *	with a MAC that does not match.
  * @NPO_ATTR_FKEY_UNSIGNED: u64, control messages the device sent unsigned
  *	for want of a key to sign with.
+ * @NPO_ATTR_FKEY_REJECTED_AGE_MS: u64, how long ago the device last
+ *	refused a control message, ms; absent if it never did.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -840,6 +842,7 @@ enum npo_attr {
 	NPO_ATTR_FKEY_VERIFIED,
 	NPO_ATTR_FKEY_REJECTED,
 	NPO_ATTR_FKEY_UNSIGNED,
+	NPO_ATTR_FKEY_REJECTED_AGE_MS,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

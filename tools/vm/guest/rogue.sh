@@ -3,9 +3,11 @@
 #
 # The guest side of rogue-peer-test.sh: a ring of devices with the fabric
 # key, and answers to the host, which plays a hostile peer through QMP and
-# asks over the second serial line (/dev/ttyS1) what the fabric now
-# believes.  Each request is one line; each answer one line on the
-# console, starting with the request's first word in capitals:
+# asks over the second serial line (/dev/ttyS1, raw: the console carries
+# kernel messages and QEMU's traces, which could split a line) what the
+# fabric now believes.  Each request is one line; each answer one line on
+# the same serial line, starting with the request's first word in
+# capitals:
 #
 #   routes             ROUTES TOTAL NODE:COUNT...  (routes to each node)
 #   wait-routes N S    WAIT-ROUTES ok|timeout SECONDS  (until TOTAL is N)
@@ -17,6 +19,8 @@
 # Usage: rogue.sh KEYFILE DEVICES
 key=$1
 n=$2
+# The kernel's lines stay in its log (the harness reads it for splats).
+dmesg -n 1
 /sbin/modprobe npo || { echo "GUEST-FAIL modprobe"; exit 1; }
 
 total_routes() { npoctl -j route | grep -o '"dest_node":' | wc -l; }
@@ -39,9 +43,11 @@ npoctl fabric key add 1 "$key" send || { echo "GUEST-FAIL key"; exit 1; }
 # Every advert signed: past one refresh, and the routes still whole.
 sleep 6
 r=$(wait_routes $all 60) || { echo "GUEST-FAIL routes with the key: $r"; exit 1; }
+stty -F /dev/ttyS1 raw -echo || { echo "GUEST-FAIL stty"; exit 1; }
+exec 3<>/dev/ttyS1
 echo "READY"
 
-while read -r cmd a b < /dev/ttyS1; do
+while read -r cmd a b <&3; do
 	case $cmd in
 	routes)
 		npoctl -j route | grep -o '"dest_node":[0-9]*' | cut -d: -f2 |
@@ -83,7 +89,7 @@ while read -r cmd a b < /dev/ttyS1; do
 	*)
 		echo "UNKNOWN $cmd"
 		;;
-	esac
+	esac >&3
 done
 echo "GUEST-FAIL the host's line closed"
 exit 1
