@@ -2,11 +2,10 @@
 /*
  * NPO fabric key: only hosts the operator provisioned speak for the fabric.
  *
- * Every device's control messages to its neighbours (link messages, which
- * carry routing adverts and link reports, and time sync messages) end
- * with a trailer: the number of the key they were signed with and the
- * first 16 bytes of an HMAC-SHA-256 over the kind of message and the
- * message itself (as OSPF's cryptographic authentication, RFC 5709, and
+ * Every device's link messages to its neighbours (routing adverts and link
+ * reports; time sync messages are not signed yet) end with a trailer: the number of the key they were signed with and the
+ * first 16 bytes of an HMAC-SHA-256 over the kind of message, the message
+ * and the trailer's key number (as OSPF's cryptographic authentication, RFC 5709, and
  * InfiniBand's M_Key do).  A device holding keys refuses anything unsigned,
  * signed with a key it does not hold, or whose MAC does not match; it
  * counts what it refused.  It holds up to four keys and signs with one of
@@ -111,11 +110,13 @@ bool npo_fkey_enabled(struct npo_dev *ndev)
 /*
  * The MAC of a message: the kind of message, then the message with
  * skip_len bytes from skip_off read as zeros (what the device writes in
- * as it sends: the departure stamp of a one-step time message).
+ * as it sends: the departure stamp of a one-step time message), then the
+ * trailer's key number and reserved bytes.
  */
 static int npo_fkey_mac(struct npo_fkey *k, enum npo_fkey_ctx ctx,
 			const u8 *msg, size_t len, size_t skip_off,
-			size_t skip_len, u8 mac[SHA256_DIGEST_SIZE])
+			size_t skip_len, const struct npo_fkey_trailer *t,
+			u8 mac[SHA256_DIGEST_SIZE])
 {
 	static const u8 zeros[16];
 	SHASH_DESC_ON_STACK(desc, k->tfm);
@@ -133,7 +134,9 @@ static int npo_fkey_mac(struct npo_fkey *k, enum npo_fkey_ctx ctx,
 		      crypto_shash_update(desc, msg + skip_off + skip_len,
 					  len - skip_off - skip_len);
 	if (!err)
-		err = crypto_shash_final(desc, mac);
+		err = crypto_shash_update(desc, &t->key_id,
+					  offsetof(struct npo_fkey_trailer, mac)) ?:
+		      crypto_shash_final(desc, mac);
 	shash_desc_zero(desc);
 	return err;
 }
@@ -149,6 +152,7 @@ static int npo_fkey_mac(struct npo_fkey *k, enum npo_fkey_ctx ctx,
  * @skip_off: where bytes the device fills in as it sends start.
  * @skip_len: how many (0: none), at most 16.
  *
+ * Context: process context; takes &npo_fabric_auth.lock.
  * Return: the length to send: @len if the device holds no key to sign
  * with; -EMSGSIZE if the trailer does not fit, or another negative errno.
  */
@@ -173,12 +177,11 @@ int npo_fkey_sign(struct npo_dev *ndev, enum npo_fkey_ctx ctx, u8 *msg,
 		return -EMSGSIZE;
 	}
 	msg[0] |= NPO_FKEY_SIGNED;
-	err = npo_fkey_mac(k, ctx, msg, len, skip_off, skip_len, mac);
-	if (!err) {
-		t = (struct npo_fkey_trailer *)(msg + len);
-		*t = (struct npo_fkey_trailer) { .key_id = k->id };
+	t = (struct npo_fkey_trailer *)(msg + len);
+	*t = (struct npo_fkey_trailer) { .key_id = k->id };
+	err = npo_fkey_mac(k, ctx, msg, len, skip_off, skip_len, t, mac);
+	if (!err)
 		memcpy(t->mac, mac, sizeof(t->mac));
-	}
 	mutex_unlock(&fa->lock);
 	memzero_explicit(mac, sizeof(mac));
 	return err ?: len + sizeof(*t);
@@ -193,10 +196,12 @@ int npo_fkey_sign(struct npo_dev *ndev, enum npo_fkey_ctx ctx, u8 *msg,
  * @skip_off: as for npo_fkey_sign().
  * @skip_len: as for npo_fkey_sign().
  *
+ * Context: process context; takes &npo_fabric_auth.lock.
  * Return: 0 if the message may be believed: signed with a key the device
  * holds, or unsigned on a device that holds none.  -EPERM if unsigned on
  * a device with keys, -ENOKEY if signed with a key it does not hold,
- * -EBADMSG if the MAC does not match or the trailer is malformed.
+ * -EBADMSG if the MAC does not match or the trailer is malformed
+ * (reserved bytes not zero, too short).
  */
 int npo_fkey_verify(struct npo_dev *ndev, enum npo_fkey_ctx ctx, u8 *msg,
 		    size_t *len, size_t skip_off, size_t skip_len)
@@ -218,12 +223,16 @@ int npo_fkey_verify(struct npo_dev *ndev, enum npo_fkey_ctx ctx, u8 *msg,
 		goto out;
 	}
 	t = (const struct npo_fkey_trailer *)(msg + body);
+	if (memchr_inv(t->rsvd, 0, sizeof(t->rsvd))) {
+		err = -EBADMSG;
+		goto out;
+	}
 	k = npo_fkey_find(fa, t->key_id);
 	if (!k) {
 		err = -ENOKEY;
 		goto out;
 	}
-	err = npo_fkey_mac(k, ctx, msg, body, skip_off, skip_len, mac);
+	err = npo_fkey_mac(k, ctx, msg, body, skip_off, skip_len, t, mac);
 	if (!err && crypto_memneq(mac, t->mac, sizeof(t->mac)))
 		err = -EBADMSG;
 	if (!err) {
@@ -253,7 +262,7 @@ static struct npo_dev *npo_fkey_target(struct genl_info *info)
 
 	if (GENL_REQ_ATTR_CHECK(info, NPO_ATTR_DEV_INDEX) ||
 	    GENL_REQ_ATTR_CHECK(info, NPO_ATTR_FKEY_ID))
-		return NULL;
+		return ERR_PTR(-EINVAL);
 	ndev = npo_dev_get(nla_get_u32(info->attrs[NPO_ATTR_DEV_INDEX]));
 	if (ndev) {
 		down_read(&ndev->remove_lock);
@@ -264,7 +273,7 @@ static struct npo_dev *npo_fkey_target(struct genl_info *info)
 	}
 	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NPO_ATTR_DEV_INDEX],
 			    "no such NPO device");
-	return NULL;
+	return ERR_PTR(-ENODEV);
 }
 
 static void npo_fkey_untarget(struct npo_dev *ndev)
@@ -313,14 +322,14 @@ int npo_fkey_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 	const struct nlattr *secret = info->attrs[NPO_ATTR_FKEY_SECRET];
 	bool send = nla_get_flag(info->attrs[NPO_ATTR_FKEY_SEND]);
 	struct npo_dev *ndev = npo_fkey_target(info);
+	struct npo_fkey *k, made = { };
 	struct npo_fabric_auth *fa;
-	struct npo_fkey *k;
 	bool was_on;
 	int err = 0;
 	u8 id;
 
-	if (!ndev)
-		return -ENODEV;
+	if (IS_ERR(ndev))
+		return PTR_ERR(ndev);
 	if (!secret && !send) {
 		NL_SET_ERR_MSG(info->extack, "nothing to set: give a secret, send, or both");
 		npo_fkey_untarget(ndev);
@@ -328,6 +337,17 @@ int npo_fkey_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	fa = &ndev->fkeys;
 	id = nla_get_u8(info->attrs[NPO_ATTR_FKEY_ID]);
+	/*
+	 * The key made before the lock is taken: the crypto API may load a
+	 * module, and every link message waits on the lock meanwhile.
+	 */
+	if (secret) {
+		err = npo_fkey_make(&made, id, nla_data(secret), nla_len(secret));
+		if (err) {
+			npo_fkey_untarget(ndev);
+			return err;
+		}
+	}
 	mutex_lock(&fa->lock);
 	was_on = npo_fkey_any(fa);
 	k = npo_fkey_find(fa, id);
@@ -342,8 +362,8 @@ int npo_fkey_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 				       "the device holds as many keys as it can: delete one");
 			err = -ENOSPC;
 		} else {
-			err = npo_fkey_make(k, id, nla_data(secret),
-					    nla_len(secret));
+			*k = made;
+			made.tfm = NULL;
 		}
 	} else if (!k) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[NPO_ATTR_FKEY_ID],
@@ -353,6 +373,9 @@ int npo_fkey_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!err && send)
 		fa->send_id = id;
 	mutex_unlock(&fa->lock);
+	/* Not taken (a number in use, no room): gone again. */
+	crypto_free_shash(made.tfm);
+	memzero_explicit(&made, sizeof(made));
 	if (!err)
 		npo_route_keys_changed(ndev);
 	if (!err && !was_on)
@@ -385,8 +408,8 @@ int npo_fkey_nl_del_doit(struct sk_buff *skb, struct genl_info *info)
 	int err = 0;
 	u8 id;
 
-	if (!ndev)
-		return -ENODEV;
+	if (IS_ERR(ndev))
+		return PTR_ERR(ndev);
 	fa = &ndev->fkeys;
 	id = nla_get_u8(info->attrs[NPO_ATTR_FKEY_ID]);
 	mutex_lock(&fa->lock);

@@ -286,9 +286,18 @@ void npo_health_stop_stuck(struct npo_dev *ndev)
 	 */
 	if (!pdev || pci_channel_offline(pdev))
 		return;
-	npo_err(ndev, "PCIe recovery still running: bus mastering off and a reset before a close frees memory\n");
-	pci_clear_master(pdev);
-	npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
+	/*
+	 * A restart under way (resume) stopped the device and revoked the
+	 * files' memory before it starts it again: leave it be.
+	 */
+	if (!mutex_trylock(&ndev->recover_lock))
+		return;
+	if (npo_state(ndev) == NPO_DEV_STATE_RESETTING) {
+		npo_err(ndev, "PCIe recovery still running: bus mastering off and a reset before a close frees memory\n");
+		pci_clear_master(pdev);
+		npo_wr32(ndev, NPO_REG_CONTROL, NPO_CONTROL_RESET);
+	}
+	mutex_unlock(&ndev->recover_lock);
 }
 
 /**

@@ -51,7 +51,10 @@ MODULE_PARM_DESC(route_hold_ms,
 #define NPO_RT_MIN_INTERVAL_MS	50
 #define NPO_RT_MIN_ARRIVAL_MS	40
 #define NPO_RT_SPF_HOLD_MS	50
-/* An old advert is answered with ours at most this often, per port. */
+/*
+ * An old advert is answered with ours, and an advert in a neighbour's
+ * name passed to it, at most this often per origin.
+ */
 #define NPO_RT_TELL_MS		1000
 /*
  * Origins first learnt through one port may fill at most this share of
@@ -115,6 +118,10 @@ struct npo_rt_advert {
  * @heard: jiffies when it, a newer one than the last, arrived.
  * @told: jiffies when it was last sent back to a port that had an older
  *	one, so that a replayed advert is not answered at line rate.
+ * @relayed: jiffies when an advert in its name was last passed to it.
+ * @flooded: jiffies when it was last passed on.
+ * @pending_from: 1 + the port a newer one came in through too soon after
+ *	the last to be passed on yet; 0 if none waits.
  * @via: the port its origin was first learnt through, for the share.
  * @reached: the last computation found a path to its origin.
  * @nlinks: entries in @link.
@@ -125,6 +132,9 @@ struct npo_rt_lsa {
 	u32 seq;
 	unsigned long heard;
 	unsigned long told;
+	unsigned long relayed;
+	unsigned long flooded;
+	u8 pending_from;
 	u8 via;
 	bool reached;
 	u8 nlinks;
@@ -169,7 +179,8 @@ bool npo_lmsg_supported(struct npo_dev *ndev)
  * The message is signed with the fabric key, if the device holds one.
  *
  * Context: process context; takes &npo_dev.cmd_lock.
- * Return: 0, or the mailbox's error.
+ * Return: 0, -EMSGSIZE for a message too long to sign, the crypto API's
+ * error, or the mailbox's.
  */
 int npo_lmsg_send(struct npo_dev *ndev, unsigned int port, const void *msg,
 		  size_t len)
@@ -376,7 +387,11 @@ static int npo_rt_store(struct npo_routing *rt, const struct npo_rt_lsa *lsa,
 			rt->learnt_via[via]++;
 		*kept = *lsa;
 		kept->via = via;
-		kept->told = 0;
+		/* Long ago, whatever jiffies started at. */
+		kept->told = jiffies - msecs_to_jiffies(NPO_RT_TELL_MS);
+		kept->relayed = kept->told;
+		kept->flooded = jiffies - msecs_to_jiffies(NPO_RT_MIN_ARRIVAL_MS);
+		kept->pending_from = 0;
 		/* Unknown until routes are computed: not the first to go. */
 		kept->reached = true;
 	} else {
@@ -429,6 +444,33 @@ static void npo_rt_age(struct npo_dev *ndev)
 			continue;
 		npo_rt_forget(rt, lsa);
 	}
+}
+
+/* Adverts kept too soon after the last of their origin: pass them on now. */
+static void npo_rt_flood_pending(struct npo_dev *ndev)
+{
+	struct npo_routing *rt = &ndev->rt;
+	unsigned long node, active = 0;
+	struct npo_rt_lsa *lsa;
+	bool left = false;
+
+	if (!rt->pending)
+		return;
+	xa_for_each(&rt->lsdb, node, lsa) {
+		if (!lsa->pending_from)
+			continue;
+		if (time_before(jiffies, lsa->flooded +
+				msecs_to_jiffies(NPO_RT_MIN_ARRIVAL_MS))) {
+			left = true;
+			continue;
+		}
+		if (!active)
+			active = npo_rt_active_ports(ndev);
+		lsa->flooded = jiffies;
+		npo_rt_flood(ndev, lsa, active & ~BIT(lsa->pending_from - 1));
+		lsa->pending_from = 0;
+	}
+	rt->pending = left;
 }
 
 /* --- shortest paths ---------------------------------------------------------- */
@@ -775,13 +817,15 @@ static void npo_rt_work(struct work_struct *work)
 		force = rt->readvertise;
 		rt->readvertise = false;
 		npo_rt_advertise(ndev, force);
+		npo_rt_flood_pending(ndev);
 		npo_rt_age(ndev);
 		npo_rt_update(ndev);
 		mutex_unlock(&rt->lock);
 	}
 	if (READ_ONCE(rt->running))
 		queue_delayed_work(rt->wq, &rt->work,
-				   msecs_to_jiffies(rt->dirty || rt->readvertise ?
+				   msecs_to_jiffies(rt->dirty || rt->readvertise ||
+						    rt->pending ?
 						    NPO_RT_SPF_HOLD_MS :
 						    NPO_RT_REFRESH_MS / 5));
 }
@@ -801,24 +845,31 @@ static void npo_rt_refused(struct npo_dev *ndev, unsigned int port, int err)
 
 /*
  * A neighbour speaks for itself through its own cable only: an advert in
- * its name through another port is someone else's.  Returns true if the
- * advert may be believed; else *to has the ports that lead to the
- * neighbour it names.
+ * its name through another port is someone else's.  A neighbour is a
+ * node whose own advert, as kept, lists its link to this port: what the
+ * far end of a cable says of itself in training is not signed, and a
+ * cable peer claiming another node's id must not get that node's adverts
+ * refused.  Returns true if the advert may be believed; else *to has the
+ * ports that lead to the neighbour it names.
  */
-static bool npo_rt_origin_fits_port(struct npo_dev *ndev, u32 origin,
+static bool npo_rt_origin_fits_port(struct npo_dev *ndev,
+				    const struct npo_rt_lsa *kept, u32 origin,
 				    unsigned int from, unsigned long *to)
 {
 	bool neighbour = false, through_it = false;
 	unsigned int i;
 
 	*to = 0;
+	if (!kept)
+		return true;
 	mutex_lock(&ndev->link_lock);
 	for (i = 0; i < ndev->num_ports; i++) {
 		const struct npo_port *p = &ndev->ports[i];
 
 		if (FIELD_GET(NPO_PST_STATE, p->status) != NPO_HW_PORT_ACTIVE ||
 		    !p->peer_valid || p->peer_node != origin ||
-		    npo_port_miswired(p))
+		    npo_port_miswired(p) ||
+		    !npo_rt_has_link(kept, ndev->node_id, p->peer_port, i))
 			continue;
 		neighbour = true;
 		through_it |= i == from;
@@ -836,6 +887,7 @@ static void npo_rt_rx_advert(struct npo_dev *ndev, unsigned int from,
 	u32 origin = le32_to_cpu(a->origin), seq = le32_to_cpu(a->seq);
 	struct npo_rt_lsa *kept, lsa;
 	unsigned long active, to;
+	bool soon;
 
 	if (a->version != NPO_RT_ADVERT_VERSION || !origin ||
 	    a->nlinks > NPO_RT_MAX_LINKS ||
@@ -857,16 +909,19 @@ static void npo_rt_rx_advert(struct npo_dev *ndev, unsigned int from,
 		return;
 	}
 	kept = xa_load(&rt->lsdb, origin);
-	if (!npo_rt_origin_fits_port(ndev, origin, from, &to)) {
+	if (!npo_rt_origin_fits_port(ndev, kept, origin, from, &to)) {
+		/* Copies of its adverts that came round the other way: no news. */
+		if (!npo_rt_newer(seq, kept->seq))
+			return;
 		rt->spoofed_refused++;
 		/*
 		 * Not believed, but the node it names hears what is said in
 		 * its name, and outbids it with a newer advert of its own,
 		 * which every device then believes.  Once a second at most.
 		 */
-		if (kept && npo_rt_newer(seq, kept->seq) &&
-		    time_after_eq(jiffies, kept->told + msecs_to_jiffies(NPO_RT_TELL_MS))) {
-			kept->told = jiffies;
+		if (time_after_eq(jiffies, kept->relayed +
+				  msecs_to_jiffies(NPO_RT_TELL_MS))) {
+			kept->relayed = jiffies;
 			lsa.node = origin;
 			lsa.seq = seq;
 			lsa.nlinks = a->nlinks;
@@ -884,19 +939,31 @@ static void npo_rt_rx_advert(struct npo_dev *ndev, unsigned int from,
 		}
 		return;
 	}
-	if (kept && time_before(jiffies, kept->heard +
-				msecs_to_jiffies(NPO_RT_MIN_ARRIVAL_MS))) {
-		rt->too_soon++;
-		return;
-	}
 	lsa.node = origin;
 	lsa.seq = seq;
 	lsa.nlinks = a->nlinks;
 	memcpy(lsa.link, a->link, a->nlinks * sizeof(a->link[0]));
 	active = npo_rt_active_ports(ndev);
+	/*
+	 * Sooner after the last passed on than an origin advertises: kept,
+	 * as the newest, but passed on only when the interval is over
+	 * (npo_rt_flood_pending()): a peer flooding adverts of one origin
+	 * costs one flood per interval (and routes are computed at most once
+	 * per SPF hold), and nothing is lost.
+	 */
+	soon = kept && time_before(jiffies, kept->flooded +
+				   msecs_to_jiffies(NPO_RT_MIN_ARRIVAL_MS));
 	if (npo_rt_store(rt, &lsa, from, hweight_long(active)))
 		return;
-	npo_rt_flood(ndev, &lsa, active & ~BIT(from));
+	kept = xa_load(&rt->lsdb, origin);
+	if (soon) {
+		kept->pending_from = from + 1;
+		rt->too_soon++;
+		rt->pending = true;
+		return;
+	}
+	kept->flooded = jiffies;
+	npo_rt_flood(ndev, kept, active & ~BIT(from));
 }
 
 static void npo_rt_rx_work(struct work_struct *work)
@@ -1150,6 +1217,8 @@ void npo_route_stop(struct npo_dev *ndev)
 	cancel_delayed_work_sync(&rt->work);
 	destroy_workqueue(rt->wq);
 	rt->wq = NULL;
+	/* Under the lock: shutdown leaves debugfs, whose reader takes it. */
+	mutex_lock(&rt->lock);
 	xa_for_each(&rt->lsdb, node, lsa)
 		kfree(lsa);
 	xa_destroy(&rt->lsdb);
@@ -1159,4 +1228,5 @@ void npo_route_stop(struct npo_dev *ndev)
 	rt->entries = 0;
 	kfree(rt->learnt_via);
 	rt->learnt_via = NULL;
+	mutex_unlock(&rt->lock);
 }

@@ -40,8 +40,9 @@ struct npo_rt_route;
  * @reroutes: REROUTE events sent.
  * @miswired_refused: adverts that came in through a miswired port.
  * @spoofed_refused: adverts in a neighbour's name through another port.
- * @too_soon: adverts newer than the one kept but sooner after it than an
- *	origin may advertise.
+ * @too_soon: adverts newer than the one kept but sooner after the last
+ *	passed on than an origin may advertise: kept, passed on later.
+ * @pending: some of those wait to be passed on.
  * @self_claims: adverts in this node's name newer than its own.
  * @share_refused: new origins refused: their port's share was full.
  * @full_refused: new origins refused: the table was full of reached ones.
@@ -74,6 +75,7 @@ struct npo_routing {
 	u64 miswired_refused;
 	u64 spoofed_refused;
 	u64 too_soon;
+	bool pending;
 	u64 self_claims;
 	u64 share_refused;
 	u64 full_refused;

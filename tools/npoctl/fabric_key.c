@@ -227,8 +227,10 @@ int cmd_fabric_key(int argc, char **argv)
 		goto usage;
 	if (add) {
 		len = read_secret(argv[2], secret);
-		if (len < 0)
+		if (len < 0) {
+			explicit_bzero(secret, sizeof(secret));
 			return NPOCTL_EXIT_USAGE;
+		}
 	}
 	ret = npoctl_nl_open(&nl);
 	if (ret)
@@ -249,7 +251,7 @@ report:
 	ret = npo_nl_report(&nl, err, "fabric key");
 	npo_nl_close(&nl);
 out:
-	/* The secret leaves no copy behind in this process. */
+	/* Our copy of the secret goes (libnl's message buffer is freed as is). */
 	explicit_bzero(secret, sizeof(secret));
 	return ret;
 usage:

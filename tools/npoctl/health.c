@@ -352,7 +352,7 @@ static void print_item(const char *what, uint32_t v, const char *state,
  */
 static uint32_t print_key(const struct key_health *k)
 {
-	char reason[128];
+	char reason[192];
 
 	if (!k->seen)
 		return NPO_HEALTH_OK;
