@@ -203,7 +203,8 @@ static int npo_fw_reporter_recover(struct devlink_health_reporter *reporter,
 	 * the platform gave up on, but a new probe.
 	 */
 	if (READ_ONCE(ndev->gone)) {
-		NL_SET_ERR_MSG_MOD(extack, "the device left the bus or its PCIe link failed for good");
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the device left the bus or its PCIe link failed for good");
 		return -ENODEV;
 	}
 	err = npo_health_restart(ndev);
