@@ -9,7 +9,9 @@
  * Several, separated by ';', are delivered in order by one set, as fast
  * as the port takes them: what the device's queues do not hold is dropped
  * and counted as for a peer sending at line rate.  Reading it gives how
- * many were delivered and how many refused (no link, a bad message).
+ * many were delivered and how many refused (no link, a bad message), and
+ * how many link messages the device holds and has dropped, so that a
+ * test can wait for room instead.
  * hardware.rst, "Test equipment", describes it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -98,8 +100,11 @@ static char *npo_get_inject(Object *obj, Error **errp)
 {
     NpoState *s = NPO(obj);
 
-    return g_strdup_printf("delivered %" PRIu64 " refused %" PRIu64,
-                           s->inject_delivered, s->inject_refused);
+    /* What the device still holds: a patient peer waits for room. */
+    return g_strdup_printf("delivered %" PRIu64 " refused %" PRIu64
+                           " queued %u dropped %" PRIu32,
+                           s->inject_delivered, s->inject_refused,
+                           s->lmsg_rx_count, s->lmsg_rx_drops);
 }
 
 void npo_inject_add_properties(Object *obj)
