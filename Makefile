@@ -476,7 +476,8 @@ check-mutations: deps
 # Every target above, from a freshly debootstrapped Debian 12 that has
 # never seen the project (tools/setup/fresh-root-test.sh): what a new
 # machine needs is installed by the targets themselves.  FRESH_ROOT_FLAGS:
-# --quick (make check until its VM lanes), --whole-debug, --commit REV.
+# --quick (make check until its VM lanes), --whole-debug, --commit REV,
+# --again TARGET (only that, whole, in the root an earlier run left).
 check-fresh-root:
 	@bash tools/setup/fresh-root-test.sh $(FRESH_ROOT_FLAGS) $(BUILD)/fresh-root
 

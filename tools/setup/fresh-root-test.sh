@@ -31,7 +31,12 @@
 # verdicts OUT_DIR/results.txt.  Needs root and about 60 GiB with
 # --whole-debug.
 #
-# Usage: fresh-root-test.sh [--quick] [--whole-debug] [--commit REV] [OUT_DIR]
+# With --again TARGET (repeatable), the root an earlier run left is used
+# as it is: the clone moves to the commit and only those targets run,
+# whole (after a fix, say, without three hours of set-up again).
+#
+# Usage: fresh-root-test.sh [--quick] [--whole-debug] [--commit REV]
+#                           [--again TARGET]... [OUT_DIR]
 set -uo pipefail
 
 here=$(dirname "$(realpath "$0")")
@@ -39,13 +44,14 @@ top=$(realpath "$here/../..")
 . "$here/apt.sh"
 . "$here/chroot.sh"
 
-quick='' whole_debug='' rev=HEAD
+quick='' whole_debug='' rev=HEAD again=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
 	--whole-debug) whole_debug=1 ;;
 	--commit) rev=$2; shift ;;
-	-*) echo "usage: fresh-root-test.sh [--quick] [--whole-debug] [--commit REV] [OUT_DIR]" >&2; exit 2 ;;
+	--again) again+=("$2"); shift ;;
+	-*) echo "usage: fresh-root-test.sh [--quick] [--whole-debug] [--commit REV] [--again TARGET]... [OUT_DIR]" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
@@ -88,20 +94,6 @@ trap cleanup EXIT
 
 cleanup
 chroot_unmounted "$root" || { echo "fresh-root: $root still has mounts" >&2; exit 1; }
-rm -rf --one-file-system "$root"
-mkdir -p "$out" "$out.cache"
-rm -f "$out"/*.log "$out/results.txt"
-
-mirror=$(debian_mirror)
-echo "fresh-root: debootstrap bookworm (minbase) from $mirror into $root"
-debootstrap --variant=minbase --cache-dir="$out.cache" bookworm "$root" "$mirror" \
-	>"$out/debootstrap.log" 2>&1 ||
-	{ tail -n 30 "$out/debootstrap.log" >&2; exit 1; }
-chroot_copy_apt "$root"
-chroot_mount "$root"
-# The commit under test, read-only, for git clone to fetch from.
-mkdir -p "$root/mnt/origin"
-mount --bind -o ro "$top" "$root/mnt/origin"
 
 in_root() {	# in_root COMMAND: a login-like shell in the root
 	chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
@@ -114,14 +106,48 @@ verdict() {	# verdict TARGET ok|"not ok" SECONDS REASON
 	printf '%s - %s (%ss): %s\n' "$2" "$1" "$3" "$4" | tee -a "$results"
 }
 
-# The README's first step on a fresh machine, then the clone.
-echo "fresh-root: apt-get install make git; git clone; checkout ${commit:0:12}"
-in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq make git >/dev/null &&
-	git config --global --add safe.directory '*' &&
-	git clone -q /mnt/origin /root/npo && cd /root/npo && git checkout -q $commit" \
-	>"$out/setup.log" 2>&1 ||
-	{ cat "$out/setup.log" >&2; exit 1; }
-umount "$root/mnt/origin"
+# The clone, moved to the commit: from the origin, bound read-only.
+fetch_commit() {
+	mkdir -p "$root/mnt/origin"
+	mount --bind -o ro "$top" "$root/mnt/origin"
+	in_root "cd /root/npo && git fetch -q /mnt/origin && git checkout -q $commit" \
+		>>"$out/setup.log" 2>&1
+	local rc=$?
+	umount "$root/mnt/origin"
+	return $rc
+}
+
+if [ ${#again[@]} -gt 0 ]; then
+	[ -d "$root/root/npo/.git" ] ||
+		{ echo "fresh-root: --again needs the root of an earlier run in $root" >&2; exit 2; }
+	chroot_mount "$root"
+	echo "fresh-root: again in $root, at ${commit:0:12}: ${again[*]}"
+	fetch_commit || { cat "$out/setup.log" >&2; exit 1; }
+else
+	rm -rf --one-file-system "$root"
+	mkdir -p "$out" "$out.cache"
+	rm -f "$out"/*.log "$results"
+
+	mirror=$(debian_mirror)
+	echo "fresh-root: debootstrap bookworm (minbase) from $mirror into $root"
+	debootstrap --variant=minbase --cache-dir="$out.cache" bookworm "$root" "$mirror" \
+		>"$out/debootstrap.log" 2>&1 ||
+		{ tail -n 30 "$out/debootstrap.log" >&2; exit 1; }
+	chroot_copy_apt "$root"
+	chroot_mount "$root"
+	# The commit under test, read-only, for git clone to fetch from.
+	mkdir -p "$root/mnt/origin"
+	mount --bind -o ro "$top" "$root/mnt/origin"
+
+	# The README's first step on a fresh machine, then the clone.
+	echo "fresh-root: apt-get install make git; git clone; checkout ${commit:0:12}"
+	in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq make git >/dev/null &&
+		git config --global --add safe.directory '*' &&
+		git clone -q /mnt/origin /root/npo && cd /root/npo && git checkout -q $commit" \
+		>"$out/setup.log" 2>&1 ||
+		{ cat "$out/setup.log" >&2; exit 1; }
+	umount "$root/mnt/origin"
+fi
 
 # run_target TARGET [UNTIL]: make TARGET in the root, whole or until a
 # line matching the extended regex UNTIL.
@@ -167,6 +193,15 @@ run_target() {
 		failed=1
 	fi
 }
+
+if [ ${#again[@]} -gt 0 ]; then
+	for t in "${again[@]}"; do
+		run_target "$t"
+	done
+	cleanup
+	echo "fresh-root: commit ${commit:0:12}, verdicts in $results"
+	exit $failed
+fi
 
 run_target deb
 run_target demo
