@@ -843,6 +843,16 @@ static void npo_rt_refused(struct npo_dev *ndev, unsigned int port, int err)
 			 "its MAC does not match");
 }
 
+/* An advert as kept, from one checked on the wire. */
+static void npo_rt_lsa_from(const struct npo_rt_advert *a,
+			    struct npo_rt_lsa *lsa)
+{
+	lsa->node = le32_to_cpu(a->origin);
+	lsa->seq = le32_to_cpu(a->seq);
+	lsa->nlinks = a->nlinks;
+	memcpy(lsa->link, a->link, a->nlinks * sizeof(a->link[0]));
+}
+
 /*
  * A neighbour speaks for itself through its own cable only: an advert in
  * its name through another port is someone else's.  A neighbour is a
@@ -922,10 +932,7 @@ static void npo_rt_rx_advert(struct npo_dev *ndev, unsigned int from,
 		if (time_after_eq(jiffies, kept->relayed +
 				  msecs_to_jiffies(NPO_RT_TELL_MS))) {
 			kept->relayed = jiffies;
-			lsa.node = origin;
-			lsa.seq = seq;
-			lsa.nlinks = a->nlinks;
-			memcpy(lsa.link, a->link, a->nlinks * sizeof(a->link[0]));
+			npo_rt_lsa_from(a, &lsa);
 			npo_rt_flood(ndev, &lsa, to);
 		}
 		return;
@@ -939,10 +946,7 @@ static void npo_rt_rx_advert(struct npo_dev *ndev, unsigned int from,
 		}
 		return;
 	}
-	lsa.node = origin;
-	lsa.seq = seq;
-	lsa.nlinks = a->nlinks;
-	memcpy(lsa.link, a->link, a->nlinks * sizeof(a->link[0]));
+	npo_rt_lsa_from(a, &lsa);
 	active = npo_rt_active_ports(ndev);
 	/*
 	 * Sooner after the last passed on than an origin advertises: kept,

@@ -180,6 +180,7 @@ struct npo_timesync {
 	struct work_struct rx_work;
 	bool running;
 	bool hw_lost;
+	struct ratelimit_state log; /* its own lock */
 	struct mutex lock; /* the fields below */
 	struct npo_ts_port *ports;
 	bool changed;
@@ -212,7 +213,6 @@ struct npo_timesync {
 	u64 bound_at;
 	u32 bound_rate_ppb;
 	u32 answer_delay_us;
-	struct ratelimit_state log;
 };
 
 /* No bound on a clock's error: not measured yet. */
