@@ -396,7 +396,20 @@ static int npo_clock_put(struct sk_buff *msg, struct npo_dev *ndev)
 	    nla_put_u32(msg, NPO_ATTR_CLOCK_HEALTH, health) ||
 	    nla_put_u32(msg, NPO_ATTR_CLOCK_HEALTH_REASON, why) ||
 	    nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_ERROR_LIMIT,
-			      npo_clock_error_limit_ns(), NPO_ATTR_PAD))
+			      npo_clock_error_limit_ns(), NPO_ATTR_PAD) ||
+	    (ti.gm_allow_n &&
+	     nla_put(msg, NPO_ATTR_CLOCK_GM_ALLOW,
+		     ti.gm_allow_n * sizeof(ti.gm_allow[0]), ti.gm_allow)) ||
+	    nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_REFUSED_GM, ti.refused_gms,
+			      NPO_ATTR_PAD) ||
+	    nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_REFUSED_STEPS,
+			      ti.refused_steps, NPO_ATTR_PAD))
+		return -EMSGSIZE;
+	if (ti.refused_age_ms != U64_MAX &&
+	    (nla_put_u64_64bit(msg, NPO_ATTR_CLOCK_REFUSED_AGE_MS,
+			       ti.refused_age_ms, NPO_ATTR_PAD) ||
+	     nla_put_u32(msg, NPO_ATTR_CLOCK_REFUSED_NODE, ti.refused_node) ||
+	     nla_put_u32(msg, NPO_ATTR_CLOCK_REFUSED_PORT, ti.refused_port)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -492,29 +505,66 @@ int npo_clock_nl_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return npo_genl_dump_devices(skb, cb, npo_clock_dump_dev);
 }
 
+/*
+ * NPO_ATTR_CLOCK_GM_ALLOW into @nodes: node ids, each once; the count, or
+ * a negative errno with extack set.
+ */
+static int npo_clock_gm_allow_parse(struct genl_info *info,
+				    const struct nlattr *attr, u32 *nodes)
+{
+	unsigned int n = nla_len(attr) / sizeof(u32), i, j;
+
+	if (nla_len(attr) % sizeof(u32)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "grandmaster allow-list: node ids are 32-bit");
+		return -EINVAL;
+	}
+	memcpy(nodes, nla_data(attr), n * sizeof(u32));
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (nodes[i] == nodes[j]) {
+				NL_SET_ERR_MSG_ATTR(info->extack, attr,
+						    "grandmaster allow-list: a node is named twice");
+				return -EINVAL;
+			}
+	return n;
+}
+
 /**
  * npo_clock_nl_set_doit() - NPO_CMD_CLOCK_SET: a device's grandmaster
- *	priority, and whether its clock takes part in fabric time
+ *	priority, whether its clock takes part in fabric time, and who may
+ *	be grandmaster
  * @skb: the request.
- * @info: its attributes: NPO_ATTR_DEV_INDEX, then NPO_ATTR_CLOCK_PRIORITY,
- *	NPO_ATTR_CLOCK_SYNC or both.
+ * @info: its attributes: NPO_ATTR_DEV_INDEX, then any of
+ *	NPO_ATTR_CLOCK_PRIORITY, NPO_ATTR_CLOCK_SYNC and
+ *	NPO_ATTR_CLOCK_GM_ALLOW.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or a negative errno; nothing is set if any is invalid.
  */
 int npo_clock_nl_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *prio = info->attrs[NPO_ATTR_CLOCK_PRIORITY];
 	struct nlattr *sync = info->attrs[NPO_ATTR_CLOCK_SYNC];
+	struct nlattr *allow = info->attrs[NPO_ATTR_CLOCK_GM_ALLOW];
+	u32 nodes[NPO_TS_GM_ALLOW_MAX];
 	struct npo_dev *ndev;
+	int n = 0;
 
-	if (!prio && !sync) {
+	if (!prio && !sync && !allow) {
 		NL_SET_ERR_MSG(info->extack,
-			       "nothing to set: give a priority or sync");
+			       "nothing to set: give a priority, sync or a grandmaster allow-list");
 		return -EINVAL;
+	}
+	if (allow) {
+		n = npo_clock_gm_allow_parse(info, allow, nodes);
+		if (n < 0)
+			return n;
 	}
 	ndev = npo_clock_target(info);
 	if (!ndev)
 		return -ENODEV;
+	if (allow)
+		npo_timesync_set_gm_allow(ndev, nodes, n);
 	if (prio)
 		npo_timesync_set_priority(ndev, nla_get_u32(prio));
 	if (sync)

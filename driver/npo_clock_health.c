@@ -8,7 +8,9 @@
  * still coming up after probe is not reported until it had its chance
  * (NPO_CLOCK_LOCK_GRACE_MS).  Time sync recovers by itself when a
  * timescale is heard again, and the reporter then turns healthy; there
- * is nothing for devlink to recover.
+ * is nothing for devlink to recover.  It also says when the clock refused
+ * a peer's grandmaster or time (npo_timesync.c): the time holds, but a
+ * peer is broken or hostile.
  *
  * The judgement runs once per sync interval from the time-sync work;
  * devlink hears of it from a work of its own, with no driver lock held.
@@ -25,6 +27,9 @@ static unsigned int time_error_limit_ns = 1000;
 module_param(time_error_limit_ns, uint, 0644);
 MODULE_PARM_DESC(time_error_limit_ns,
 		 "Fabric time: error bound beyond which the devlink clock reporter reports a clock, ns");
+
+/* A refusal keeps a clock reported for this long after the last one. */
+#define NPO_CLOCK_REFUSED_RECENT_MS	60000
 
 /* A clock gets this long after probe to lock before it is reported. */
 #define NPO_CLOCK_LOCK_GRACE_MS		60000
@@ -47,6 +52,14 @@ static void npo_clock_fmsg(struct devlink_fmsg *fmsg,
 		devlink_fmsg_string_pair_put(fmsg, "error_bound_ns", "none");
 	devlink_fmsg_u32_pair_put(fmsg, "limit_ns", npo_clock_error_limit_ns());
 	devlink_fmsg_u64_pair_put(fmsg, "offset_ns", ti->offset);
+	devlink_fmsg_u64_pair_put(fmsg, "refused_grandmasters", ti->refused_gms);
+	devlink_fmsg_u64_pair_put(fmsg, "refused_steps", ti->refused_steps);
+	if (ti->refused_age_ms != U64_MAX) {
+		devlink_fmsg_u32_pair_put(fmsg, "refused_node", ti->refused_node);
+		devlink_fmsg_u32_pair_put(fmsg, "refused_port", ti->refused_port);
+		devlink_fmsg_u64_pair_put(fmsg, "refused_age_ms",
+					  ti->refused_age_ms);
+	}
 }
 
 static int npo_clock_reporter_dump(struct devlink_health_reporter *reporter,
@@ -86,7 +99,7 @@ static void npo_clock_report_work(struct work_struct *work)
 						   work);
 	struct npo_timesync_info ti;
 	bool report, clear;
-	char msg[96];
+	char msg[128];
 
 	spin_lock(&ch->lock);
 	report = ch->report;
@@ -97,7 +110,15 @@ static void npo_clock_report_work(struct work_struct *work)
 	spin_unlock(&ch->lock);
 
 	if (report) {
-		if (ti.bound_ns == NPO_TS_BOUND_UNKNOWN)
+		if (ti.refused_age_ms < NPO_CLOCK_REFUSED_RECENT_MS &&
+		    ti.bound_ns != NPO_TS_BOUND_UNKNOWN &&
+		    ti.bound_ns <= npo_clock_error_limit_ns())
+			snprintf(msg, sizeof(msg),
+				 "clock %s: refused node %u through port %u (%llu grandmaster offers, %llu steps)",
+				 npo_clock_state_str(ti.state), ti.refused_node,
+				 ti.refused_port, ti.refused_gms,
+				 ti.refused_steps);
+		else if (ti.bound_ns == NPO_TS_BOUND_UNKNOWN)
 			snprintf(msg, sizeof(msg), "clock %s: no error bound",
 				 npo_clock_state_str(ti.state));
 		else
@@ -168,9 +189,13 @@ u32 npo_clock_health(const struct npo_timesync_info *ti, u32 *why)
 		*why = NPO_HEALTH_REASON_NO_BOUND;
 	else if (ti->bound_ns > npo_clock_error_limit_ns())
 		*why = NPO_HEALTH_REASON_BOUND;
+	else if (ti->refused_age_ms < NPO_CLOCK_REFUSED_RECENT_MS)
+		*why = NPO_HEALTH_REASON_CLOCK_REFUSED;
 	else
 		return health;
-	return max_t(u32, health, NPO_HEALTH_AT_RISK);
+	/* Refusing, its time holds; but a peer tried, and someone must look. */
+	return max_t(u32, health, *why == NPO_HEALTH_REASON_CLOCK_REFUSED ?
+			  NPO_HEALTH_DEGRADED : NPO_HEALTH_AT_RISK);
 }
 
 /**
@@ -190,7 +215,8 @@ void npo_clock_health_judge(struct npo_dev *ndev)
 	if (!READ_ONCE(ch->live) || npo_timesync_get(ndev, &ti))
 		return;
 	npo_clock_health(&ti, &why);
-	ok = why != NPO_HEALTH_REASON_NO_BOUND && why != NPO_HEALTH_REASON_BOUND;
+	ok = why != NPO_HEALTH_REASON_NO_BOUND && why != NPO_HEALTH_REASON_BOUND &&
+	     why != NPO_HEALTH_REASON_CLOCK_REFUSED;
 	spin_lock(&ch->lock);
 	if (!ch->live) {
 		/* Stopping: the work must not be queued after it is cancelled. */

@@ -191,6 +191,7 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_FLASH_CORRUPT] = "flashcorrupt",
 		[NPO_HW_FAULT_TX_DROP] = "txdrop",
 		[NPO_HW_FAULT_VANISH] = "vanish",
+		[NPO_HW_FAULT_CLOCK_JUMP] = "clockjump",
 	};
 	/*
 	 * The FAULT command's value is the word's times 10^decimals, at
@@ -213,6 +214,7 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 		[NPO_HW_FAULT_CUT] = 1,
 		[NPO_HW_FAULT_BURST] = U32_MAX,
 		[NPO_HW_FAULT_SLOW_TRAINING] = 100000,
+		[NPO_HW_FAULT_CLOCK_JUMP] = U32_MAX,
 	};
 	struct npo_dev *ndev = file->private_data;
 	unsigned int kind, port = 0, lane = 0, value = 0;
@@ -256,6 +258,11 @@ static ssize_t npo_debugfs_fault_write(struct file *file,
 			return -EINVAL;
 		value |= port << 8;
 		port = 0;
+		break;
+	case NPO_HW_FAULT_CLOCK_JUMP:
+		if (sscanf(buf, "%*s %15s%n", num, &end) != 1 ||
+		    npo_debugfs_fixed(num, 0, &value) || value > max[kind])
+			return -EINVAL;
 		break;
 	case NPO_HW_FAULT_FW_HANG:
 	case NPO_HW_FAULT_PARITY:

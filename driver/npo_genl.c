@@ -47,6 +47,9 @@ static const struct nla_policy npo_nl_policy[NPO_ATTR_MAX + 1] = {
 	[NPO_ATTR_FKEY_SECRET] = NLA_POLICY_RANGE(NLA_BINARY, NPO_FKEY_MIN_LEN,
 						  NPO_FKEY_MAX_LEN),
 	[NPO_ATTR_FKEY_SEND] = { .type = NLA_FLAG },
+	[NPO_ATTR_CLOCK_GM_ALLOW] = {
+		.type = NLA_BINARY, .len = NPO_TS_GM_ALLOW_MAX * sizeof(u32)
+	},
 };
 
 static struct genl_family npo_genl_family;

@@ -40,6 +40,7 @@
 #define   NPO_IF_MINOR_MODULE		15	/* module identity, TX_DROP fault */
 #define   NPO_IF_MINOR_QUARANTINE	16	/* P_CONTROL.QUARANTINE */
 #define   NPO_IF_MINOR_VANISH		17	/* the VANISH fault */
+#define   NPO_IF_MINOR_TIME_AUTH	18	/* signed time messages, CLK_RX_RATE */
 #define NPO_REG_CAPS			0x008
 #define   NPO_CAPS_FW_MAILBOX		BIT(0)
 #define   NPO_CAPS_AER			BIT(1)
@@ -205,6 +206,8 @@ enum npo_mbox_result {
 #define NPO_REG_CLK_LATCH_REF_LO	0x328	/* the CPU's TSC */
 #define NPO_REG_CLK_LATCH_REF_HI	0x32c
 #define NPO_REG_CLK_RX_DROPS		0x330
+#define NPO_REG_CLK_RX_RATE		0x334	/* interface 1.18 */
+#define NPO_REG_CLK_RX_POLICED		0x338
 
 /* Routing (interface 1.13); the counters wrap. */
 #define NPO_REG_ROUTE_ENTRIES		0x400
@@ -470,6 +473,7 @@ enum npo_hw_fault_kind {
 	NPO_HW_FAULT_FLASH_CORRUPT = 14, /* a bit of this slot flips */
 	NPO_HW_FAULT_TX_DROP = 15,	/* 1/100 dB weaker launch (interface 1.15) */
 	NPO_HW_FAULT_VANISH = 16,	/* the card leaves the bus (interface 1.17) */
+	NPO_HW_FAULT_CLOCK_JUMP = 17,	/* s the clock jumps (interface 1.18) */
 	NPO_HW_NUM_FAULTS
 };
 
@@ -610,7 +614,8 @@ struct npo_hw_queue_error {
 #define NPO_TIME_SEND_FLAGS		GENMASK(15, 8)
 #define   NPO_TIME_SEND_ONE_STEP	BIT(0)
 #define NPO_TIME_ONE_STEP_OFFSET	8
-#define NPO_TIME_MSG_MAX		48
+#define NPO_TIME_MSG_MAX		64	/* 48 before interface 1.18 */
+#define NPO_TIME_RX_BURST		16
 #define NPO_TIME_RX_DEPTH		64
 
 /* ROUTE_SET: ARG0 the entry count, ARG2/3 the table. */

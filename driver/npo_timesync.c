@@ -16,6 +16,12 @@
  * announces it with the fewest steps, and a PI servo steps then slews its
  * clock to that port's peer.  When the count stops, devices hold over on
  * their last frequency, then elect again among what is still alive.
+ *
+ * A peer is not trusted for being one: messages are signed with the
+ * fabric key (npo_fabric_key.c), only the nodes the operator allows may
+ * be grandmaster, a locked clock refuses to jump unless its grandmaster
+ * announces a new time, its error bound covers the jumps it saw, and the
+ * device lets only a few messages a port through to software.
  * Documentation/timesync.rst describes the protocol and its bounds.
  */
 #include <linux/delay.h>
@@ -28,6 +34,7 @@
 #include <uapi/linux/npo_names.h>
 
 #include "npo.h"
+#include "npo_fabric_key.h"
 #include "npo_health.h"
 #include "npo_link.h"
 #include "npo_mbox.h"
@@ -43,10 +50,21 @@ module_param(holdover_ppb, uint, 0644);
 MODULE_PARM_DESC(holdover_ppb,
 		 "Fabric time: how fast a clock may drift when it follows no grandmaster, ppb; the error bound grows at this rate (default 1 ppm)");
 
+static unsigned long locked_step_max_ns = NSEC_PER_MSEC;
+module_param(locked_step_max_ns, ulong, 0644);
+MODULE_PARM_DESC(locked_step_max_ns,
+		 "Fabric time: a locked clock refuses to step further than this unless its grandmaster set a new time; it holds over instead, ns (default 1 ms)");
+
 /* Intervals without a sign of life before a peer or grandmaster is gone. */
 #define NPO_TS_ALIVE_INTERVALS		4
 /* Intervals of holdover before electing another grandmaster. */
 #define NPO_TS_HOLDOVER_INTERVALS	15
+/* Intervals without a measurement before a peer is no parent to follow. */
+#define NPO_TS_ANSWER_INTERVALS		20
+/* A port's refused grandmasters are logged at most this often. */
+#define NPO_TS_REFUSED_LOG_GAP		(60 * HZ)
+/* Messages a port may deliver an interval (a SYNC and a REPLY are two). */
+#define NPO_TS_RX_PER_INTERVAL		4
 #define NPO_TS_STEP_NS			20000	/* step, not slew, beyond */
 #define NPO_TS_MAX_DELAY_NS		100000	/* 20 km of fibre: beyond, junk */
 /* The answer_delay_us test hook's limit: two intervals at 100 ms. */
@@ -105,15 +123,20 @@ struct npo_ts_msg {
 	__le32 node;		/* the sender */
 	u8 prio;		/* the sender's own priority */
 	u8 epoch;		/* counts the sender's clock jumps */
-	u8 pad[2];
+	u8 gm_epoch;		/* counts the grandmaster's new times */
+	u8 flags;		/* NPO_TS_FLAG_* */
 	__le32 bound;		/* the sender's error bound, ns; ~0: none */
 } __packed;
+
+/* The sender offers no grandmaster: ignore gm_*. */
+#define NPO_TS_FLAG_NO_GM	BIT(0)
 
 /* What a sender without an error bound in its messages sends. */
 #define NPO_TS_MSG_MIN_LEN	offsetof(struct npo_ts_msg, bound)
 
 static_assert(offsetof(struct npo_ts_msg, t_tx) == NPO_TIME_ONE_STEP_OFFSET);
-static_assert(sizeof(struct npo_ts_msg) <= NPO_TIME_MSG_MAX);
+static_assert(sizeof(struct npo_ts_msg) + sizeof(struct npo_fkey_trailer) <=
+	      NPO_TIME_MSG_MAX);
 
 static const char * const npo_clock_state_names[] = NPO_CLOCK_STATE_NAMES;
 
@@ -158,18 +181,44 @@ static bool npo_ts_recent(unsigned long at, unsigned int intervals)
 	return at && time_before(jiffies, at + intervals * npo_ts_interval());
 }
 
-/* Device-level mailbox use of the command page, one message at a time. */
+/*
+ * Interface 1.18 carries time messages long enough for the fabric key's
+ * trailer, and polices them per port.
+ */
+static bool npo_ts_hw_auth(const struct npo_dev *ndev)
+{
+	return FIELD_GET(NPO_IF_VERSION_MINOR, ndev->hw_if_version) >=
+	       NPO_IF_MINOR_TIME_AUTH;
+}
+
+/*
+ * Device-level mailbox use of the command page, one message at a time.
+ * The MAC leaves out the departure stamp, which the device writes as the
+ * message leaves (as IEEE 1588's authentication leaves out the
+ * correction a transparent clock writes).
+ */
 static int npo_ts_send(struct npo_dev *ndev, unsigned int port,
 		       const struct npo_ts_msg *msg, u64 *stamp)
 {
 	u32 args[4], ret[2];
+	int len = sizeof(*msg);
 	int err;
 
 	mutex_lock(&ndev->cmd_lock);
 	memcpy(ndev->cmd_buf, msg, sizeof(*msg));
+	if (npo_ts_hw_auth(ndev)) {
+		len = npo_fkey_sign(ndev, NPO_FKEY_CTX_TIME, ndev->cmd_buf,
+				    len, NPO_TIME_MSG_MAX,
+				    NPO_TIME_ONE_STEP_OFFSET,
+				    sizeof(msg->t_tx));
+		if (len < 0) {
+			mutex_unlock(&ndev->cmd_lock);
+			return len;
+		}
+	}
 	args[0] = FIELD_PREP(NPO_TIME_SEND_PORT, port) |
 		  FIELD_PREP(NPO_TIME_SEND_FLAGS, NPO_TIME_SEND_ONE_STEP);
-	args[1] = sizeof(*msg);
+	args[1] = len;
 	args[2] = lower_32_bits(ndev->cmd_dma);
 	args[3] = upper_32_bits(ndev->cmd_dma);
 	err = npo_mbox_read(ndev, NPO_MBOX_OP_TIME_SEND, args, ARRAY_SIZE(args),
@@ -202,6 +251,19 @@ static bool npo_ts_port_active(struct npo_dev *ndev, unsigned int i)
 	return ndev->ports &&
 	       FIELD_GET(NPO_PST_STATE, READ_ONCE(ndev->ports[i].status)) ==
 	       NPO_HW_PORT_ACTIVE && !npo_port_miswired(&ndev->ports[i]);
+}
+
+/* May @node lead the fabric's time?  Any may, until the operator says. */
+static bool npo_ts_gm_allowed(const struct npo_timesync *ts, u32 node)
+{
+	unsigned int i;
+
+	if (!ts->gm_allow_n)
+		return true;
+	for (i = 0; i < ts->gm_allow_n; i++)
+		if (ts->gm_allow[i] == node)
+			return true;
+	return false;
 }
 
 /* Started and not stopped: what ts->lock's holders look at first. */
@@ -245,8 +307,11 @@ static void npo_ts_bound_measured(struct npo_timesync *ts, s64 off)
 {
 	const struct npo_ts_port *tp = &ts->ports[ts->parent];
 	u32 rate = READ_ONCE(holdover_ppb);
-	u64 now = ktime_get_ns(), parent = tp->peer_bound;
+	u64 now = ktime_get_ns(), parent = tp->peer_bound, seen = 0;
+	unsigned int i;
 
+	for (i = 0; i < NPO_TS_BOUND_WINDOW; i++)
+		seen = max(seen, ts->off_seen[i]);
 	if (parent == NPO_TS_BOUND_UNKNOWN) {
 		npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
 		return;
@@ -254,7 +319,19 @@ static void npo_ts_bound_measured(struct npo_timesync *ts, s64 off)
 	if (now > tp->peer_bound_at)
 		parent += mul_u64_u32_div(now - tp->peer_bound_at, rate,
 					  NSEC_PER_SEC);
-	npo_ts_set_bound(ts, parent + abs(off) + NPO_TS_BOUND_MARGIN_NS, rate);
+	npo_ts_set_bound(ts, parent + seen + NPO_TS_BOUND_MARGIN_NS, rate);
+}
+
+/*
+ * What the parent's time did, as we measured it: the bound covers the
+ * largest offset of the last few measurements, so that a jump of the
+ * parent's time counts for a while even after we followed it, and the
+ * bound is never only what the parent announces.
+ */
+static void npo_ts_off_seen(struct npo_timesync *ts, s64 off)
+{
+	ts->off_seen[ts->off_next] = off == S64_MIN ? S64_MAX : abs(off);
+	ts->off_next = (ts->off_next + 1) % NPO_TS_BOUND_WINDOW;
 }
 
 /* What a message carries: saturated, ~0 for none. */
@@ -282,6 +359,8 @@ static void npo_ts_fill(struct npo_dev *ndev, struct npo_ts_msg *msg, u8 type,
 		.node = cpu_to_le32(ndev->node_id),
 		.prio = ts->prio,
 		.epoch = ts->epoch,
+		.gm_epoch = ts->gm_epoch,
+		.flags = ts->role == NPO_CLOCK_ROLE_FREE ? NPO_TS_FLAG_NO_GM : 0,
 		.bound = npo_ts_bound_wire(ts),
 	};
 }
@@ -363,6 +442,63 @@ static void npo_ts_gains(const struct npo_timesync *ts, int *kp, int *ki)
 	*ki = *kp * *kp / 4;
 }
 
+/* Beyond what a locked clock steps by. */
+static bool npo_ts_far(s64 off)
+{
+	return off == S64_MIN || (u64)abs(off) > READ_ONCE(locked_step_max_ns);
+}
+
+/*
+ * The parent's time is @off from ours, further than a locked clock steps:
+ * hold over on our own and report it.  The port is not followed again
+ * while its time stays that far and its grandmaster announces no new
+ * time (npo_ts_port_alive()), so that the election holds over and then
+ * goes elsewhere rather than back to it.
+ */
+static void npo_ts_refuse_step(struct npo_dev *ndev, s64 off)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	struct npo_ts_port *tp = &ts->ports[ts->parent];
+
+	tp->jumped = true;
+	tp->jumped_epoch = tp->gm_epoch;
+	ts->refused_steps++;
+	ts->refused_at = jiffies ?: 1;
+	ts->refused_node = tp->node;
+	ts->refused_port = ts->parent;
+	ts->holdover_since = jiffies;
+	if (__ratelimit(&ts->log))
+		npo_warn(ndev, "fabric time: node %u's time through port %d is %lld ns from ours, beyond locked_step_max_ns, and grandmaster node %u set no new time: not stepping, holding over\n",
+			 tp->node, ts->parent, -off, ts->gm_node);
+	npo_ts_set_bound(ts, npo_ts_bound_at(ts, ktime_get_ns()),
+			 READ_ONCE(holdover_ppb));
+	npo_ts_set_state(ndev, NPO_CLOCK_HOLDOVER);
+	ts->changed = true;
+}
+
+/*
+ * Whether to act on a measurement @off of the parent: a locked clock
+ * takes no jump its grandmaster did not announce (linuxptp's
+ * step_threshold).
+ */
+static bool npo_ts_believe(struct npo_dev *ndev, s64 off)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	struct npo_ts_port *tp = &ts->ports[ts->parent];
+
+	if (tp->gm_epoch != ts->gm_epoch) {
+		/* The grandmaster set a new time: the next step is allowed. */
+		ts->gm_epoch = tp->gm_epoch;
+		ts->locked_once = false;
+	}
+	npo_ts_off_seen(ts, off);
+	if (ts->locked_once && npo_ts_far(off)) {
+		npo_ts_refuse_step(ndev, off);
+		return false;
+	}
+	return true;
+}
+
 /*
  * One measurement of this clock against the parent's: off = self - parent
  * at local time at.  The first two estimate the rate and step; then PI.
@@ -374,6 +510,8 @@ static void npo_ts_servo(struct npo_dev *ndev, s64 off, u64 at)
 	s64 nominal = (s64)npo_ts_interval_ms() * NSEC_PER_MSEC;
 	int kp, ki;
 
+	if (!npo_ts_believe(ndev, off))
+		return;
 	ts->offset = off;
 	if (ts->samples == 0) {
 		ts->samples = 1;
@@ -426,8 +564,10 @@ static void npo_ts_servo(struct npo_dev *ndev, s64 off, u64 at)
 			ts->good++;
 		/* Locked to the grandmaster only once the parent is. */
 		if (ts->good >= NPO_TS_LOCK_SAMPLES &&
-		    ts->ports[ts->parent].peer_state == NPO_CLOCK_LOCKED)
+		    ts->ports[ts->parent].peer_state == NPO_CLOCK_LOCKED) {
 			npo_ts_set_state(ndev, NPO_CLOCK_LOCKED);
+			ts->locked_once = true;
+		}
 	} else {
 		ts->good = 0;
 		if (abs(off) > NPO_TS_UNLOCK_NS)
@@ -436,6 +576,33 @@ static void npo_ts_servo(struct npo_dev *ndev, s64 off, u64 at)
 }
 
 /* --- receiving ------------------------------------------------------------- */
+
+/*
+ * The peer offers a grandmaster the operator did not allow: nothing in
+ * the message is believed or answered.  Counted each time; said (log and
+ * event) at most once a minute per port, so that a peer alternating
+ * grandmasters cannot fill the log; the counters keep the full record.
+ */
+static void npo_ts_refuse_gm(struct npo_dev *ndev, unsigned int i, u32 gm_node,
+			     u8 gm_prio)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	struct npo_ts_port *tp = &ts->ports[i];
+
+	tp->stats.refused_gm++;
+	ts->refused_gms++;
+	ts->refused_at = jiffies ?: 1;
+	ts->refused_node = gm_node;
+	ts->refused_port = i;
+	if (tp->refused_log_at &&
+	    time_before(jiffies, tp->refused_log_at + NPO_TS_REFUSED_LOG_GAP))
+		return;
+	tp->refused_log_at = jiffies ?: 1;
+	ts->changed = true;
+	if (__ratelimit(&ts->log))
+		npo_warn(ndev, "fabric time: port %u offers grandmaster node %u (priority %u), which is not allowed to be one: refused\n",
+			 i, gm_node, gm_prio);
+}
 
 /* Note the peer's announce; its grandmaster lives while gm_seq advances. */
 static void npo_ts_heard(struct npo_dev *ndev, unsigned int i,
@@ -452,6 +619,8 @@ static void npo_ts_heard(struct npo_dev *ndev, unsigned int i,
 	tp->peer_bound = le32_to_cpu(msg->bound) == U32_MAX ?
 			 NPO_TS_BOUND_UNKNOWN : le32_to_cpu(msg->bound);
 	tp->peer_bound_at = ktime_get_ns();
+	tp->gm_epoch = msg->gm_epoch;
+	tp->no_gm = msg->flags & NPO_TS_FLAG_NO_GM;
 	if (gm_node != tp->gm_node || msg->gm_prio != tp->gm_prio) {
 		/* A new grandmaster counts once its count moves. */
 		tp->gm_node = gm_node;
@@ -572,6 +741,11 @@ static void npo_ts_rx_reply(struct npo_dev *ndev, unsigned int i,
 	tp->delay_avg16 = tp->delay_samples++ ?
 			  tp->delay_avg16 - tp->delay_avg16 / 16 + delay :
 			  delay * 16;
+	tp->used_at = jiffies ?: 1;
+	/* Its time is back within reach, or its grandmaster set a new one. */
+	if (tp->jumped && (!npo_ts_far(offset) ||
+			   tp->gm_epoch != tp->jumped_epoch))
+		tp->jumped = false;
 	if (ts->role == NPO_CLOCK_ROLE_FOLLOWER && ts->parent == i &&
 	    ts->state != NPO_CLOCK_HOLDOVER) {
 		ts->delay = npo_ts_delay_avg(tp);
@@ -592,13 +766,29 @@ static void npo_ts_rx_work(struct work_struct *work)
 		return;
 	mutex_lock(&ts->lock);
 	while (budget-- && !npo_ts_recv(ndev, &m)) {
-		if (m.port >= ndev->num_ports || m.len < NPO_TS_MSG_MIN_LEN ||
+		size_t len = m.len;
+
+		if (m.port >= ndev->num_ports || len > NPO_TIME_MSG_MAX ||
 		    ts->role == NPO_CLOCK_ROLE_USER ||
 		    (ndev->ports && npo_port_miswired(&ndev->ports[m.port])))
 			continue;
+		if (npo_fkey_verify(ndev, NPO_FKEY_CTX_TIME, m.payload, &len,
+				    NPO_TIME_ONE_STEP_OFFSET,
+				    sizeof(msg.t_tx))) {
+			ts->ports[m.port].stats.unauthentic++;
+			continue;
+		}
+		if (len < NPO_TS_MSG_MIN_LEN)
+			continue;
 		/* An older sender announces no bound. */
 		memset(&msg, 0xff, sizeof(msg));
-		memcpy(&msg, m.payload, min_t(u32, m.len, sizeof(msg)));
+		memcpy(&msg, m.payload, min(len, sizeof(msg)));
+		if (!(msg.flags & NPO_TS_FLAG_NO_GM) &&
+		    !npo_ts_gm_allowed(ts, le32_to_cpu(msg.gm_node))) {
+			npo_ts_refuse_gm(ndev, m.port, le32_to_cpu(msg.gm_node),
+					 msg.gm_prio);
+			continue;
+		}
 		npo_ts_heard(ndev, m.port, &msg);
 		if (msg.type == NPO_TS_MSG_SYNC)
 			npo_ts_rx_sync(ndev, m.port, &msg,
@@ -634,7 +824,11 @@ static bool npo_ts_better(u8 prio_a, u32 node_a, u8 prio_b, u32 node_b)
 	return prio_a < prio_b || (prio_a == prio_b && node_a < node_b);
 }
 
-/* The port's peer announces a grandmaster other than us, and it lives. */
+/*
+ * The port's peer announces a grandmaster other than us that may be one,
+ * it lives, and the peer answers: one that announces and never answers
+ * would leave us nothing to measure.
+ */
 static bool npo_ts_port_alive(struct npo_dev *ndev, unsigned int i)
 {
 	struct npo_ts_port *tp = &ndev->ts.ports[i];
@@ -642,6 +836,9 @@ static bool npo_ts_port_alive(struct npo_dev *ndev, unsigned int i)
 	return npo_ts_port_active(ndev, i) &&
 	       npo_ts_recent(tp->heard_at, NPO_TS_ALIVE_INTERVALS) &&
 	       npo_ts_recent(tp->gm_seq_at, NPO_TS_ALIVE_INTERVALS) &&
+	       npo_ts_recent(tp->used_at, NPO_TS_ANSWER_INTERVALS) &&
+	       !tp->no_gm && npo_ts_gm_allowed(&ndev->ts, tp->gm_node) &&
+	       !tp->jumped &&
 	       tp->gm_node != ndev->node_id;
 }
 
@@ -716,6 +913,27 @@ static void npo_ts_become_gm(struct npo_dev *ndev)
 	npo_ts_set_state(ndev, NPO_CLOCK_LOCKED);
 }
 
+/*
+ * Not allowed to lead and nothing to follow: the clock runs on its own,
+ * with no bound, and offers its peers no grandmaster.
+ */
+static void npo_ts_free_run(struct npo_dev *ndev)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	if (ts->role != NPO_CLOCK_ROLE_FREE) {
+		if (__ratelimit(&ts->log))
+			npo_info(ndev, "fabric time: not allowed to be grandmaster and none allowed is heard: free-running\n");
+		ts->changed = true;
+	}
+	ts->role = NPO_CLOCK_ROLE_FREE;
+	npo_ts_lead_self(ndev);
+	ts->reference = false;
+	ts->locked_once = false;
+	npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
+	npo_ts_set_state(ndev, NPO_CLOCK_UNLOCKED);
+}
+
 static void npo_ts_follow(struct npo_dev *ndev, int port)
 {
 	struct npo_timesync *ts = &ndev->ts;
@@ -736,6 +954,9 @@ static void npo_ts_follow(struct npo_dev *ndev, int port)
 		ts->integral = ts->freq_ppb16;
 		ts->good = 0;
 		ts->reference = false;
+		/* Another grandmaster is another time: step to it once. */
+		ts->locked_once = false;
+		ts->gm_epoch = tp->gm_epoch;
 		if (!ts->syntonised)
 			npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
 		npo_ts_set_state(ndev, ts->syntonised ? NPO_CLOCK_LOCKING :
@@ -805,11 +1026,14 @@ static void npo_ts_elect(struct npo_dev *ndev)
 		    npo_ts_recent(ts->holdover_since, NPO_TS_HOLDOVER_INTERVALS))
 			return;
 	}
-	if (!bp || npo_ts_better(ts->prio, ndev->node_id, bp->gm_prio,
-				 bp->gm_node))
+	if (bp && (!npo_ts_gm_allowed(ts, ndev->node_id) ||
+		   !npo_ts_better(ts->prio, ndev->node_id, bp->gm_prio,
+				  bp->gm_node)))
+		npo_ts_follow(ndev, best);
+	else if (npo_ts_gm_allowed(ts, ndev->node_id))
 		npo_ts_become_gm(ndev);
 	else
-		npo_ts_follow(ndev, best);
+		npo_ts_free_run(ndev);
 }
 
 static void npo_ts_work(struct work_struct *work)
@@ -841,6 +1065,10 @@ static void npo_ts_work(struct work_struct *work)
 			npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
 		}
 	}
+	/* Again each interval: a reset clears it. */
+	if (npo_ts_hw_auth(ndev))
+		npo_wr32(ndev, NPO_REG_CLK_RX_RATE, NPO_TS_RX_PER_INTERVAL *
+			 MSEC_PER_SEC / npo_ts_interval_ms());
 	ts->own_seq++;
 	npo_ts_elect(ndev);
 	if (ts->role == NPO_CLOCK_ROLE_GRANDMASTER)
@@ -879,6 +1107,16 @@ out:
 
 /* --- control ------------------------------------------------------------- */
 
+/* Our clock was moved for us: what we refused may be right after all. */
+static void npo_ts_forget_jumps(struct npo_dev *ndev)
+{
+	unsigned int i;
+
+	ndev->ts.locked_once = false;
+	for (i = 0; i < ndev->num_ports; i++)
+		ndev->ts.ports[i].jumped = false;
+}
+
 /**
  * npo_timesync_user_changed() - user space stepped, set or tuned the clock
  * @ndev: the device.
@@ -906,13 +1144,21 @@ void npo_timesync_user_changed(struct npo_dev *ndev, bool jumped)
 		npo_ts_new_epoch(ndev);
 	if (ts->role == NPO_CLOCK_ROLE_USER) {
 		/* Its own business. */
-	} else if (ts->role == NPO_CLOCK_ROLE_FOLLOWER) {
+	} else if (ts->role != NPO_CLOCK_ROLE_GRANDMASTER) {
 		ts->samples = 0;
-		npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
+		/* Ours moved, not the parent's: stepping back is no jump. */
+		npo_ts_forget_jumps(ndev);
+		if (ts->role == NPO_CLOCK_ROLE_FOLLOWER)
+			npo_ts_set_state(ndev, NPO_CLOCK_LOCKING);
 		npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
 	} else {
-		/* Whoever sets the grandmaster's clock sets the timescale. */
+		/*
+		 * Whoever sets the grandmaster's clock sets the timescale,
+		 * and its followers step to a new time only when told.
+		 */
 		ts->reference = true;
+		if (jumped)
+			ts->gm_epoch++;
 		npo_ts_set_bound(ts, 0, 0);
 	}
 	mutex_unlock(&ts->lock);
@@ -961,6 +1207,7 @@ void npo_timesync_set_sync(struct npo_dev *ndev, bool sync)
 		ts->rejoin_since = jiffies;
 		ts->syntonised = false;
 		ts->samples = 0;
+		npo_ts_forget_jumps(ndev);
 		npo_ts_new_epoch(ndev);
 	} else {
 		mutex_unlock(&ts->lock);
@@ -970,6 +1217,31 @@ void npo_timesync_set_sync(struct npo_dev *ndev, bool sync)
 	ts->reference = false;
 	npo_ts_set_bound(ts, NPO_TS_BOUND_UNKNOWN, 0);
 	npo_ts_set_state(ndev, NPO_CLOCK_UNLOCKED);
+	ts->changed = true;
+	mutex_unlock(&ts->lock);
+}
+
+/**
+ * npo_timesync_set_gm_allow() - the nodes that may lead the fabric's time
+ * @ndev: the device.
+ * @nodes: their node ids; NULL with @n 0: any node may.
+ * @n: how many, at most %NPO_TS_GM_ALLOW_MAX.
+ *
+ * Takes effect at the next election, within one sync interval: the
+ * device no longer follows, relays or becomes a grandmaster not named.
+ */
+void npo_timesync_set_gm_allow(struct npo_dev *ndev, const u32 *nodes,
+			       unsigned int n)
+{
+	struct npo_timesync *ts = &ndev->ts;
+
+	if (WARN_ON_ONCE(n > NPO_TS_GM_ALLOW_MAX))
+		return;
+	mutex_lock(&ts->lock);
+	memset(ts->gm_allow, 0, sizeof(ts->gm_allow));
+	if (n)
+		memcpy(ts->gm_allow, nodes, n * sizeof(*nodes));
+	ts->gm_allow_n = n;
 	ts->changed = true;
 	mutex_unlock(&ts->lock);
 }
@@ -1005,7 +1277,16 @@ int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info)
 		.bound_ns = npo_ts_bound_at(ts, ktime_get_ns()),
 		.reference = ts->role == NPO_CLOCK_ROLE_GRANDMASTER &&
 			     ts->reference,
+		.gm_allow_n = ts->gm_allow_n,
+		.refused_gms = ts->refused_gms,
+		.refused_steps = ts->refused_steps,
+		.refused_age_ms = ts->refused_at ?
+				  jiffies_to_msecs(jiffies - ts->refused_at) :
+				  U64_MAX,
+		.refused_node = ts->refused_node,
+		.refused_port = ts->refused_port,
 	};
+	memcpy(info->gm_allow, ts->gm_allow, sizeof(info->gm_allow));
 	mutex_unlock(&ts->lock);
 	return 0;
 }
@@ -1028,24 +1309,30 @@ void npo_timesync_show(struct npo_dev *ndev, struct seq_file *m)
 		mutex_unlock(&ts->lock);
 		return;
 	}
-	seq_printf(m, "role %s state %s parent %d gm %u steps %u offset %lld delay %lld freq_ppb16 %lld samples %d good %d steps_taken %llu reference %d bound %lld\n",
+	seq_printf(m, "role %s state %s parent %d gm %u steps %u offset %lld delay %lld freq_ppb16 %lld samples %d good %d steps_taken %llu reference %d bound %lld gm_epoch %u locked_once %d refused_gms %llu refused_steps %llu rx_policed %u rx_dropped %u\n",
 		   npo_clock_role_str(ts->role),
 		   npo_clock_state_str(ts->state), ts->parent,
 		   ts->gm_node, ts->steps, ts->offset, ts->delay,
 		   ts->freq_ppb16, ts->samples, ts->good, ts->steps_taken,
-		   ts->reference, (s64)npo_ts_bound_at(ts, ktime_get_ns()));
+		   ts->reference, (s64)npo_ts_bound_at(ts, ktime_get_ns()),
+		   ts->gm_epoch, ts->locked_once,
+		   ts->refused_gms, ts->refused_steps,
+		   npo_ts_hw_auth(ndev) ? npo_rd32(ndev, NPO_REG_CLK_RX_POLICED) : 0,
+		   npo_rd32(ndev, NPO_REG_CLK_RX_DROPS));
 	for (i = 0; i < ndev->num_ports; i++) {
 		struct npo_ts_port *tp = &ts->ports[i];
 
-		if (!tp->heard_at)
+		if (!tp->heard_at && !tp->stats.unauthentic)
 			continue;	/* nothing heard, nothing to say */
-		seq_printf(m, "port %u: peer %u %s heard %u ms ago; syncs %llu send-errors %llu replies %llu stale %llu impossible %llu unrated %llu outliers %llu used %llu; rate %lld ppb delay %lld avg %lld offset %lld\n",
+		seq_printf(m, "port %u: peer %u %s heard %u ms ago; syncs %llu send-errors %llu replies %llu stale %llu impossible %llu unrated %llu outliers %llu used %llu unauthentic %llu refused-gm %llu jumped %d; rate %lld ppb delay %lld avg %lld offset %lld\n",
 			   i, tp->node, npo_clock_state_str(tp->peer_state),
 			   jiffies_to_msecs(jiffies - tp->heard_at),
 			   tp->stats.syncs, tp->stats.send_errors,
 			   tp->stats.replies, tp->stats.stale,
 			   tp->stats.impossible, tp->stats.unrated,
 			   tp->stats.outliers, tp->stats.used,
+			   tp->stats.unauthentic, tp->stats.refused_gm,
+			   tp->jumped,
 			   tp->rate_known ? tp->rate_ppb : 0, tp->delay,
 			   npo_ts_delay_avg(tp),
 			   tp->offset);

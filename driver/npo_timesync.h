@@ -22,6 +22,10 @@ struct seq_file;
 struct sk_buff;
 
 #define NPO_TS_SYNCS_KEPT	4
+/* Nodes an allow-list of grandmasters names at most. */
+#define NPO_TS_GM_ALLOW_MAX	16
+/* Measurements whose offsets a follower's error bound covers. */
+#define NPO_TS_BOUND_WINDOW	16
 
 /**
  * struct npo_ts_sync - a SYNC we sent
@@ -70,6 +74,17 @@ struct npo_ts_sync {
  * @peer_bound: the peer's error bound as it last announced it, ns;
  *	%NPO_TS_BOUND_UNKNOWN if it has none,
  * @peer_bound_at: and when we heard it, CLOCK_MONOTONIC ns.
+ * @gm_epoch: the grandmaster's count of the times its time was set, as
+ *	the peer relays it.
+ * @no_gm: the peer offers no grandmaster (&enum npo_clock_role FREE).
+ * @used_at: jiffies of the last exchange that measured the peer, 0 none:
+ *	a peer that announces but never answers is not followed.
+ * @refused_log_at: jiffies when a refused grandmaster from this port was
+ *	last logged, 0 never.
+ * @jumped: a locked clock refused to step to this port's time, which is
+ *	not followed while it stays beyond locked_step_max_ns of ours and
+ *	its grandmaster announces no new time since (@jumped_epoch).
+ * @jumped_epoch: the grandmaster's count of new times then.
  * @stats: what became of the exchanges on this port, since probe:
  * @stats.syncs: SYNCs sent;
  * @stats.send_errors: SYNC and REPLY messages the device would not send;
@@ -79,7 +94,9 @@ struct npo_ts_sync {
  *	out of range);
  * @stats.unrated: exchanges that only measured the rate ratio;
  * @stats.outliers: exchanges dropped for a delay far from the learnt one;
- * @stats.used: exchanges that measured the peer.
+ * @stats.used: exchanges that measured the peer;
+ * @stats.unauthentic: messages refused by the fabric key;
+ * @stats.refused_gm: announcements of a grandmaster not allowed.
  */
 struct npo_ts_port {
 	u32 sync_seq;
@@ -106,6 +123,12 @@ struct npo_ts_port {
 	s64 rate_ppb;
 	u64 peer_bound;
 	u64 peer_bound_at;
+	u8 gm_epoch;
+	bool no_gm;
+	unsigned long used_at;
+	unsigned long refused_log_at;
+	bool jumped;
+	u8 jumped_epoch;
 	struct {
 		u64 syncs;
 		u64 send_errors;
@@ -115,6 +138,8 @@ struct npo_ts_port {
 		u64 unrated;
 		u64 outliers;
 		u64 used;
+		u64 unauthentic;
+		u64 refused_gm;
 	} stats;
 };
 
@@ -173,6 +198,23 @@ struct npo_ts_port {
  *	as a busy host would; 0 normally.
  * @log: limits the log's lines peers can cause (grandmaster changes,
  *	holdover); events keep the full record.
+ * @gm_allow: the nodes that may be grandmaster, @gm_allow_n of them; none
+ *	means any.
+ * @gm_allow_n: how many.
+ * @gm_epoch: counts the times the grandmaster's time was set: as
+ *	grandmaster, by user space; as follower, as the parent relays it.  A
+ *	new count is a new time, which a locked follower steps to.
+ * @locked_once: since following this grandmaster at this @gm_epoch the
+ *	clock was locked: a step beyond locked_step_max_ns is now refused.
+ * @off_seen: |offset| of the last %NPO_TS_BOUND_WINDOW measurements, ns,
+ *	@off_next the slot the next goes in: the error bound covers them, so
+ *	that a jump of the parent's time counts for a while after it.
+ * @off_next: see @off_seen.
+ * @refused_gms: grandmaster announcements refused, since probe.
+ * @refused_steps: steps refused, since probe.
+ * @refused_at: jiffies of the last refusal, 0 none.
+ * @refused_node: whom it was of,
+ * @refused_port: and through which port.
  */
 struct npo_timesync {
 	struct workqueue_struct *wq;
@@ -213,6 +255,17 @@ struct npo_timesync {
 	u64 bound_at;
 	u32 bound_rate_ppb;
 	u32 answer_delay_us;
+	u32 gm_allow[NPO_TS_GM_ALLOW_MAX];
+	unsigned int gm_allow_n;
+	u8 gm_epoch;
+	bool locked_once;
+	u64 off_seen[NPO_TS_BOUND_WINDOW];
+	unsigned int off_next;
+	u64 refused_gms;
+	u64 refused_steps;
+	unsigned long refused_at;
+	u32 refused_node;
+	unsigned int refused_port;
 };
 
 /* No bound on a clock's error: not measured yet. */
@@ -235,6 +288,13 @@ struct npo_timesync {
  *	ns; %NPO_TS_BOUND_UNKNOWN if none.
  * @reference: the clock is the fabric's timescale (a grandmaster that
  *	never lost one).
+ * @gm_allow: the nodes that may be grandmaster,
+ * @gm_allow_n: how many; 0: any.
+ * @refused_gms: grandmaster announcements refused.
+ * @refused_steps: steps refused.
+ * @refused_age_ms: since the last refusal, ms; U64_MAX if none.
+ * @refused_node: whom the last refusal was of,
+ * @refused_port: and through which port.
  */
 struct npo_timesync_info {
 	u8 role;
@@ -250,6 +310,13 @@ struct npo_timesync_info {
 	u64 steps_taken;
 	u64 bound_ns;
 	bool reference;
+	u32 gm_allow[NPO_TS_GM_ALLOW_MAX];
+	unsigned int gm_allow_n;
+	u64 refused_gms;
+	u64 refused_steps;
+	u64 refused_age_ms;
+	u32 refused_node;
+	unsigned int refused_port;
 };
 
 /* npo_clock.c: the PHC and the clock netlink commands */
@@ -274,6 +341,8 @@ void npo_timesync_irq(struct npo_dev *ndev);
 void npo_timesync_user_changed(struct npo_dev *ndev, bool jumped);
 void npo_timesync_set_priority(struct npo_dev *ndev, u8 prio);
 void npo_timesync_set_sync(struct npo_dev *ndev, bool sync);
+void npo_timesync_set_gm_allow(struct npo_dev *ndev, const u32 *nodes,
+			       unsigned int n);
 int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info);
 const char *npo_clock_state_str(unsigned int state);
 const char *npo_clock_role_str(unsigned int role);

@@ -5,7 +5,10 @@
  * locks to the grandmaster it should; priorities move the grandmaster;
  * cutting the grandmaster off sends the others to holdover, then to a new
  * grandmaster, and restoring it brings the fabric back without a step;
- * only CAP_SYS_TIME may change a clock, and only within its range.
+ * only CAP_SYS_TIME may change a clock, and only within its range; a peer
+ * offering a grandmaster the operator did not allow is refused at the
+ * first hop, and a grandmaster's clock that jumps without announcing a
+ * new time is not followed.
  *
  * Needs npo-vm --topology ring (device i port 0 to device i+1 port 1,
  * device i is node i + 1).  True offsets, which no driver can be trusted
@@ -52,6 +55,8 @@ FIXTURE(clock) {
 	struct clock c[16];
 	char out[65536];
 	char limit[32];		/* time_error_limit_ns to restore, "" if kept */
+	bool trust_changed;	/* allow-lists and priorities to restore */
+	bool jumped;		/* device 0's clock to put back */
 };
 
 #define ERROR_LIMIT	"/sys/module/npo/parameters/time_error_limit_ns"
@@ -142,10 +147,66 @@ FIXTURE_SETUP(clock)
 		TH_LOG("the ring did not lock to node 1 in %d s", LOCK_TIMEOUT_S);
 }
 
+static int phc_open(FIXTURE_DATA(clock) *self, int dev, int flags)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/ptp%d", self->c[dev].phc);
+	return open(path, flags);
+}
+
+/* Device dev's PHC, ns; 0 if it cannot be read. */
+static int64_t phc_ns(FIXTURE_DATA(clock) *self, int dev)
+{
+	struct timespec ts;
+	int fd = phc_open(self, dev, O_RDONLY);
+	int err;
+
+	if (fd < 0)
+		return 0;
+	err = clock_gettime(FD_TO_CLOCKID(fd), &ts);
+	close(fd);
+	return err ? 0 : ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Set device dev's PHC, as phc_ctl set does: an announced new time. */
+static int phc_set_ns(FIXTURE_DATA(clock) *self, int dev, int64_t ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / 1000000000LL, .tv_nsec = ns % 1000000000LL
+	};
+	int fd = phc_open(self, dev, O_RDWR);
+	int err;
+
+	if (fd < 0)
+		return -1;
+	err = clock_settime(FD_TO_CLOCKID(fd), &ts);
+	close(fd);
+	return err;
+}
+
+/* Device 0's clock back on device 1's: an announced step. */
+static void unjump(FIXTURE_DATA(clock) *self)
+{
+	phc_set_ns(self, 0, phc_ns(self, 1));
+	self->jumped = false;
+}
+
 FIXTURE_TEARDOWN(clock)
 {
+	char name[32];
+	int i;
+
 	if (self->limit[0])
 		npo_test_write_file(ERROR_LIMIT, self->limit);
+	if (self->jumped)
+		unjump(self);
+	for (i = 0; self->trust_changed && i < self->ndev; i++) {
+		if (npo_test_device_name(i, name, sizeof(name)))
+			continue;
+		npo_test_run(NULL, 0, "npoctl clock set %s gm-allow any", name);
+		npo_test_run(NULL, 0, "npoctl clock set %s priority 128", name);
+	}
 }
 
 /*
@@ -599,6 +660,191 @@ TEST_F_TIMEOUT(clock, a_lost_grandmaster_is_replaced_and_comes_back, 300)
 	npo_test_run(self->out, sizeof(self->out),
 		     "kill $(cat /tmp/clock-monitor); sleep 0.2; cat /tmp/clock-events");
 	EXPECT_NE(NULL, strstr(self->out, "holdover")) TH_LOG("%s", self->out);
+}
+
+/*
+ * npoctl -j clock show DEV's number under key, or -1 if absent; the
+ * health verdict and reason npoctl -j health gives come from
+ * clock_verdict().
+ */
+static long long clock_number(FIXTURE_DATA(clock) *self, int dev,
+			      const char *key)
+{
+	struct json_object *doc, *arr, *v;
+	long long n = -1;
+	char name[32];
+
+	if (npo_test_device_name(dev, name, sizeof(name)) ||
+	    npo_test_run(self->out, sizeof(self->out), "npoctl -j clock show %s",
+			 name))
+		return -1;
+	doc = json_tokener_parse(self->out);
+	if (doc && json_object_object_get_ex(doc, "clocks", &arr) &&
+	    json_object_object_get_ex(json_object_array_get_idx(arr, 0), key, &v))
+		n = json_object_get_int64(v);
+	json_object_put(doc);
+	return n;
+}
+
+/* Device dev's grandmaster allow-list as one number per digit: 1,5 is 15. */
+static long long clock_allow_list(FIXTURE_DATA(clock) *self, int dev)
+{
+	struct json_object *doc, *arr, *list;
+	long long n = -1;
+	char name[32];
+	size_t i;
+
+	if (npo_test_device_name(dev, name, sizeof(name)) ||
+	    npo_test_run(self->out, sizeof(self->out), "npoctl -j clock show %s",
+			 name))
+		return -1;
+	doc = json_tokener_parse(self->out);
+	if (doc && json_object_object_get_ex(doc, "clocks", &arr) &&
+	    json_object_object_get_ex(json_object_array_get_idx(arr, 0),
+				      "gm_allow", &list)) {
+		n = 0;
+		for (i = 0; i < json_object_array_length(list); i++)
+			n = n * 10 + json_object_get_int(json_object_array_get_idx(list, i));
+	}
+	json_object_put(doc);
+	return n;
+}
+
+/* Kernel log lines matching pattern since the mark this test left. */
+static int log_lines(FIXTURE_DATA(clock) *self, const char *mark,
+		     const char *pattern)
+{
+	if (npo_test_run(self->out, sizeof(self->out),
+			 "dmesg | sed -n '/%s/,$p' | grep -c '%s'", mark, pattern))
+		return 0;
+	return atoi(self->out);
+}
+
+/*
+ * A host whose root tells its own driver that anyone may lead, takes
+ * priority 0 and sets its clock to 2100: every other device was told that
+ * only node 1 may, so its neighbours refuse it at the first hop, report
+ * it (counters, health, devlink, one log line each) and nobody's clock
+ * moves, as the PHCs themselves show.
+ */
+TEST_F_TIMEOUT(clock, hijack_by_a_grandmaster_not_allowed_is_refused, 240)
+{
+	int rogue = self->ndev / 2, left = rogue - 1, right = rogue + 1, i;
+	char name[32], rogue_name[32], health[16], reason[256], state[16];
+	const int64_t year_2100 = 4102444800LL * 1000000000LL;
+	int rogue_node;
+
+	NPO_TEST_SETUP_DONE();
+	ASSERT_LT(right, self->ndev);
+	rogue_node = self->c[rogue].node;
+	self->trust_changed = true;
+	for (i = 0; i < self->ndev; i++) {
+		ASSERT_EQ(0, npo_test_device_name(i, name, sizeof(name)));
+		ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl clock set %s gm-allow 1",
+					  name));
+	}
+	EXPECT_EQ(1, clock_allow_list(self, 0)) TH_LOG("%s", self->out);
+	/* A list that names a node twice, or 17, is refused whole. */
+	EXPECT_NE(0, npo_test_run(NULL, 0, "npoctl clock set %s gm-allow 1,1 2>/dev/null",
+				  name));
+	EXPECT_NE(0, npo_test_run(NULL, 0, "npoctl clock set %s gm-allow 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17 2>/dev/null",
+				  name));
+	ASSERT_TRUE(wait_locked(self, 0, self->ndev, 1));
+	npo_test_run(NULL, 0, "echo npo-clock-hijack-mark > /dev/kmsg");
+
+	ASSERT_EQ(0, npo_test_device_name(rogue, rogue_name, sizeof(rogue_name)));
+	ASSERT_EQ(0, npo_test_run(NULL, 0, "npoctl clock set %s gm-allow any && npoctl clock set %s priority 0",
+				  rogue_name, rogue_name));
+	ASSERT_EQ(0, phc_set_ns(self, rogue, year_2100));
+	sleep(4);
+
+	/* The rogue leads itself, at 2100: the attack is real. */
+	ASSERT_GE(read_clocks(self), self->ndev);
+	EXPECT_STREQ("grandmaster", self->c[rogue].role);
+	EXPECT_LT(year_2100 - 60000000000LL, phc_ns(self, rogue));
+	/* Nobody else moved, by the clocks themselves. */
+	for (i = 1; i < self->ndev; i++) {
+		int64_t d = phc_ns(self, i) - phc_ns(self, 0);
+
+		if (i != rogue)
+			EXPECT_GT(1000000, llabs(d)) TH_LOG("npo%d is %lld ns off", i,
+							    (long long)d);
+	}
+	EXPECT_TRUE(wait_locked(self, 0, rogue, 1));
+	EXPECT_TRUE(wait_locked(self, right, self->ndev, 1));
+	/* Refused at the first hop, and only there. */
+	for (i = 0; i < self->ndev; i++) {
+		long long refused = clock_number(self, i, "refused_grandmasters");
+
+		if (i == left || i == right) {
+			EXPECT_LT(0, refused) TH_LOG("npo%d", i);
+			EXPECT_EQ(rogue_node, clock_number(self, i, "refused_node"));
+			EXPECT_EQ(0, clock_number(self, i, "refused_steps"));
+		} else if (i != rogue) {
+			EXPECT_EQ(0, refused) TH_LOG("npo%d heard the rogue", i);
+		}
+	}
+	ASSERT_EQ(0, npo_test_device_name(left, name, sizeof(name)));
+	EXPECT_TRUE(clock_verdict(self, name, health, sizeof(health), reason,
+				  sizeof(reason)));
+	EXPECT_STREQ("degraded", health) TH_LOG("%s", reason);
+	EXPECT_NE(NULL, strstr(reason, "refused node")) TH_LOG("%s", reason);
+	if (!access("/usr/bin/devlink", X_OK)) {
+		EXPECT_TRUE(clock_reporter(self, name, state, sizeof(state)));
+		EXPECT_STREQ("error", state);
+	}
+	/* Said once per neighbour, though offered every interval. */
+	EXPECT_EQ(2, log_lines(self, "npo-clock-hijack-mark",
+			       "which is not allowed to be one"));
+}
+
+/*
+ * The grandmaster's clock jumps 76 years as a glitch would, its driver
+ * none the wiser: its locked neighbours refuse the step, hold over and
+ * report it, the fabric re-forms around the next grandmaster on its own
+ * time, and no clock but the glitched one moves.  Set on purpose, the
+ * time is announced and followed.
+ */
+TEST_F_TIMEOUT(clock, unannounced_grandmaster_jump_is_not_followed, 240)
+{
+	int64_t before[16], after;
+	char name[32], state[16];
+	int i, last = self->ndev - 1;
+
+	NPO_TEST_SETUP_DONE();
+	npo_test_run(NULL, 0, "echo npo-clock-jump-mark > /dev/kmsg");
+	for (i = 1; i < self->ndev; i++)
+		before[i] = phc_ns(self, i) - (int64_t)mono_ns();
+	ASSERT_EQ(0, npo_test_fault(0, "clockjump 2400000000"));
+	self->jumped = true;
+	sleep(4);
+	EXPECT_LT(2000000000LL * 1000000000LL, phc_ns(self, 0) - phc_ns(self, 1));
+	for (i = 1; i < self->ndev; i++) {
+		after = phc_ns(self, i) - (int64_t)mono_ns();
+		/* Holdover drifts at most a few ppm over these seconds. */
+		EXPECT_GT(1000000, llabs(after - before[i]))
+			TH_LOG("npo%d moved %lld ns", i, (long long)(after - before[i]));
+	}
+	EXPECT_LT(0, clock_number(self, 1, "refused_steps"));
+	EXPECT_LT(0, clock_number(self, last, "refused_steps"));
+	EXPECT_EQ(1, clock_number(self, 1, "refused_node"));
+	for (i = 2; i < last; i++)
+		EXPECT_EQ(0, clock_number(self, i, "refused_steps")) TH_LOG("npo%d", i);
+	ASSERT_EQ(0, npo_test_device_name(1, name, sizeof(name)));
+	if (!access("/usr/bin/devlink", X_OK)) {
+		EXPECT_TRUE(clock_reporter(self, name, state, sizeof(state)));
+		EXPECT_STREQ("error", state);
+	}
+	/* The rest lock to node 2, whose holdover kept the time. */
+	EXPECT_TRUE(wait_locked(self, 1, self->ndev, 2));
+	EXPECT_EQ(2, log_lines(self, "npo-clock-jump-mark", "not stepping, holding over"));
+
+	/* Set on purpose, the new time is announced and followed. */
+	unjump(self);
+	EXPECT_TRUE(wait_locked(self, 0, self->ndev, 1));
+	for (i = 1; i < self->ndev; i++)
+		EXPECT_GT(1000000, llabs(phc_ns(self, i) - phc_ns(self, 0)))
+			TH_LOG("npo%d", i);
 }
 
 TEST_HARNESS_MAIN

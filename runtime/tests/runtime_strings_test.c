@@ -64,7 +64,8 @@ TEST(events_and_clocks)
 		     npo_clock_role_str(NPO_CLOCK_ROLE_GRANDMASTER));
 	EXPECT_STREQ("follower", npo_clock_role_str(NPO_CLOCK_ROLE_FOLLOWER));
 	EXPECT_STREQ("user", npo_clock_role_str(NPO_CLOCK_ROLE_USER));
-	EXPECT_STREQ("unknown", npo_clock_role_str(NPO_CLOCK_ROLE_USER + 1));
+	EXPECT_STREQ("free", npo_clock_role_str(NPO_CLOCK_ROLE_FREE));
+	EXPECT_STREQ("unknown", npo_clock_role_str(NPO_CLOCK_ROLE_FREE + 1));
 	EXPECT_STREQ("holdover", npo_clock_state_str(NPO_CLOCK_HOLDOVER));
 	EXPECT_STREQ("unknown", npo_clock_state_str(NPO_CLOCK_HOLDOVER + 1));
 }

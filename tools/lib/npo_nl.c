@@ -376,4 +376,19 @@ void npo_nl_clock_decode(struct nlattr **tb, struct npo_nl_clock *c)
 	c->health = u32_or_none(tb, NPO_ATTR_CLOCK_HEALTH);
 	c->health_reason = u32_or(tb, NPO_ATTR_CLOCK_HEALTH_REASON, 0);
 	c->error_limit_ns = get_u64(tb, NPO_ATTR_CLOCK_ERROR_LIMIT);
+	if (tb[NPO_ATTR_CLOCK_GM_ALLOW]) {
+		size_t len = nla_len(tb[NPO_ATTR_CLOCK_GM_ALLOW]);
+
+		if (len > sizeof(c->gm_allow))
+			len = sizeof(c->gm_allow);
+		c->gm_allow_n = len / sizeof(c->gm_allow[0]);
+		memcpy(c->gm_allow, nla_data(tb[NPO_ATTR_CLOCK_GM_ALLOW]),
+		       c->gm_allow_n * sizeof(c->gm_allow[0]));
+	}
+	c->refused_gms = get_u64(tb, NPO_ATTR_CLOCK_REFUSED_GM);
+	c->refused_steps = get_u64(tb, NPO_ATTR_CLOCK_REFUSED_STEPS);
+	c->refused_age_ms = tb[NPO_ATTR_CLOCK_REFUSED_AGE_MS] ?
+			    (int64_t)get_u64(tb, NPO_ATTR_CLOCK_REFUSED_AGE_MS) : -1;
+	c->refused_node = u32_or(tb, NPO_ATTR_CLOCK_REFUSED_NODE, 0);
+	c->refused_port = u32_or(tb, NPO_ATTR_CLOCK_REFUSED_PORT, 0);
 }

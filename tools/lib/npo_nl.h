@@ -154,6 +154,13 @@ struct npo_nl_clock {
 	int64_t health;			/* enum npo_health, -1 when not sent */
 	uint32_t health_reason;		/* enum npo_health_reason */
 	uint64_t error_limit_ns;
+	unsigned int gm_allow_n;	/* 0: any node may lead */
+	uint32_t gm_allow[16];
+	uint64_t refused_gms;
+	uint64_t refused_steps;
+	int64_t refused_age_ms;		/* -1: never refused */
+	uint32_t refused_node;
+	uint32_t refused_port;
 };
 
 void npo_nl_port_decode(struct nlattr **tb, struct npo_nl_port *p);

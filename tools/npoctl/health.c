@@ -36,7 +36,7 @@ struct port_health {
 struct clock_health {
 	bool seen;
 	uint32_t verdict;	/* enum npo_health */
-	char reason[128];
+	char reason[256];
 };
 
 /* The fabric key (FABRIC_KEY_GET, CAP_NET_ADMIN only: else not seen). */
@@ -187,6 +187,9 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	if (nc.role == NPO_CLOCK_ROLE_GRANDMASTER)
 		snprintf(c->reason, sizeof(c->reason), "%s, grandmaster",
 			 npo_clock_state_str(nc.state));
+	else if (nc.role == NPO_CLOCK_ROLE_FREE)
+		snprintf(c->reason, sizeof(c->reason),
+			 "free-running: may not lead, and no grandmaster it may follow is heard");
 	else
 		snprintf(c->reason, sizeof(c->reason), "%s to node %u",
 			 npo_clock_state_str(nc.state), nc.gm_node);
@@ -204,6 +207,14 @@ static int on_clock(struct nlattr **tb, UNUSED struct nlattr *attrs,
 	case NPO_HEALTH_REASON_USER:
 		snprintf(c->reason + n, sizeof(c->reason) - n,
 			 ", owned by user space");
+		break;
+	case NPO_HEALTH_REASON_CLOCK_REFUSED:
+		snprintf(c->reason + n, sizeof(c->reason) - n,
+			 "; refused node %u through port %u %lld s ago (%llu grandmaster offers, %llu steps): a peer is broken or hostile",
+			 nc.refused_node, nc.refused_port,
+			 (long long)(nc.refused_age_ms / 1000),
+			 (unsigned long long)nc.refused_gms,
+			 (unsigned long long)nc.refused_steps);
 		break;
 	}
 	if (c->verdict == HEALTH_UNKNOWN)

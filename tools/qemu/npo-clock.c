@@ -141,6 +141,12 @@ static void clock_reanchor(NpoState *s, int64_t step)
     clock_anchor(s, now + step, frac, t);
 }
 
+/* The clock jumps by ns, as no command made it (the clockjump fault). */
+void npo_clock_jump(NpoState *s, int64_t ns)
+{
+    clock_reanchor(s, ns);
+}
+
 /* A stamp: the clock at true time t + x, with the stamping noise. */
 static uint64_t clock_stamp(NpoState *s, int64_t t, double x)
 {
@@ -202,6 +208,12 @@ bool npo_clock_reg_read(NpoState *s, hwaddr addr, uint64_t *val)
     case A_CLK_RX_DROPS:
         *val = s->clk.rx_drops;
         break;
+    case A_CLK_RX_RATE:
+        *val = s->clk.rx_rate;
+        break;
+    case A_CLK_RX_POLICED:
+        *val = s->clk.rx_policed;
+        break;
     default:
         return false;
     }
@@ -256,6 +268,10 @@ bool npo_clock_reg_write(NpoState *s, hwaddr addr, uint64_t val)
         break;
     case A_CLK_CMD:
         clock_cmd(s, val);
+        break;
+    case A_CLK_RX_RATE:
+        s->clk.rx_rate = val;
+        memset(s->clk.rx_tat, 0, sizeof(s->clk.rx_tat));
         break;
     default:
         return false;
@@ -369,6 +385,34 @@ uint32_t npo_clock_mbox(NpoState *s, uint32_t op)
 }
 
 /* A time-sync message arrived on p: stamp it as of its arrival instant. */
+/*
+ * Time-sync messages are few (a SYNC and a REPLY an interval): a port
+ * delivers at most CLK_RX_RATE a second after a burst of
+ * NPO_TIME_RX_BURST, so that a peer flooding one port neither fills the
+ * receive queue the others share nor costs software a command a message.
+ * A generic cell rate algorithm on the time of arrival, not the time the
+ * message claims.
+ */
+static bool clock_rx_admit(NpoState *s, unsigned int port)
+{
+    int64_t now = true_ns(), t, tau;
+    int64_t *tat = &s->clk.rx_tat[port];
+
+    if (!s->clk.rx_rate) {
+        return true;
+    }
+    t = NANOSECONDS_PER_SECOND / s->clk.rx_rate;
+    tau = (NPO_TIME_RX_BURST - 1) * t;
+    if (*tat < now) {
+        *tat = now;
+    }
+    if (*tat - now > tau) {
+        return false;
+    }
+    *tat += t;
+    return true;
+}
+
 void npo_clock_rx(NpoPort *p, const uint8_t *payload, uint16_t len)
 {
     NpoState *s = p->dev;
@@ -381,6 +425,10 @@ void npo_clock_rx(NpoPort *p, const uint8_t *payload, uint16_t len)
     }
     memcpy(&w, payload, sizeof(w));
     if (w.len > NPO_TIME_MSG_MAX) {
+        return;
+    }
+    if (!clock_rx_admit(s, p->index)) {
+        s->clk.rx_policed++;
         return;
     }
     if (s->clk.rx_count == NPO_TIME_RX_DEPTH) {
@@ -468,6 +516,9 @@ void npo_clock_reset(NpoState *s)
     }
     s->clk.rx_head = s->clk.rx_count = 0;
     s->clk.rx_drops = 0;
+    s->clk.rx_rate = 0;
+    s->clk.rx_policed = 0;
+    memset(s->clk.rx_tat, 0, sizeof(s->clk.rx_tat));
 }
 
 void npo_clock_realize(NpoState *s)

@@ -39,6 +39,9 @@ typedef struct NpoClock {
     unsigned int rx_head;
     unsigned int rx_count;
     uint32_t rx_drops;
+    uint32_t rx_rate;           /* CLK_RX_RATE */
+    uint32_t rx_policed;
+    int64_t rx_tat[NPO_MAX_PORTS]; /* each port's theoretical arrival */
     GRand *rand;                /* stamping noise, wander */
     double wander_ppb;          /* the rate error's walk so far */
     QEMUTimer *wander_timer;
@@ -53,6 +56,7 @@ bool npo_clock_reg_write(NpoState *s, hwaddr addr, uint64_t val);
 uint32_t npo_clock_mbox(NpoState *s, uint32_t op);
 void npo_clock_rx(NpoPort *p, const uint8_t *payload, uint16_t len);
 int64_t npo_clock_true_ns(void);
+void npo_clock_jump(NpoState *s, int64_t ns);
 uint64_t npo_clock_read_at(NpoState *s, int64_t true_ns);
 
 #endif

@@ -30,6 +30,7 @@ typedef enum NpoFaultArgs {
     NPO_FAULT_ARGS_HEX,             /* CODE, hexadecimal */
     NPO_FAULT_ARGS_OPCODE_COUNT,    /* OPCODE (hex) COUNT */
     NPO_FAULT_ARGS_SLOT,            /* a|b */
+    NPO_FAULT_ARGS_VALUE,           /* VALUE */
 } NpoFaultArgs;
 
 /*
@@ -72,6 +73,8 @@ static const NpoFaultWord npo_fault_words[] = {
     { "fwbootfail", FAULT_FW_BOOT_FAIL, NPO_FAULT_ARGS_NONE, 0, 0, "" },
     { "flashcorrupt", FAULT_FLASH_CORRUPT, NPO_FAULT_ARGS_SLOT, 0, 0, "" },
     { "vanish", FAULT_VANISH, NPO_FAULT_ARGS_NONE, 0, 0, "" },
+    { "clockjump", FAULT_CLOCK_JUMP, NPO_FAULT_ARGS_VALUE, 0, UINT32_MAX,
+      "s the clock jumps forward" },
     { "clear", FAULT_CLEAR_ALL, NPO_FAULT_ARGS_NONE, 0, 0, "" },
 };
 
@@ -121,6 +124,12 @@ uint32_t npo_fault_apply(NpoState *s, unsigned int kind, unsigned int port,
     }
     if (npo_flash_fault(s, kind, value, &res)) {
         return res;
+    }
+    if (kind == FAULT_CLOCK_JUMP) {
+        /* A glitch of the oscillator or its counter: no command did it. */
+        trace_npo_fault(s->node_id, kind, port, lane, value);
+        npo_clock_jump(s, (int64_t)value * NANOSECONDS_PER_SECOND);
+        return MBOX_OK;
     }
     if (kind == FAULT_MBOX_FAIL) {
         /* Not a port's: the firmware's, until reset or cleared. */
@@ -265,6 +274,8 @@ static const char *npo_fault_args_text(const NpoFaultWord *w)
         return "OPCODE (hex) COUNT (at most 255)";
     case NPO_FAULT_ARGS_SLOT:
         return "a|b";
+    case NPO_FAULT_ARGS_VALUE:
+        return "VALUE";
     default:
         return "nothing";
     }
@@ -299,6 +310,10 @@ static void npo_set_fault(Object *obj, const char *str, Error **errp)
         break;
     case NPO_FAULT_ARGS_PORT:
         ok = sscanf(str, "%*s %u %23s%n", &port, text, &end) == 2 &&
+             npo_fault_value(w, text, &raw);
+        break;
+    case NPO_FAULT_ARGS_VALUE:
+        ok = sscanf(str, "%*s %23s%n", text, &end) == 1 &&
              npo_fault_value(w, text, &raw);
         break;
     case NPO_FAULT_ARGS_HEX:

@@ -28,7 +28,7 @@
 
 #define NPO_MAGIC               0x314f504e   /* "NPO1" */
 #define NPO_IF_MAJOR            1
-#define NPO_IF_MINOR            17
+#define NPO_IF_MINOR            18
 
 #define NPO_MAX_PORTS           16
 #define NPO_MAX_LANES           16
@@ -253,6 +253,8 @@ REG32(CLK_LATCH_TIME_HI, 0x324)
 REG32(CLK_LATCH_REF_LO, 0x328)
 REG32(CLK_LATCH_REF_HI, 0x32c)
 REG32(CLK_RX_DROPS, 0x330)
+REG32(CLK_RX_RATE, 0x334)               /* per port, messages/s; 0 none */
+REG32(CLK_RX_POLICED, 0x338)
 
 enum {
     CLK_CMD_SET = 1,
@@ -261,7 +263,8 @@ enum {
 };
 
 #define NPO_CLOCK_MAX_ADJ_PPB   32000000
-#define NPO_TIME_MSG_MAX        48
+#define NPO_TIME_MSG_MAX        64
+#define NPO_TIME_RX_BURST       16
 #define NPO_TIME_RX_DEPTH       64
 
 /*
@@ -377,6 +380,7 @@ enum npo_fault_kind {
     FAULT_FLASH_CORRUPT = 14, /* value: slot; a bit of it flips (1.14) */
     FAULT_TX_DROP = 15,     /* value: weaker launch in 1/100 dB (1.15) */
     FAULT_VANISH = 16,      /* the card leaves the bus (1.17) */
+    FAULT_CLOCK_JUMP = 17,  /* value: s the clock jumps forward (1.18) */
 };
 
 /* Port statistics block written by MBOX_OP_PORT_STATS, little endian. */

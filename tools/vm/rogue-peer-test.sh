@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # A hostile peer on a keyed fabric: rogue-peer.py hands npo3's port 0
-# forged routing adverts through the model's test equipment (QOM
-# "inject"), as a host whose root loads its own driver could send them,
-# with and without the fabric key, while guest/rogue.sh keeps a ring of 8
-# keyed devices and reports what each believes (routes, the routing and
+# forged routing adverts and time-sync messages through the model's test
+# equipment (QOM "inject"), as a host whose root loads its own driver
+# could send them, with and without the fabric key, while guest/rogue.sh
+# keeps a ring of 8 keyed devices that allow only node 1 as grandmaster
+# and reports what each believes (routes, clocks, the routing, clock and
 # key counters).  QEMU traces every link message a device sends, an
-# independent view of what went out of a quarantined port.  Each attack
+# independent view of what went out of a quarantined port, and the
+# model's clock_offsets the clocks' true spread.  Each attack
 # is an "ok"/"not ok" line; the guest's kernel must stay quiet (npo-vm
 # fails on a splat).  Exits 0/1.
 #

@@ -11,7 +11,9 @@ sent them (QOM "inject", Documentation/hardware.rst "Test equipment"),
 the way a host whose root loads its own driver could, asks the guest over
 its second serial line (CONTROL_SOCKET) what the fabric believes, and
 cuts links through QMP; QEMU's trace of the link messages each device
-sends is in the console's log (CONSOLE_LOG).
+sends is in the console's log (CONSOLE_LOG), and of its time messages
+while a flood lasts.  Routing attacks first, then time sync: every device
+was told that only node 1 may be grandmaster.
 Each attack is a TAP line named after it; exits 1 if any failed.
 """
 import hashlib
@@ -24,6 +26,8 @@ import sys
 import time
 
 ADVERT, SIGNED = 1, 0x80
+SYNC, LOCKED, NO_GM = 1, 2, 0x01  # npo_timesync.c's message, state, flag
+TIME_MSG_MAX = 64  # hardware.rst: TIME_SEND, 1.18
 VICTIM_DEV, VICTIM_PORT = 3, 0  # the rogue is the far end of npo3/0
 CONVERGE_S = 15  # what the route test allows a fabric to settle
 
@@ -92,10 +96,11 @@ class Guest:
             line = self._line(end)
             if line is None:
                 raise RuntimeError("no answer to %r within %d s" % (request, timeout))
-            if word == "COUNTERS" and line == "COUNTERS-END":
+            many = word in ("COUNTERS", "CLOCKS")
+            if many and line == word + "-END":
                 return lines
             if line.startswith(word + " ") or line == word:
-                if word != "COUNTERS":
+                if not many:
                     return line
                 lines.append(line)
 
@@ -103,12 +108,20 @@ class Guest:
         f = self.ask("routes").split()
         return int(f[1]), {int(k): int(v) for k, v in (x.split(":") for x in f[2:])}
 
-    def counters(self):
+    def counters(self, what="counters"):
         out = {}
-        for line in self.ask("counters"):
+        for line in self.ask(what):
             f = line.split()
-            out[int(f[1])] = {k: int(v) for k, v in (x.split("=") for x in f[2:] if "=" in x and x.split("=")[1])}
+            out[int(f[1])] = {k: int(v) if v.lstrip("-").isdigit() else v
+                              for k, v in (x.split("=") for x in f[2:]
+                                           if "=" in x and x.split("=")[1])}
         return out
+
+    def clocks(self):
+        return self.counters("clocks")
+
+    def loglines(self, pattern):
+        return int(self.ask("loglines " + pattern).split()[1])
 
 
 def advert(origin, seq, links=(), key=None, key_id=1):
@@ -122,6 +135,41 @@ def advert(origin, seq, links=(), key=None, key_id=1):
     head = bytes([key_id, 0, 0, 0])
     mac = hmac.new(key, b"L" + body + head, hashlib.sha256).digest()[:16]
     return body + head + mac
+
+
+def time_msg(gm_node, gm_prio, gm_seq, node, flags=0, key=None, key_id=1):
+    """A time-sync SYNC as it comes off the wire: the model's WireTime
+    frame (departure on the host's monotonic clock, link delay, length,
+    the message), the message signed if key is given."""
+    body = struct.pack("<BBBBIQQIIIBBBBI", SYNC | (SIGNED if key else 0),
+                       LOCKED, gm_prio, 0, gm_seq, 0, 0, gm_node, gm_seq,
+                       node, gm_prio, 0, 0, flags, 0)
+    if key is not None:
+        head = bytes([key_id, 0, 0, 0])
+        # The departure stamp (bytes 8..15) enters the MAC as zeros.
+        signed = body[:8] + bytes(8) + body[16:]
+        body += head + hmac.new(key, b"T" + signed + head,
+                                hashlib.sha256).digest()[:16]
+    return struct.pack("<Qq B7x", time.monotonic_ns(), 100000, len(body)) + \
+        body.ljust(TIME_MSG_MAX, b"\0")
+
+
+def inject_time(qmp, frames):
+    qmp.qom_set(VICTIM_DEV, "inject", ";".join(
+        "time %d %s" % (VICTIM_PORT, f.hex()) for f in frames))
+
+
+def clock_spread(qmp):
+    """The largest difference between two devices' true clocks, ns: the
+    host's view through the model, no driver involved."""
+    offs = [float(x.split(":")[1]) for x in
+            qmp.qom_get(0, "clock_offsets").replace(",", " ").split()]
+    return max(offs) - min(offs)
+
+
+def all_locked_to_1(clocks, n):
+    return all(clocks[d]["state"] == "locked" and clocks[d]["gm"] == 1
+               for d in range(n))
 
 
 def queued(qmp):
@@ -152,6 +200,95 @@ def tap(ok, what, detail=""):
     print("%s - %s%s" % ("ok" if ok else "not ok", what,
                          (" (%s)" % detail) if detail else ""), flush=True)
     failed |= not ok
+
+
+def hold(qmp, guest, n, seconds, frame, each=0.05):
+    """Inject frame(i) every `each` s for `seconds`; True if every device
+    stayed locked to node 1 whenever asked, once a second."""
+    steady, t0, i, asked = True, time.monotonic(), 0, time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        inject_time(qmp, [frame(i)])
+        i += 1
+        if time.monotonic() - asked >= 1:
+            steady &= all_locked_to_1(guest.clocks(), n)
+            asked = time.monotonic()
+        time.sleep(each)
+    return steady
+
+
+def time_attacks(qmp, guest, log_path, key, n):
+    # A key holder announcing priority 0 with its clock in 2100, every
+    # 50 ms for 10 s: only node 1 may lead, so npo3 refuses it at the
+    # first hop, says so once, and nobody's clock moves.
+    before = guest.clocks()
+    spread0 = clock_spread(qmp)
+    steady = hold(qmp, guest, n, 10, lambda i: time_msg(
+        60000, 0, 1000 + i, 60000, key=key))
+    after = guest.clocks()
+    spread = clock_spread(qmp)
+    stepped = [after[d]["steps_taken"] - before[d]["steps_taken"] for d in range(n)]
+    tap(steady and all_locked_to_1(after, n) and not any(stepped) and
+        spread < 1000,
+        "hijack_by_priority_0_in_2100_moves_no_clock",
+        "steps %s, true spread %.1f ns (%.1f before)" % (stepped, spread, spread0))
+    refused = after[VICTIM_DEV]["refused_gms"] - before[VICTIM_DEV]["refused_gms"]
+    tap(refused > 0 and all(after[d]["refused_gms"] == before[d]["refused_gms"]
+                            for d in range(n) if d != VICTIM_DEV),
+        "hijack_is_refused_at_the_first_hop_and_counted",
+        "%d refused at npo%d" % (refused, VICTIM_DEV))
+    said = guest.loglines("which is not allowed to be one")
+    tap(said == 1, "hijack_is_logged_once", "%d lines" % said)
+
+    # Alternating grandmasters for 10 s: every device stays locked, and
+    # the log says nothing more.
+    before = guest.clocks()
+    steady = hold(qmp, guest, n, 10, lambda i: time_msg(
+        60001 + i % 2, 0, 2000 + i, 60001 + i % 2, key=key))
+    after = guest.clocks()
+    stepped = [after[d]["steps_taken"] - before[d]["steps_taken"] for d in range(n)]
+    said = guest.loglines("which is not allowed to be one")
+    tap(steady and all_locked_to_1(after, n) and not any(stepped) and said == 1,
+        "alternating_grandmasters_keep_every_follower_locked",
+        "steps %s, %d log lines in all" % (stepped, said))
+
+    # Without the key, even claiming node 1 itself: not heard at all.
+    before_key = guest.counters()
+    before = guest.clocks()
+    inject_time(qmp, [time_msg(1, 0, 3000 + i, 1) for i in range(20)])
+    time.sleep(1)
+    after_key = guest.counters()
+    after = guest.clocks()
+    tap(after_key[VICTIM_DEV]["rejected"] > before_key[VICTIM_DEV]["rejected"] and
+        after[VICTIM_DEV]["refused_gms"] == before[VICTIM_DEV]["refused_gms"] and
+        all_locked_to_1(after, n),
+        "unsigned_time_messages_are_not_heard")
+
+    # A SYNC flood at line rate: the device lets 4 an interval through
+    # after a burst of 16, so the victim answers few; QEMU's trace of what
+    # npo3 sends is the independent count.
+    mark = len(open(log_path, errors="replace").read().splitlines())
+    qmp.cmd("trace-event-set-state", name="npo_time_send", enable=True)
+    before = guest.clocks()
+    t0 = time.monotonic()
+    for b in range(40):
+        inject_time(qmp, [time_msg(1, 128, 0, 60003, flags=NO_GM, key=key)
+                          for _ in range(50)])
+    spent = time.monotonic() - t0
+    time.sleep(0.5)
+    qmp.cmd("trace-event-set-state", name="npo_time_send", enable=False)
+    spent_all = time.monotonic() - t0
+    after = guest.clocks()
+    lines = open(log_path, errors="replace").read().splitlines()[mark:]
+    sent = sum("npo%d: port %d: time message" % (VICTIM_DEV + 1, VICTIM_PORT) in l
+               for l in lines)
+    policed = after[VICTIM_DEV]["rx_policed"] - before[VICTIM_DEV]["rx_policed"]
+    # Its own SYNC and the peer's REPLY an interval, plus what got through.
+    allowed = 16 + (1 + 4) * spent_all * 10 + 10
+    tap(policed >= 2000 - allowed and sent <= allowed and
+        all_locked_to_1(after, n),
+        "sync_flood_is_policed_before_the_mailbox",
+        "2000 in %.1f s: %d policed by the device, %d messages sent by npo%d "
+        "(at most %d)" % (spent, policed, sent, VICTIM_DEV, allowed))
 
 
 def main():
@@ -279,6 +416,8 @@ def main():
         "%d computations in %.1f s, %d too soon" % (
             computed, spent,
             after[VICTIM_DEV]["too_soon"] - before[VICTIM_DEV]["too_soon"]))
+
+    time_attacks(qmp, guest, log_path, key, n)
 
     # A miswired port: nothing learnt through it, no advert sent out of it.
     ans = guest.ask("miswire %d %d" % (VICTIM_DEV, VICTIM_PORT))

@@ -61,6 +61,7 @@
 	[NPO_CLOCK_ROLE_GRANDMASTER] = "grandmaster",			\
 	[NPO_CLOCK_ROLE_FOLLOWER] = "follower",				\
 	[NPO_CLOCK_ROLE_USER] = "user",					\
+	[NPO_CLOCK_ROLE_FREE] = "free",					\
 }
 
 /* enum npo_risk */

@@ -58,7 +58,8 @@
  *	Optionally of one device (NPO_ATTR_DEV_INDEX) and only those after
  *	NPO_ATTR_EVENT_SEQ.
  * @NPO_CMD_CLOCK_SET: set a device's NPO_ATTR_CLOCK_PRIORITY, its
- *	NPO_ATTR_CLOCK_SYNC, or both.  Needs CAP_NET_ADMIN.
+ *	NPO_ATTR_CLOCK_SYNC, its NPO_ATTR_CLOCK_GM_ALLOW, or several.  Needs
+ *	CAP_NET_ADMIN.
  * @NPO_CMD_ROUTE_GET: dump each device's routes, optionally of one device
  *	(NPO_ATTR_DEV_INDEX): a message per destination node the device
  *	reaches through another device, with NPO_ATTR_ROUTE_* (interface
@@ -113,11 +114,15 @@ enum npo_cmd {
  * @NPO_CLOCK_ROLE_USER: user space owns the clock (NPO_ATTR_CLOCK_SYNC
  *	0): the device takes no part in fabric time, its ports carry no
  *	time-sync messages, and nothing but user space adjusts its PHC.
+ * @NPO_CLOCK_ROLE_FREE: the device may not lead (it is not on its own
+ *	NPO_ATTR_CLOCK_GM_ALLOW) and hears no grandmaster it may follow: its
+ *	clock runs free, with no error bound, and it offers its peers none.
  */
 enum npo_clock_role {
 	NPO_CLOCK_ROLE_GRANDMASTER,
 	NPO_CLOCK_ROLE_FOLLOWER,
 	NPO_CLOCK_ROLE_USER,
+	NPO_CLOCK_ROLE_FREE,
 };
 
 /**
@@ -378,6 +383,9 @@ enum npo_health {
  *	timescale.
  * @NPO_HEALTH_REASON_USER: user space owns the clock: the fabric does not
  *	judge it.
+ * @NPO_HEALTH_REASON_CLOCK_REFUSED: within the last minute the clock
+ *	refused a grandmaster it may not follow or a step beyond its limit
+ *	(NPO_ATTR_CLOCK_REFUSED_*): a peer is broken or hostile.
  */
 enum npo_health_reason {
 	NPO_HEALTH_REASON_NONE,
@@ -393,6 +401,7 @@ enum npo_health_reason {
 	NPO_HEALTH_REASON_NO_BOUND,
 	NPO_HEALTH_REASON_BOUND,
 	NPO_HEALTH_REASON_USER,
+	NPO_HEALTH_REASON_CLOCK_REFUSED,
 };
 
 /**
@@ -677,6 +686,20 @@ enum npo_refusal_side {
  *	for want of a key to sign with.
  * @NPO_ATTR_FKEY_REJECTED_AGE_MS: u64, how long ago the device last
  *	refused a control message, ms; absent if it never did.
+ * @NPO_ATTR_CLOCK_GM_ALLOW: binary, node ids (u32, host order), at most
+ *	16: the only nodes the device follows or relays as grandmaster, and
+ *	it leads only if its own is among them.  In NPO_CMD_CLOCK_SET
+ *	(empty: any node may) and NPO_CMD_CLOCK_GET (absent when any may).
+ * @NPO_ATTR_CLOCK_REFUSED_GM: u64, announcements of a grandmaster not on
+ *	the allow-list the device refused.
+ * @NPO_ATTR_CLOCK_REFUSED_STEPS: u64, steps the locked clock refused to
+ *	take: its parent's time jumped further than the module parameter
+ *	locked_step_max_ns without its grandmaster announcing a new time.
+ * @NPO_ATTR_CLOCK_REFUSED_AGE_MS: u64, how long ago the last refusal of
+ *	either kind was, ms; absent if there was none.
+ * @NPO_ATTR_CLOCK_REFUSED_NODE: u32, whom the last refusal was of: the
+ *	grandmaster announced, or the parent whose time jumped.
+ * @NPO_ATTR_CLOCK_REFUSED_PORT: u32, the port it came through.
  * @__NPO_ATTR_MAX: one past the last attribute.
  * @NPO_ATTR_MAX: the last attribute.
  */
@@ -843,6 +866,12 @@ enum npo_attr {
 	NPO_ATTR_FKEY_REJECTED,
 	NPO_ATTR_FKEY_UNSIGNED,
 	NPO_ATTR_FKEY_REJECTED_AGE_MS,
+	NPO_ATTR_CLOCK_GM_ALLOW,
+	NPO_ATTR_CLOCK_REFUSED_GM,
+	NPO_ATTR_CLOCK_REFUSED_STEPS,
+	NPO_ATTR_CLOCK_REFUSED_AGE_MS,
+	NPO_ATTR_CLOCK_REFUSED_NODE,
+	NPO_ATTR_CLOCK_REFUSED_PORT,
 
 	__NPO_ATTR_MAX,
 	NPO_ATTR_MAX = __NPO_ATTR_MAX - 1

@@ -12,6 +12,9 @@
 #   routes             ROUTES TOTAL NODE:COUNT...  (routes to each node)
 #   wait-routes N S    WAIT-ROUTES ok|timeout SECONDS  (until TOTAL is N)
 #   counters           COUNTERS DEV KEY=VALUE... per device, then COUNTERS-END
+#   clocks             CLOCKS DEV KEY=VALUE... per device (debugfs
+#                      timesync), then CLOCKS-END
+#   loglines PATTERN   LOGLINES N  (kernel log lines with PATTERN)
 #   miswire D P        MISWIRE ok|fail  (port P of npoD planned elsewhere)
 #   unplan D P         UNPLAN ok|fail
 #   end                END, and the guest powers off
@@ -43,6 +46,18 @@ npoctl fabric key add 1 "$key" send || { echo "GUEST-FAIL key"; exit 1; }
 # Every advert signed: past one refresh, and the routes still whole.
 sleep 6
 r=$(wait_routes $all 60) || { echo "GUEST-FAIL routes with the key: $r"; exit 1; }
+# Only node 1 may lead fabric time, as the operator would say.
+d=0
+while [ $d -lt "$n" ]; do
+	npoctl clock set npo$d gm-allow 1 || { echo "GUEST-FAIL gm-allow"; exit 1; }
+	d=$((d + 1))
+done
+i=0
+until [ "$(npoctl -j clock | grep -o '"state":"locked"' | wc -l)" -eq "$n" ]; do
+	i=$((i + 1))
+	[ $i -lt 600 ] || { echo "GUEST-FAIL clocks not locked"; exit 1; }
+	sleep 0.2
+done
 stty -F /dev/ttyS1 raw -echo || { echo "GUEST-FAIL stty"; exit 1; }
 exec 3<>/dev/ttyS1
 echo "READY"
@@ -66,6 +81,18 @@ while read -r cmd a b <&3; do
 			d=$((d + 1))
 		done
 		echo "COUNTERS-END"
+		;;
+	clocks)
+		d=0
+		while [ $d -lt "$n" ]; do
+			echo "CLOCKS $d $(head -n1 /sys/kernel/debug/npo/npo$d/timesync |
+				awk '{ for (i = 1; i < NF; i += 2) printf "%s=%s ", $i, $(i + 1) }')"
+			d=$((d + 1))
+		done
+		echo "CLOCKS-END"
+		;;
+	loglines)
+		echo "LOGLINES $(dmesg | grep -c "$a${b:+ $b}")"
 		;;
 	miswire)
 		if npoctl link set "npo$a/$b" plan 999/9 && sleep 1 &&
