@@ -3,7 +3,7 @@
  * NPO fabric key: only hosts the operator provisioned speak for the fabric.
  *
  * Every device's link messages to its neighbours (routing adverts and link
- * reports; time sync messages are not signed yet) end with a trailer: the
+ * reports) and its time-sync messages end with a trailer: the
  * number of the key they were signed with and the first 16 bytes of an
  * HMAC-SHA-256 over the kind of message, the message and the trailer's key
  * number (as OSPF's cryptographic authentication, RFC 5709, and

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * NPO driver: the fabric key (npo_fabric_key.c).  Link messages between
- * devices (routing adverts and link reports) carry an HMAC-SHA-256 keyed
- * with a secret the operator provisions on every host, so that a host,
- * cable or program without it cannot speak for the fabric.  Time sync
- * messages are to follow (the contexts and skipped bytes are for them).
+ * devices (routing adverts and link reports) and time-sync messages carry
+ * an HMAC-SHA-256 keyed with a secret the operator provisions on every
+ * host, so that a host, cable or program without it cannot speak for the
+ * fabric.
  */
 #ifndef _NPO_FABRIC_KEY_H
 #define _NPO_FABRIC_KEY_H

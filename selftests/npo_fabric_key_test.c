@@ -7,7 +7,8 @@
  * the operator did not provision, or one whose root loads a driver of its
  * own) is refused at its neighbours, and its node drops out of every
  * other device's routes (what it says goes no further than them), while the others go on reaching each other
- * around it; once keyed, it is back within the convergence time.  A second
+ * around it, nor does its clock take part in fabric time; once keyed, it
+ * is back within the convergence time.  A second
  * key is rolled in on every host, made the signing key device by device
  * and the first deleted while every route stays in place and not one
  * message is refused.  The key commands need CAP_NET_ADMIN, take no bad
@@ -119,6 +120,23 @@ static struct json_object *key_state(void)
 	if (npo_test_run(out, sizeof(out), "npoctl -j fabric key show"))
 		return NULL;
 	return json_tokener_parse(out);
+}
+
+/* The grandmaster npoctl -j clock says device dev follows; -1 unknown. */
+static long long clock_gm(int dev)
+{
+	static char out[1 << 14];
+	struct json_object *doc, *list;
+	long long gm = -1;
+
+	if (npo_test_run(out, sizeof(out), "npoctl -j clock show npo%d", dev))
+		return -1;
+	doc = json_tokener_parse(out);
+	list = jget(doc, "clocks");
+	if (list && json_object_array_length(list) == 1)
+		gm = jint(json_object_array_get_idx(list, 0), "grandmaster");
+	json_object_put(doc);
+	return gm;
 }
 
 static long long dev_counter(struct json_object *doc, int dev, const char *what)
@@ -289,6 +307,10 @@ TEST_F_TIMEOUT(fkey, unkeyed_host_is_not_heard, 180)
 	EXPECT_STREQ("hmac-sha256", devlink_auth(0));
 	json_object_put(before);
 	json_object_put(after);
+	/* Nor is its time heard: it leads itself, the others keep node 1. */
+	EXPECT_EQ(node, clock_gm(outsider));
+	EXPECT_EQ(1, clock_gm(left));
+	EXPECT_EQ(1, clock_gm(right));
 
 	/* Keyed, it is back. */
 	ASSERT_EQ(0, npoctl_key("add 1 %s send npo%d", self->key[1], outsider));
