@@ -759,7 +759,8 @@ static int npo_nl_port_diag_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, NPO_ATTR_DEV_NODE_ID, ndev->node_id) ||
 	    nla_put_u32(msg, NPO_ATTR_PORT_INDEX, port->index))
 		goto out;
-	err = npo_link_diag_fill(msg, port);
+	err = npo_link_diag_fill(msg, port,
+				 !netlink_capable(skb, CAP_NET_ADMIN));
 	if (err)
 		goto out;
 	genlmsg_end(msg, hdr);

@@ -162,9 +162,13 @@ struct npo_link_diag {
  *	%NPO_SELFTEST_FAILED.
  * @stats: the port's statistics block, shared by unprivileged readers
  *	for %NPO_STATS_SHARED_MS (npo_port_read_stats()):
- * @stats.lock: protects @stats.block and @stats.at;
+ * @stats.lock: protects @stats.block, @stats.at, @stats.module and
+ *	@stats.module_at;
  * @stats.block: the last block read, or NULL;
- * @stats.at: when it was read, in jiffies.
+ * @stats.at: when it was read, in jiffies;
+ * @stats.module: the module's identity as last read while the link was
+ *	not active (an active link's is kept in @diag);
+ * @stats.module_at: when, in jiffies; 0 never.
  * @watch: the link watch's recent readings of the lanes, or NULL
  *	(npo_link_watch.c); set before the links start.
  * @risk: lanes at risk, as last reported (NPO_EVENT_AT_RISK):
@@ -222,9 +226,11 @@ struct npo_port {
 		u32 lanes;
 	} selftest;
 	struct {
-		struct mutex lock; /* block, at */
+		struct mutex lock; /* block, at, module, module_at */
 		struct npo_hw_port_stats *block;
 		unsigned long at;
+		struct npo_module module;
+		unsigned long module_at;
 	} stats;
 	struct npo_port_watch *watch;
 	struct {
@@ -353,7 +359,7 @@ void npo_link_diag_send(struct npo_port *port,
 void npo_link_diag_rx(struct npo_dev *ndev, unsigned int index,
 		      const void *data, size_t len);
 void npo_link_diag_forget(struct npo_port *port);
-int npo_link_diag_fill(struct sk_buff *skb, struct npo_port *port);
+int npo_link_diag_fill(struct sk_buff *skb, struct npo_port *port, bool shared);
 
 /* npo_link_plan.c: the cabling plan, miswired ports quarantined */
 bool npo_link_plan_quarantines(const struct npo_dev *ndev);

@@ -137,11 +137,38 @@ static void npo_diag_put_id(char *dst, const char *src)
 }
 
 /*
+ * The module of a port whose link is not active: read afresh, since it
+ * may be swapped meanwhile, but shared by unprivileged readers for
+ * %NPO_STATS_SHARED_MS, as the port's counters are, so that a flood of
+ * them costs the device (an I2C EEPROM read on silicon) one read.
+ */
+static int npo_diag_probe_module(struct npo_port *port, struct npo_module *m,
+				 bool shared)
+{
+	int err = 0;
+
+	mutex_lock(&port->stats.lock);
+	if (shared && port->stats.module_at &&
+	    time_before(jiffies, port->stats.module_at +
+				 msecs_to_jiffies(NPO_STATS_SHARED_MS))) {
+		*m = port->stats.module;
+	} else {
+		err = npo_module_read(port, m);
+		port->stats.module = *m;
+		port->stats.module_at = jiffies ?: 1;
+	}
+	mutex_unlock(&port->stats.lock);
+	return err ?: (m->valid ? 0 : -ENODATA);
+}
+
+/*
  * This port's module, read once per link-up: a module may be swapped
  * while the link is down, so one read then, or across a link-down
- * (npo_link_diag_forget()), is not kept.
+ * (npo_link_diag_forget()), is not kept.  @shared: a reading of an
+ * inactive port's a little old will do (npo_diag_probe_module()).
  */
-static void npo_diag_own_module(struct npo_port *port, struct npo_module *m)
+static void npo_diag_own_module(struct npo_port *port, struct npo_module *m,
+				bool shared)
 {
 	struct npo_dev *ndev = port->ndev;
 	unsigned int gen;
@@ -150,7 +177,7 @@ static void npo_diag_own_module(struct npo_port *port, struct npo_module *m)
 	*m = port->diag.module;
 	gen = port->diag.module_gen;
 	mutex_unlock(&ndev->link_lock);
-	if (m->valid || npo_module_read(port, m))
+	if (m->valid || npo_diag_probe_module(port, m, shared))
 		return;
 	mutex_lock(&ndev->link_lock);
 	if (port->diag.module_gen == gen &&
@@ -177,7 +204,7 @@ void npo_link_diag_send(struct npo_port *port,
 
 	if (!npo_lmsg_supported(ndev))
 		return;
-	npo_diag_own_module(port, &m);
+	npo_diag_own_module(port, &m, false);
 	msg = kzalloc(struct_size(msg, lane, nlanes), GFP_KERNEL);
 	if (!msg)
 		return;
@@ -339,13 +366,15 @@ static int npo_diag_put_peer(struct sk_buff *skb, const struct npo_link_diag *d)
  * npo_link_diag_fill() - this port's module and the far end's last report
  * @skb: an NPO_CMD_PORT_DIAG_GET reply, its header put.
  * @port: the port.
+ * @shared: the requester is unprivileged: a module reading of a port
+ *	that is not active may be up to %NPO_STATS_SHARED_MS old.
  *
  * Context: process context; reads the module from the device if it has
  * not been read since the link came up (a link that is down still has a
  * module).
  * Return: 0, -ENOMEM or -EMSGSIZE.
  */
-int npo_link_diag_fill(struct sk_buff *skb, struct npo_port *port)
+int npo_link_diag_fill(struct sk_buff *skb, struct npo_port *port, bool shared)
 {
 	struct npo_dev *ndev = port->ndev;
 	struct npo_module own;
@@ -355,7 +384,7 @@ int npo_link_diag_fill(struct sk_buff *skb, struct npo_port *port)
 	d = kmalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
-	npo_diag_own_module(port, &own);
+	npo_diag_own_module(port, &own, shared);
 	mutex_lock(&ndev->link_lock);
 	*d = port->diag;
 	mutex_unlock(&ndev->link_lock);

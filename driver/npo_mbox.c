@@ -8,6 +8,7 @@
 #include "npo_health.h"
 #include "npo_link.h"
 #include "npo_mbox.h"
+#include "npo_trace.h"
 
 /**
  * struct npo_mbox_result_desc - what a mailbox result code means
@@ -103,6 +104,7 @@ static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
 	unsigned long timeout = msecs_to_jiffies(NPO_MBOX_TIMEOUT_MS), left;
 	const struct npo_mbox_result_desc *desc;
 	unsigned int i, result;
+	bool issued = false;
 	u32 status;
 	int stops, err = 0;
 
@@ -145,6 +147,7 @@ static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
 		npo_wr32(ndev, NPO_REG_MBOX_ARG(i), i < nargs ? args[i] : 0);
 	npo_dbg(ndev, MBOX, "command 0x%02x\n", opcode);
 	npo_wr32(ndev, NPO_REG_MBOX_CMD, opcode);
+	issued = true;
 
 	left = timeout;
 	for (;;) {
@@ -195,6 +198,8 @@ static int npo_mbox_run(struct npo_dev *ndev, u8 opcode, const u32 *args,
 				     opcode, desc->name, result, ERR_PTR(err));
 out:
 	mutex_unlock(&ndev->mbox_lock);
+	if (issued)
+		trace_npo_mbox_cmd(ndev, opcode, err);
 	return err;
 }
 

@@ -39,7 +39,7 @@
  * @dir: how the device may use the pages: it only reads a region with no
  *	write right.
  * @attach: for a dma-buf region, the attachment that keeps the buffer's
- *	memory in place (and @pages and @mm are unused).
+ *	memory in place (and @pages is unused).
  * @sgt: its mapping for the device.
  * @cg: the rdma cgroup it is charged to, as one object (npo_quota.c).
  */
@@ -152,7 +152,13 @@ static void npo_mr_hw_destroy(struct npo_dev *ndev, u32 key)
 	npo_mbox_release(ndev, NPO_MBOX_OP_MR_DESTROY, &key, 1);
 }
 
-/* Enter the region in the device's memory table, in the file's job. */
+/*
+ * Enter the region in the device's memory table, in the file's job.  A
+ * 64 GiB region is some 33,000 MR_PAGES commands: the command buffer is
+ * taken for one at a time, so that time sync and routing, which share it,
+ * get in between (a neighbour would otherwise lose this device's clock,
+ * and the fabric its node), and a fatal signal ends the registration.
+ */
 static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr,
 		       struct npo_file *nfile)
 {
@@ -178,10 +184,16 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr,
 	c->rkey = cpu_to_le64(mr->rkey);
 	err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_CREATE, args,
 			    ARRAY_SIZE(args), NULL, 0);
+	mutex_unlock(&ndev->cmd_lock);
 	created = !err;
 	for (first = 0; !err && first < mr->npages; first += count) {
+		if (fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
 		count = min_t(unsigned long, mr->npages - first,
 			      NPO_MR_PAGES_PER_CMD);
+		mutex_lock(&ndev->cmd_lock);
 		h->key = cpu_to_le32(mr->key);
 		h->count = cpu_to_le32(count);
 		h->first = cpu_to_le64(first);
@@ -189,8 +201,9 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr,
 			list[i] = cpu_to_le64(mr->dma[first + i]);
 		err = npo_mbox_exec(ndev, NPO_MBOX_OP_MR_PAGES, args,
 				    ARRAY_SIZE(args), NULL, 0);
+		mutex_unlock(&ndev->cmd_lock);
+		cond_resched();
 	}
-	mutex_unlock(&ndev->cmd_lock);
 	/* A region created but not given all its pages must not linger. */
 	if (err && created)
 		npo_mr_hw_destroy(ndev, mr->key);
@@ -393,8 +406,10 @@ static int npo_mr_dma_pages(struct npo_mr *mr, struct sg_table *sgt,
  * @reg: the ioctl argument; its keys are filled in.
  *
  * The attachment is static, so the exporter keeps the memory in place
- * until the region is deregistered; nothing counts against the caller's
- * RLIMIT_MEMLOCK because the memory is the exporter's.
+ * until the region is deregistered.  The memory is the exporter's, but
+ * the device holds it as long as a pinned region, so its pages count
+ * against the caller's RLIMIT_MEMLOCK all the same (and against the same
+ * %NPO_MR_MAX_PAGES): a dma-buf is no way around either.
  *
  * Context: process context, under the device's remove_lock (read).
  * Return: 0 or a negative errno.
@@ -413,6 +428,8 @@ int npo_mr_register_dmabuf(struct npo_file *nfile, struct npo_dmabuf_reg *reg)
 	    check_add_overflow(reg->offset, reg->length, &end) ||
 	    check_add_overflow(reg->iova, reg->length - 1, &end))
 		return -EINVAL;
+	if (DIV_ROUND_UP(reg->length, PAGE_SIZE) > NPO_MR_MAX_PAGES)
+		return -E2BIG;
 	if (!(ndev->caps & NPO_CAPS_QUEUES))
 		return -EOPNOTSUPP;
 	dmabuf = dma_buf_get(reg->fd);
@@ -442,6 +459,11 @@ int npo_mr_register_dmabuf(struct npo_file *nfile, struct npo_dmabuf_reg *reg)
 	mr->npages = DIV_ROUND_UP(reg->length, PAGE_SIZE);
 	mr->dir = npo_access_writes(reg->access) ? DMA_BIDIRECTIONAL :
 						   DMA_TO_DEVICE;
+	err = npo_mr_account(current->mm, mr->npages);
+	if (err)
+		goto err_free;
+	mr->mm = current->mm;
+	mmgrab(mr->mm);
 	mr->dma = kvmalloc_array(mr->npages, sizeof(*mr->dma),
 				 GFP_KERNEL_ACCOUNT);
 	if (!mr->dma) {

@@ -467,9 +467,12 @@ static void npo_ts_refuse_step(struct npo_dev *ndev, s64 off)
 	ts->refused_node = tp->node;
 	ts->refused_port = ts->parent;
 	ts->holdover_since = jiffies;
-	if (__ratelimit(&ts->log))
-		npo_warn(ndev, "fabric time: node %u's time through port %d is %lld ns from ours, beyond locked_step_max_ns, and grandmaster node %u set no new time: not stepping, holding over\n",
-			 tp->node, ts->parent, -off, ts->gm_node);
+	/*
+	 * Not for the shared limiter either: the port is not followed again
+	 * until its time is back within reach, so a peer cannot repeat it.
+	 */
+	npo_warn(ndev, "fabric time: node %u's time through port %d is %lld ns from ours, beyond locked_step_max_ns, and grandmaster node %u set no new time: not stepping, holding over\n",
+		 tp->node, ts->parent, -off, ts->gm_node);
 	npo_ts_set_bound(ts, npo_ts_bound_at(ts, ktime_get_ns()),
 			 READ_ONCE(holdover_ppb));
 	npo_ts_set_state(ndev, NPO_CLOCK_HOLDOVER);
@@ -599,9 +602,9 @@ static void npo_ts_refuse_gm(struct npo_dev *ndev, unsigned int i, u32 gm_node,
 		return;
 	tp->refused_log_at = jiffies ?: 1;
 	ts->changed = true;
-	if (__ratelimit(&ts->log))
-		npo_warn(ndev, "fabric time: port %u offers grandmaster node %u (priority %u), which is not allowed to be one: refused\n",
-			 i, gm_node, gm_prio);
+	/* Once a minute a port at most: not for the shared limiter. */
+	npo_warn(ndev, "fabric time: port %u offers grandmaster node %u (priority %u), which is not allowed to be one: refused\n",
+		 i, gm_node, gm_prio);
 }
 
 /* Note the peer's announce; its grandmaster lives while gm_seq advances. */

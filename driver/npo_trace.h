@@ -70,6 +70,22 @@ TRACE_EVENT(npo_dev_event,
 	    TP_printk("%s node %u fault %u state %u", __get_str(dev),
 		      __entry->node, __entry->fault, __entry->state));
 
+/*
+ * A mailbox command the device was given, and how it ended: what a
+ * command costs and who issues how many (a flood of readings, say).
+ */
+TRACE_EVENT(npo_mbox_cmd,
+	    TP_PROTO(const struct npo_dev *ndev, u8 opcode, int err),
+	    TP_ARGS(ndev, opcode, err),
+	    TP_STRUCT__entry(__string(dev, dev_name(&ndev->dev))
+			     __field(u8, opcode)
+			     __field(int, err)),
+	    TP_fast_assign(npo_assign_str(dev, dev_name(&ndev->dev));
+			   __entry->opcode = opcode;
+			   __entry->err = err;),
+	    TP_printk("%s opcode 0x%02x err %d", __get_str(dev),
+		      __entry->opcode, __entry->err));
+
 /* A step of a device restart (devlink or PCIe recovery), and its result. */
 TRACE_EVENT(npo_recovery_step,
 	    TP_PROTO(const struct npo_dev *ndev, const char *step, int err),

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -545,6 +546,91 @@ TEST_F_TIMEOUT(netlink, unprivileged_readers_share_one_reading, 60)
 	EXPECT_LE(10, r[1].reads);
 	EXPECT_GE(r[1].ms / 200 + 2, r[1].changes);
 	munmap(r, 2 * sizeof(*r));
+}
+
+/* Back-to-back PORT_DIAG_GET of one port for 1 s, one reply each. */
+struct diag_flood {
+	int dev, port, reads;
+};
+
+static int diag_reader(void *arg)
+{
+	struct diag_flood *f = arg;
+	struct nl_sock *sk = npo_nl_connect();
+	int family, i;
+	double end;
+
+	if (!sk)
+		return 1;
+	family = npo_nl_family(sk);
+	end = npo_test_now_s() + 1;
+	for (i = 0; npo_test_now_s() < end; i++) {
+		struct nl_msg *msg = npo_nl_port_request(family,
+							 NPO_CMD_PORT_DIAG_GET,
+							 f->dev, f->port);
+
+		if (!msg || npo_nl_transact(sk, msg))
+			return 2;
+	}
+	__atomic_add_fetch(&f->reads, i, __ATOMIC_RELAXED);
+	nl_socket_free(sk);
+	return 0;
+}
+
+static void *diag_thread(void *arg)
+{
+	return (void *)(long)diag_reader(arg);
+}
+
+static int diag_flood_16(void *arg)
+{
+	pthread_t t[16];
+	void *ret;
+	int i, bad = 0;
+
+	for (i = 0; i < 16; i++)
+		if (pthread_create(&t[i], NULL, diag_thread, arg))
+			return 1;
+	for (i = 0; i < 16; i++) {
+		pthread_join(t[i], &ret);
+		bad |= ret != NULL;
+	}
+	return bad;
+}
+
+/*
+ * A port with no peer still has a module, and reading it costs the
+ * device a command (an I2C EEPROM read on silicon): 16 threads of an
+ * unprivileged user asking for it back to back for a second cause at
+ * most one MODULE_INFO per 200 ms, counted by the mailbox's own
+ * tracepoint.
+ */
+TEST_F_TIMEOUT(netlink, unprivileged_diag_flood_shares_one_module_reading, 60)
+{
+	struct diag_flood *f = mmap(NULL, sizeof(*f), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char *trace = malloc(1 << 22), *at;
+	int cmds = 0;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root to drop privileges");
+	ASSERT_NE(MAP_FAILED, f);
+	ASSERT_NE(NULL, trace);
+	/* Ports 0 and 1 make the ring; a device's last port has no peer. */
+	*f = (struct diag_flood) { .dev = 2, .port = 3 };
+	ASSERT_TRUE(npo_test_trace_start());
+	EXPECT_EQ(0, npo_test_as_nobody(diag_flood_16, f));
+	ASSERT_LE(0, npo_test_trace_stop(trace, 1 << 22));
+	for (at = trace; (at = strstr(at, "npo2 opcode 0x54")); at++)
+		cmds++;
+	TH_LOG("%d readings by 16 threads in 1 s: %d MODULE_INFO commands",
+	       f->reads, cmds);
+	EXPECT_LE(100, f->reads);
+	EXPECT_LE(1, cmds);
+	EXPECT_GE(1000 / 200 + 2, cmds);
+	free(trace);
+	munmap(f, sizeof(*f));
 }
 
 /*

@@ -164,7 +164,7 @@ static int clock_set_gm_allow(struct npo_nl *nl, long dev, const char *value)
 		return npo_nl_report(nl, -ENOMEM, "clock set");
 	nla_put_u32(msg, NPO_ATTR_DEV_INDEX, dev);
 	nla_put(msg, NPO_ATTR_CLOCK_GM_ALLOW, n * sizeof(nodes[0]), nodes);
-	return npo_nl_report(nl, npo_nl_send(nl, msg), "clock set");
+	return npo_nl_report(nl, npo_nl_request(nl, msg, NULL, NULL), "clock set");
 }
 
 static int clock_set(struct npo_nl *nl, long dev, const char *what,
@@ -197,7 +197,7 @@ static int clock_set(struct npo_nl *nl, long dev, const char *what,
 		nla_put_u32(msg, NPO_ATTR_CLOCK_PRIORITY, v);
 	else
 		nla_put_u8(msg, NPO_ATTR_CLOCK_SYNC, v);
-	return npo_nl_report(nl, npo_nl_send(nl, msg), "clock set");
+	return npo_nl_report(nl, npo_nl_request(nl, msg, NULL, NULL), "clock set");
 }
 
 int cmd_clock(int argc, char **argv)

@@ -167,7 +167,7 @@ static int fkey_set(struct npo_nl *nl, long dev, uint8_t cmd, uint8_t id,
 		nla_put(msg, NPO_ATTR_FKEY_SECRET, len, secret);
 	if (send)
 		nla_put_flag(msg, NPO_ATTR_FKEY_SEND);
-	return npo_nl_send(nl, msg);
+	return npo_nl_request(nl, msg, NULL, NULL);
 }
 
 static int parse_id(const char *s, uint8_t *id)
