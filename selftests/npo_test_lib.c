@@ -13,6 +13,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -550,4 +551,25 @@ void npo_test_ring_reset(int n)
 		npo_test_run(NULL, 0, "npoctl link retrain npo%d/0 >/dev/null 2>&1", i);
 		npo_test_run(NULL, 0, "npoctl link retrain npo%d/1 >/dev/null 2>&1", i);
 	}
+}
+
+/*
+ * The harness times each test with alarm(): 30 s, or a test's own.  A
+ * debug kernel (KASAN, lockdep, kmemleak) runs everything several times
+ * slower, so its lane scales every limit by NPO_TEST_TIME_SCALE (a whole
+ * number, 1 by default).  Defined here, this alarm() is the one the
+ * harness in each test binary calls.
+ */
+unsigned int alarm(unsigned int seconds)
+{
+	const char *env = getenv("NPO_TEST_TIME_SCALE");
+	long scale = env ? strtol(env, NULL, 10) : 1;
+	struct itimerval it = { 0 }, old;
+
+	if (scale < 1 || scale > 100)
+		scale = 1;
+	it.it_value.tv_sec = (time_t)seconds * scale;
+	if (setitimer(ITIMER_REAL, &it, &old))
+		return 0;
+	return old.it_value.tv_sec + (old.it_value.tv_usec > 0);
 }
