@@ -191,6 +191,7 @@ $(BUILD)/selftests/%: selftests/%.c $(SELFTEST_LIB) selftests/npo_test_lib.h \
 # The provider's test speaks libfabric, as applications do.
 SELFTEST_LIBS_npo_fi_test := -lfabric
 SELFTEST_LIBS_npo_netlink_test := -lpthread
+SELFTEST_LIBS_npo_job_test := -lpthread
 $(BUILD)/selftests/npo_fi_test: $(NPO_FI)
 $(BUILD)/selftests/run_tests.sh: selftests/run_tests.sh
 	@mkdir -p $(@D)

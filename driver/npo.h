@@ -160,8 +160,10 @@ struct npo_port;
  * @refusal_rs: limits how often refusals are reported.
  * @queue_owners: &struct npo_queue_owner by queue number, so that a
  *	refusal names the process behind the queue; its own lock.
- * @offenders: &struct npo_offender by user id: whose queues were refused
- *	and how long their next queue waits; its own lock.
+ * @offenders: &struct npo_offender by job: whose queues were refused and
+ *	how long their next queue waits; its own lock.
+ * @owner_offenders: the same by the user a queue's refusals are charged to
+ *	besides its job (npo_job_charge_uid()); its own lock.
  * @cmd_buf: one page the device reads command blocks from.
  * @cmd_dma: its bus address.
  * @cmd_lock: one command block at a time.
@@ -268,6 +270,7 @@ struct npo_dev {
 	struct ratelimit_state refusal_rs;
 	struct xarray queue_owners;
 	struct xarray offenders;
+	struct xarray owner_offenders;
 	void *cmd_buf;
 	dma_addr_t cmd_dma;
 	struct mutex cmd_lock; /* cmd_buf */

@@ -10,13 +10,20 @@
  * launcher with CAP_NET_ADMIN assigns a shared job to the files of a
  * job's processes.
  *
- * The device logs each refused remote request at both ends.  A refused
- * request puts its queue in error, so a process guessing keys destroys and
- * re-creates queues: the refusals of a user's queues are counted, and past
- * refusal_limit in refusal_window_ms the user's next queue waits, longer
- * for each further burst.  Every refusal is reported, rate-limited, to the
- * kernel log and the netlink events group, naming the node, device,
- * queue, process, user and job.
+ * The device logs each refused remote request at both ends: a region
+ * check that failed, or a receiving queue that is not there (probing for
+ * queue numbers).  A refused request puts its queue in error, so a process
+ * guessing destroys and re-creates queues: the refusals of a job's queues
+ * are counted, and past refusal_limit in refusal_window_ms the job's new
+ * queues are let through one per penalty, the penalty doubling with each
+ * further burst and halving with each quiet window.  What is guilty pays:
+ * the job (a process's own by default), not every process of its user.
+ * So that a user cannot escape by starting job after job, or container
+ * after container, refusals also count against the user that owns them
+ * (npo_job_charge_uid()), with a limit NPO_OWNER_LIMIT_FACTOR times as
+ * high.  Every refusal is reported, rate-limited, to the kernel log and
+ * the netlink events group, naming the node, device, queue, process, user
+ * and job.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -49,19 +56,21 @@ MODULE_PARM_DESC(refusal_window_ms, "window refusal_limit counts in, ms");
 #define NPO_REFUSAL_BATCHES	8
 #define NPO_THROTTLE_MIN_MS	100
 #define NPO_THROTTLE_MAX_MS	10000
+/* A user's refusals over all its jobs may reach this many times the limit. */
+#define NPO_OWNER_LIMIT_FACTOR	4
 
 /**
- * struct npo_offender - refusals counted against one user on one device
+ * struct npo_offender - refusals counted against one job or user
  * @window_start: jiffies when the current counting window began.
  * @last: jiffies of the latest refusal.
  * @refusals: refusals in the window since the penalty last grew.
- * @penalty_ms: what each new queue of the user waits, 0 if nothing;
- *	doubles with each further refusal_limit refusals.
- * @until: jiffies until which the user's new queues wait.
+ * @penalty_ms: the gap between two new queues, 0 if none; doubles with
+ *	each further burst of refusals, halves with each quiet window.
+ * @until: jiffies of the next new queue's turn: each takes one and moves
+ *	it a penalty on, so that queues created at once are spread out.
  *
- * Written by the refusal work only; @until is read with READ_ONCE under
- * the xarray's lock, which the work holds to erase an entry before it
- * frees it.
+ * Under the xarray's lock, which pruning also holds to erase an entry
+ * before it frees it.
  */
 struct npo_offender {
 	unsigned long window_start;
@@ -141,8 +150,69 @@ int npo_pd_load_job(struct npo_dev *ndev, struct npo_file *nfile)
 }
 
 /**
- * npo_job_throttle() - wait out the penalty of the calling user, if any
+ * npo_job_charge_uid() - whom the calling task's refusals count against,
+ *	besides its job
+ *
+ * Return: the user that created the outermost user namespace the task runs
+ * in (a rootless container's subordinate uids are all that user's), or,
+ * in the initial namespace, the task's own uid.
+ */
+kuid_t npo_job_charge_uid(void)
+{
+	const struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns)
+		return current_uid();
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
+/* The penalty in force at @now: halved for each quiet window since. */
+static u32 npo_offender_penalty(const struct npo_offender *off,
+				unsigned long now, unsigned long window)
+{
+	unsigned long quiet = time_after(now, off->last) && window ?
+			      (now - off->last) / window : 0;
+	u32 ms = quiet >= 32 ? 0 : off->penalty_ms >> quiet;
+
+	return ms < NPO_THROTTLE_MIN_MS ? 0 : ms;
+}
+
+/*
+ * Take the next turn of @id in @xa, if it is penalised: how long to wait
+ * for it, in jiffies, in *wait; false if it is not penalised.
+ */
+static bool npo_offender_turn(struct xarray *xa, unsigned long id,
+			      unsigned long now, unsigned long window,
+			      unsigned long *wait)
+{
+	struct npo_offender *off;
+	unsigned long slot;
+	u32 ms;
+
+	xa_lock(xa);
+	off = xa_load(xa, id);
+	ms = off ? npo_offender_penalty(off, now, window) : 0;
+	if (ms) {
+		slot = time_after(off->until, now) ? off->until : now;
+		off->until = slot + msecs_to_jiffies(ms);
+		*wait = slot - now;
+	}
+	xa_unlock(xa);
+	return ms;
+}
+
+/**
+ * npo_job_throttle() - wait for the calling file's turn to create a queue
  * @nfile: the file about to create a queue.
+ *
+ * While its job is penalised, every new queue of the job takes a turn, one
+ * penalty after the last: queues created at once by many threads are
+ * spread out, not let through together.  A job that is not takes a turn
+ * of the user its refusals count against, if that is penalised: a user
+ * starting job after job pays there, and a user's other jobs are not
+ * held up by one that is penalised on its own.
  *
  * Context: process context, no locks held (not the device's remove_lock:
  * removal must not wait for a penalty); sleeps.
@@ -151,16 +221,16 @@ int npo_pd_load_job(struct npo_dev *ndev, struct npo_file *nfile)
 int npo_job_throttle(struct npo_file *nfile)
 {
 	struct npo_dev *ndev = nfile->ndev;
-	struct npo_offender *off;
-	unsigned long until = 0;
+	unsigned long window = msecs_to_jiffies(READ_ONCE(refusal_window_ms));
+	unsigned long now = jiffies, wait = 0;
 	long left;
 
-	xa_lock(&ndev->offenders);
-	off = xa_load(&ndev->offenders, __kuid_val(current_uid()));
-	if (off)
-		until = READ_ONCE(off->until);
-	xa_unlock(&ndev->offenders);
-	left = off ? (long)(until - jiffies) : 0;
+	if (!npo_offender_turn(&ndev->offenders, READ_ONCE(nfile->job), now,
+			       window, &wait))
+		npo_offender_turn(&ndev->owner_offenders,
+				  __kuid_val(npo_job_charge_uid()), now, window,
+				  &wait);
+	left = wait;
 	if (left <= 0)
 		return 0;
 	left = schedule_timeout_interruptible(left);
@@ -168,82 +238,100 @@ int npo_job_throttle(struct npo_file *nfile)
 }
 
 /*
- * Forget users with nothing held against them: no refusal for a window
- * and no penalty left, so the table holds only current offenders however
- * many users (or user namespaces) ever failed.
+ * Forget offenders with nothing held against them: no penalty left and
+ * no refusal for a window, so the tables hold only current offenders
+ * however many jobs or users ever failed.
  */
-static void npo_offenders_prune(struct npo_dev *ndev, unsigned long now,
+static void npo_offenders_prune(struct xarray *xa, unsigned long now,
 				unsigned long window)
 {
 	struct npo_offender *off;
-	unsigned long uid;
+	unsigned long id;
 
-	xa_for_each(&ndev->offenders, uid, off) {
-		if (time_after(now, off->last + window) &&
-		    !time_before(now, READ_ONCE(off->until))) {
-			xa_erase(&ndev->offenders, uid);
+	xa_for_each(xa, id, off) {
+		bool idle;
+
+		xa_lock(xa);
+		idle = time_after(now, off->last + window) &&
+		       !npo_offender_penalty(off, now, window) &&
+		       !time_before(now, off->until);
+		if (idle)
+			__xa_erase(xa, id);
+		xa_unlock(xa);
+		if (idle)
 			kfree(off);
-		}
 	}
+}
+
+static void npo_offenders_show_one(struct xarray *xa, struct seq_file *m,
+				   const char *fmt, unsigned long now,
+				   unsigned long window)
+{
+	struct npo_offender *off;
+	unsigned long id;
+	long left;
+
+	xa_lock(xa);
+	xa_for_each(xa, id, off) {
+		left = (long)(off->until - now);
+		seq_printf(m, fmt, id);
+		seq_printf(m, " refusals %u penalty_ms %u wait_ms %u\n",
+			   off->refusals, npo_offender_penalty(off, now, window),
+			   left > 0 ? jiffies_to_msecs(left) : 0);
+	}
+	xa_unlock(xa);
 }
 
 /**
- * npo_job_offenders_show() - list the users whose refusals are counted
+ * npo_job_offenders_show() - list the jobs and users whose refusals count
  * @ndev: the device.
- * @m: where to print, a line per user: its uid, refusals counted towards
- *	the next penalty, the penalty and what is left of it, in ms.
+ * @m: where to print, a line per job ("job 0x...") and per user ("owner
+ *	uid N"): refusals counted towards the next penalty, the penalty in
+ *	force and how long until the next new queue's turn, in ms.
  *
- * Context: any; takes the table's spinlock, which the refusal work holds
- * to erase an entry before it frees it.
+ * Context: any; takes the tables' spinlocks.
  */
 void npo_job_offenders_show(struct npo_dev *ndev, struct seq_file *m)
 {
-	unsigned long uid, now = jiffies;
-	struct npo_offender *off;
-	long left;
+	unsigned long window = msecs_to_jiffies(READ_ONCE(refusal_window_ms));
+	unsigned long now = jiffies;
 
-	xa_lock(&ndev->offenders);
-	xa_for_each(&ndev->offenders, uid, off) {
-		left = (long)(READ_ONCE(off->until) - now);
-		seq_printf(m, "uid %lu refusals %u penalty_ms %u wait_ms %u\n",
-			   uid, READ_ONCE(off->refusals),
-			   READ_ONCE(off->penalty_ms),
-			   left > 0 ? jiffies_to_msecs(left) : 0);
-	}
-	xa_unlock(&ndev->offenders);
+	npo_offenders_show_one(&ndev->offenders, m, "job 0x%lx", now, window);
+	npo_offenders_show_one(&ndev->owner_offenders, m, "owner uid %lu", now,
+			       window);
 }
 
 /*
- * Count refusals against a user; the penalty now in force, in ms, or 0.
- * Once throttled, every refusal pushes the gate a penalty further, so
- * each guess costs at least that; a window without refusals forgives.
+ * Count refusals against one job or user, under a limit; the penalty now
+ * in force, in ms, or 0.  Once penalised, every refusal pushes the next
+ * turn a penalty further, so that each guess costs at least that.
  */
-static u32 npo_offender_count(struct npo_dev *ndev, kuid_t uid, u32 count)
+static u32 npo_offender_add(struct xarray *xa, unsigned long id, u32 count,
+			    unsigned int limit, unsigned long now,
+			    unsigned long window)
 {
-	unsigned long window = msecs_to_jiffies(READ_ONCE(refusal_window_ms));
-	unsigned int limit = READ_ONCE(refusal_limit);
-	unsigned long now = jiffies;
-	struct npo_offender *off;
+	struct npo_offender *off, *fresh;
+	u32 ms;
 
-	npo_offenders_prune(ndev, now, window);
-	off = xa_load(&ndev->offenders, __kuid_val(uid));
-	if (!off) {
-		off = kzalloc(sizeof(*off), GFP_KERNEL);
-		if (!off)
-			return 0;
-		off->window_start = now;
-		off->last = now;
-		if (xa_err(xa_store(&ndev->offenders, __kuid_val(uid), off,
-				    GFP_KERNEL))) {
-			kfree(off);
-			return 0;
+	npo_offenders_prune(xa, now, window);
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	xa_lock(xa);
+	off = xa_load(xa, id);
+	if (!off && fresh) {
+		fresh->window_start = now;
+		fresh->last = now;
+		if (!xa_err(__xa_store(xa, id, fresh, GFP_ATOMIC))) {
+			off = fresh;
+			fresh = NULL;
 		}
 	}
-	if (time_after(now, off->last + window)) {
-		off->penalty_ms = 0;
-		off->refusals = 0;
-		off->window_start = now;
-	} else if (time_after(now, off->window_start + window)) {
+	if (!off) {
+		xa_unlock(xa);
+		kfree(fresh);
+		return 0;
+	}
+	off->penalty_ms = npo_offender_penalty(off, now, window);
+	if (time_after(now, off->window_start + window)) {
 		off->refusals = 0;
 		off->window_start = now;
 	}
@@ -255,9 +343,30 @@ static u32 npo_offender_count(struct npo_dev *ndev, kuid_t uid, u32 count)
 				  NPO_THROTTLE_MIN_MS;
 		off->refusals = 0;
 	}
-	if (off->penalty_ms)
-		WRITE_ONCE(off->until, now + msecs_to_jiffies(off->penalty_ms));
-	return off->penalty_ms;
+	if (off->penalty_ms) {
+		unsigned long turn = now + msecs_to_jiffies(off->penalty_ms);
+
+		if (time_after(turn, off->until))
+			off->until = turn;
+	}
+	ms = off->penalty_ms;
+	xa_unlock(xa);
+	kfree(fresh);
+	return ms;
+}
+
+/* Count refusals against a queue's job and its owner; the job's penalty. */
+static u32 npo_offender_count(struct npo_dev *ndev,
+			      const struct npo_queue_owner *owner, u32 count)
+{
+	unsigned long window = msecs_to_jiffies(READ_ONCE(refusal_window_ms));
+	unsigned int limit = READ_ONCE(refusal_limit);
+	unsigned long now = jiffies;
+
+	npo_offender_add(&ndev->owner_offenders, __kuid_val(owner->charge_uid),
+			 count, limit * NPO_OWNER_LIMIT_FACTOR, now, window);
+	return npo_offender_add(&ndev->offenders, owner->job, count, limit, now,
+				window);
 }
 
 /**
@@ -296,21 +405,20 @@ struct npo_refusal {
 /* The queue's creator, from the table queue creation fills in. */
 static void npo_refusal_owner(struct npo_dev *ndev, struct npo_refusal *r)
 {
-	struct npo_queue_owner *owner;
-	kuid_t uid = INVALID_UID;
+	struct npo_queue_owner *owner, copy;
 
 	xa_lock(&ndev->queue_owners);
 	owner = xa_load(&ndev->queue_owners, r->rec.queue);
 	if (owner) {
+		copy = *owner;
 		r->owned = true;
 		r->pid = owner->tgid;
 		memcpy(r->comm, owner->comm, sizeof(r->comm));
-		uid = owner->uid;
-		r->uid = from_kuid_munged(&init_user_ns, uid);
+		r->uid = from_kuid_munged(&init_user_ns, owner->uid);
 	}
 	xa_unlock(&ndev->queue_owners);
 	if (owner)
-		r->throttle_ms = npo_offender_count(ndev, uid, r->rec.count);
+		r->throttle_ms = npo_offender_count(ndev, &copy, r->rec.count);
 }
 
 static int npo_refusal_put(struct sk_buff *msg, struct npo_dev *ndev,
@@ -457,6 +565,7 @@ void npo_job_init(struct npo_dev *ndev)
 {
 	INIT_WORK(&ndev->refusal_work, npo_refusal_work);
 	xa_init(&ndev->offenders);
+	xa_init(&ndev->owner_offenders);
 	xa_init(&ndev->queue_owners);
 	/* A burst from one attacker is worth a few lines, not a flood. */
 	ratelimit_state_init(&ndev->refusal_rs, 5 * HZ, 10);
@@ -469,10 +578,13 @@ void npo_job_init(struct npo_dev *ndev)
 void npo_job_fini(struct npo_dev *ndev)
 {
 	struct npo_offender *off;
-	unsigned long uid;
+	unsigned long id;
 
-	xa_for_each(&ndev->offenders, uid, off)
+	xa_for_each(&ndev->offenders, id, off)
+		kfree(off);
+	xa_for_each(&ndev->owner_offenders, id, off)
 		kfree(off);
 	xa_destroy(&ndev->offenders);
+	xa_destroy(&ndev->owner_offenders);
 	xa_destroy(&ndev->queue_owners);
 }

@@ -8,6 +8,7 @@
 #define _NPO_JOB_H
 
 #include <linux/cgroup_rdma.h>
+#include <linux/uidgid.h>
 #include <linux/types.h>
 
 struct npo_dev;
@@ -20,6 +21,7 @@ int npo_job_set(struct npo_file *nfile, u32 job);
 int npo_pd_load_job(struct npo_dev *ndev, struct npo_file *nfile);
 int npo_job_throttle(struct npo_file *nfile);
 void npo_job_offenders_show(struct npo_dev *ndev, struct seq_file *m);
+kuid_t npo_job_charge_uid(void);
 void npo_refusal_irq(struct npo_dev *ndev);
 void npo_refusal_flush(struct npo_dev *ndev);
 void npo_job_init(struct npo_dev *ndev);

@@ -213,6 +213,25 @@ static int npo_mr_load(struct npo_dev *ndev, struct npo_mr *mr,
 }
 
 /*
+ * A free slot of the device's memory table, at random: the slot is the
+ * low bits of both keys, and the lowest free one would let any user of
+ * the device watch others register and deregister (and know every index
+ * a victim's regions have).  From a random point up, then from the
+ * bottom.
+ */
+static int npo_mr_alloc_index(struct npo_dev *ndev)
+{
+	unsigned int max = ndev->num_mrs - 1;
+	unsigned int from = 1 + get_random_u32_below(max);
+	int idx;
+
+	idx = ida_alloc_range(&ndev->mr_ida, from, max, GFP_KERNEL);
+	if (idx == -ENOSPC && from > 1)
+		idx = ida_alloc_range(&ndev->mr_ida, 1, from - 1, GFP_KERNEL);
+	return idx;
+}
+
+/*
  * Give a region whose memory is mapped a key, enter it in the device's
  * memory table and in the file; on failure none of that remains.
  */
@@ -221,7 +240,7 @@ static int npo_mr_insert(struct npo_file *nfile, struct npo_mr *mr)
 	struct npo_dev *ndev = nfile->ndev;
 	int idx, err;
 
-	idx = ida_alloc_range(&ndev->mr_ida, 1, ndev->num_mrs - 1, GFP_KERNEL);
+	idx = npo_mr_alloc_index(ndev);
 	if (idx < 0)
 		return idx;
 	/*

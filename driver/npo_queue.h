@@ -24,7 +24,9 @@ struct vm_area_struct;
  * struct npo_queue_owner - who created a queue, for refusal and error reports
  * @tgid: the process (thread group id, in the initial namespace).
  * @comm: its command name then.
- * @uid: its user, whom the queue's refusals count against.
+ * @uid: its user.
+ * @charge_uid: whom the queue's refusals count against besides its job
+ *	(npo_job_charge_uid()).
  * @pd: the queue's protection domain.
  * @job: the queue's job.
  * @failed: the device put the queue in error, for @error
@@ -38,6 +40,7 @@ struct npo_queue_owner {
 	pid_t tgid;
 	char comm[TASK_COMM_LEN];
 	kuid_t uid;
+	kuid_t charge_uid;
 	u32 pd;
 	u32 job;
 	bool failed;

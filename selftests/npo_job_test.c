@@ -12,6 +12,7 @@
  * root) opened and put in their job, as a workload manager would.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
@@ -660,6 +661,160 @@ TEST_F_TIMEOUT(job, guessing_keys_finds_nothing_and_is_throttled_and_named, 120)
 	npo_close_device(a->same);
 	munmap(a, sizeof(*a));
 	npo_nl_events_close(ev);
+}
+
+#define LIMIT_PARAM	"/sys/module/npo/parameters/refusal_limit"
+#define TURNS		32
+
+/* What the sweeper and the victim saw, shared across fork. */
+struct sweep {
+	uint32_t job;			/* the sweeper's own */
+	unsigned int refused;		/* probes answered REMOTE_QUEUE */
+	double created[TURNS];		/* when each parallel create returned */
+	double victim_ms;		/* the victim's one create */
+	int err;
+};
+
+struct turn_args {
+	struct npo_device *dev;
+	struct sweep *sw;
+	int i;
+};
+
+static void *take_turn(void *arg)
+{
+	struct turn_args *t = arg;
+	struct npo_queue_attr attr = { .sq_entries = 4 };
+	struct npo_queue *q;
+
+	if (!npo_create_queue(t->dev, &attr, &q))
+		npo_destroy_queue(q);
+	t->sw->created[t->i] = npo_test_now_s();
+	return NULL;
+}
+
+/*
+ * As nobody, in its own job: SEND to queue numbers of a peer node that
+ * have no queue of its job (a sweep for where the victim listens), one
+ * queue per probe, until its job's penalty is over a second; then 32
+ * threads create queues at once.
+ */
+static int sweep_then_storm(void *arg)
+{
+	struct sweep *sw = arg;
+	struct npo_device *dev = npo_open_device("npo0");
+	struct npo_queue_attr attr = { .sq_entries = 4 };
+	struct turn_args t[TURNS];
+	pthread_t th[TURNS];
+	struct npo_mr *mr;
+	uint8_t *buf = alloc_buf(4096);
+	int i;
+
+	if (!dev || !buf || npo_device_job(dev, &sw->job) ||
+	    npo_reg_mr(dev, buf, 4096, NPO_ACCESS_ALL, &mr))
+		return 1;
+	for (i = 0; i < 10; i++) {
+		struct npo_queue *q;
+		struct npo_cqe c;
+
+		if (npo_create_queue(dev, &attr, &q))
+			return 2;
+		npo_prep_send(npo_get_sqe(q), i, npo_mr_lkey(mr), buf, 64, 2,
+			      10 + i % 6);
+		npo_submit(q);
+		if (npo_test_take_cqe(q, &c, 10000))
+			return 3;
+		sw->refused += c.status == NPO_STATUS_REMOTE_QUEUE;
+		npo_destroy_queue(q);
+	}
+	/* The refusal work counts after the completions: let it. */
+	usleep(500000);
+	for (i = 0; i < TURNS; i++) {
+		t[i] = (struct turn_args) { .dev = dev, .sw = sw, .i = i };
+		if (pthread_create(&th[i], NULL, take_turn, &t[i]))
+			return 4;
+	}
+	for (i = 0; i < TURNS; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+/* As nobody too, in its own job: how long one create takes, meanwhile. */
+static int victim_creates(void *arg)
+{
+	struct sweep *sw = arg;
+	struct npo_device *dev = npo_open_device("npo0");
+	struct npo_queue_attr attr = { .sq_entries = 4 };
+	struct npo_queue *q;
+	double t0;
+
+	if (!dev)
+		return 1;
+	t0 = npo_test_now_s();
+	if (npo_create_queue(dev, &attr, &q))
+		return 2;
+	sw->victim_ms = (npo_test_now_s() - t0) * 1000;
+	npo_destroy_queue(q);
+	return 0;
+}
+
+/*
+ * A sweep of queue numbers is charged like a sweep of keys; once its job's
+ * penalty is 1.6 s, 32 queues created at once take turns, spread over 31
+ * penalties rather than let through together when the gate opens; and
+ * another process of the same user, in its own job, is not made to wait.
+ * refusal_limit is lowered to 2 for the test, so that 10 probes are
+ * enough (100 ms after 2, doubled after each 2 more).
+ */
+TEST_F_TIMEOUT(job, queue_sweep_is_charged_and_parallel_creates_take_turns, 180)
+{
+	struct sweep *sw = mmap(NULL, sizeof(*sw), PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char limit[32], text[4096], want[32], *line;
+	double first = 1e30, last = 0;
+	unsigned int penalty = 0;
+	int i, status = 0;
+	bool reaped = false;
+	pid_t storm;
+
+	NPO_TEST_SETUP_DONE();
+	if (!npo_test_is_root())
+		SKIP(return, "needs root to drop privileges");
+	ASSERT_NE(MAP_FAILED, sw);
+	memset(sw, 0, sizeof(*sw));
+	ASSERT_GE(npo_test_read_file(LIMIT_PARAM, limit, sizeof(limit)), 0);
+	ASSERT_EQ(0, npo_test_write_file(LIMIT_PARAM, "2"));
+	storm = fork();
+	ASSERT_GE(storm, 0);
+	if (!storm)
+		_exit(npo_test_as_nobody(sweep_then_storm, sw));
+	/* The victim creates once the storm is under way. */
+	for (i = 0; i < 600 && sw->refused < 10 && !reaped; i++) {
+		reaped = waitpid(storm, &status, WNOHANG) == storm;
+		usleep(100000);
+	}
+	sleep(2);
+	snprintf(want, sizeof(want), "job 0x%x ", sw->job);
+	if (npo_test_read_file(OFFENDERS, text, sizeof(text)) >= 0 &&
+	    (line = strstr(text, want)) && (line = strstr(line, "penalty_ms ")))
+		sscanf(line, "penalty_ms %u", &penalty);
+	EXPECT_EQ(0, npo_test_as_nobody(victim_creates, sw));
+	if (!reaped)
+		ASSERT_EQ(storm, waitpid(storm, &status, 0));
+	EXPECT_EQ(0, npo_test_write_file(LIMIT_PARAM, limit));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the sweeper failed (status 0x%x)", status);
+	for (i = 0; i < TURNS; i++) {
+		first = sw->created[i] < first ? sw->created[i] : first;
+		last = sw->created[i] > last ? sw->created[i] : last;
+	}
+	TH_LOG("%u of 10 probes refused; penalty %u ms; %d creates over %.1f s; the victim's took %.0f ms",
+	       sw->refused, penalty, TURNS, last - first, sw->victim_ms);
+	EXPECT_EQ(10, sw->refused);
+	EXPECT_LE(1000, penalty) TH_LOG("%s", text);
+	EXPECT_LE(0.9 * (TURNS - 1) * penalty / 1000.0, last - first);
+	EXPECT_GT(500, sw->victim_ms);
+	munmap(sw, sizeof(*sw));
 }
 
 /*

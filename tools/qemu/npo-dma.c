@@ -634,7 +634,8 @@ static void head_complete(NpoState *s, NpoQueue *q, const struct npo_sqe *d,
     if (status) {
         npo_queue_fail(s, q, status, &c);
     }
-    if (status == NPO_STATUS_REMOTE_ACCESS) {
+    if (status == NPO_STATUS_REMOTE_ACCESS ||
+        status == NPO_STATUS_REMOTE_QUEUE) {
         npo_target_refused_at_requester(s, q, le32_to_cpu(d->dest_node),
                                         d->opcode, status);
     }

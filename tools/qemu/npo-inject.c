@@ -46,7 +46,7 @@ static int npo_inject_hex(const char *hex, size_t n, uint8_t *buf, size_t max)
 /* One "KIND PORT HEX": true if delivered. */
 static bool npo_inject_one(NpoState *s, const char *item, size_t len)
 {
-    uint8_t buf[MAX(NPO_LMSG_MAX, NPO_TIME_MSG_MAX)];
+    uint8_t buf[MAX(NPO_LMSG_MAX, sizeof(WireTime))];
     g_autofree char *copy = g_strndup(item, len);
     char **w = g_strsplit(g_strstrip(copy), " ", 3);
     bool lmsg, ok = false;
@@ -61,8 +61,9 @@ static bool npo_inject_one(NpoState *s, const char *item, size_t len)
         qemu_strtoul(w[1], NULL, 10, &port) || port >= s->num_ports) {
         goto out;
     }
+    /* A time message is its whole wire frame (hardware.rst). */
     n = npo_inject_hex(w[2], strlen(w[2]), buf,
-                       lmsg ? NPO_LMSG_MAX : NPO_TIME_MSG_MAX);
+                       lmsg ? NPO_LMSG_MAX : sizeof(WireTime));
     if (n < 0 || npo_link_ready(&s->port[port]) != NPO_LINK_UP) {
         goto out;
     }

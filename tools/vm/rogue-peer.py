@@ -46,12 +46,12 @@ class Qmp:
             if "event" not in msg:
                 return msg
 
-    def cmd(self, name, **args):
-        self.stream.write(json.dumps({"execute": name, "arguments": args}) + "\n")
+    def cmd(self, command, **args):
+        self.stream.write(json.dumps({"execute": command, "arguments": args}) + "\n")
         self.stream.flush()
         ans = self._reply()
         if "error" in ans:
-            raise RuntimeError("%s: %s" % (name, ans["error"]["desc"]))
+            raise RuntimeError("%s: %s" % (command, ans["error"]["desc"]))
         return ans.get("return")
 
     def qom_set(self, dev, prop, value):
