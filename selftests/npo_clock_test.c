@@ -708,25 +708,35 @@ TEST_F_TIMEOUT(clock, a_lost_grandmaster_is_replaced_and_comes_back, 300)
 }
 
 /*
- * npoctl -j clock show DEV's number under key, or -1 if absent; the
- * health verdict and reason npoctl -j health gives come from
- * clock_verdict().
+ * Member key of npoctl -j clock show DEV's object, with the parsed
+ * document to put once done; NULL if absent.
  */
-static long long clock_number(FIXTURE_DATA(clock) *self, int dev,
-			      const char *key)
+static struct json_object *clock_member(FIXTURE_DATA(clock) *self, int dev,
+					const char *key,
+					struct json_object **doc)
 {
-	struct json_object *doc, *arr, *v;
-	long long n = -1;
+	struct json_object *arr, *v;
 	char name[32];
 
+	*doc = NULL;
 	if (npo_test_device_name(dev, name, sizeof(name)) ||
 	    npo_test_run(self->out, sizeof(self->out), "npoctl -j clock show %s",
 			 name))
-		return -1;
-	doc = json_tokener_parse(self->out);
-	if (doc && json_object_object_get_ex(doc, "clocks", &arr) &&
+		return NULL;
+	*doc = json_tokener_parse(self->out);
+	if (*doc && json_object_object_get_ex(*doc, "clocks", &arr) &&
 	    json_object_object_get_ex(json_object_array_get_idx(arr, 0), key, &v))
-		n = json_object_get_int64(v);
+		return v;
+	return NULL;
+}
+
+/* A number npoctl -j clock shows for device dev, or -1 if absent. */
+static long long clock_number(FIXTURE_DATA(clock) *self, int dev,
+			      const char *key)
+{
+	struct json_object *doc, *v = clock_member(self, dev, key, &doc);
+	long long n = v ? json_object_get_int64(v) : -1;
+
 	json_object_put(doc);
 	return n;
 }
@@ -734,23 +744,12 @@ static long long clock_number(FIXTURE_DATA(clock) *self, int dev,
 /* Device dev's grandmaster allow-list as one number per digit: 1,5 is 15. */
 static long long clock_allow_list(FIXTURE_DATA(clock) *self, int dev)
 {
-	struct json_object *doc, *arr, *list;
-	long long n = -1;
-	char name[32];
+	struct json_object *doc, *list = clock_member(self, dev, "gm_allow", &doc);
+	long long n = list ? 0 : -1;
 	size_t i;
 
-	if (npo_test_device_name(dev, name, sizeof(name)) ||
-	    npo_test_run(self->out, sizeof(self->out), "npoctl -j clock show %s",
-			 name))
-		return -1;
-	doc = json_tokener_parse(self->out);
-	if (doc && json_object_object_get_ex(doc, "clocks", &arr) &&
-	    json_object_object_get_ex(json_object_array_get_idx(arr, 0),
-				      "gm_allow", &list)) {
-		n = 0;
-		for (i = 0; i < json_object_array_length(list); i++)
-			n = n * 10 + json_object_get_int(json_object_array_get_idx(list, i));
-	}
+	for (i = 0; list && i < json_object_array_length(list); i++)
+		n = n * 10 + json_object_get_int(json_object_array_get_idx(list, i));
 	json_object_put(doc);
 	return n;
 }
