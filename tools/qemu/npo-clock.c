@@ -270,8 +270,11 @@ bool npo_clock_reg_write(NpoState *s, hwaddr addr, uint64_t val)
         clock_cmd(s, val);
         break;
     case A_CLK_RX_RATE:
-        s->clk.rx_rate = val;
-        memset(s->clk.rx_tat, 0, sizeof(s->clk.rx_tat));
+        /* The same rate again (a driver restating it) keeps the buckets. */
+        if (s->clk.rx_rate != (uint32_t)val) {
+            s->clk.rx_rate = val;
+            memset(s->clk.rx_tat, 0, sizeof(s->clk.rx_tat));
+        }
         break;
     default:
         return false;
