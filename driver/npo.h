@@ -163,7 +163,9 @@ struct npo_port;
  * @offenders: &struct npo_offender by job: whose queues were refused and
  *	how long their next queue waits; its own lock.
  * @owner_offenders: the same by the user a queue's refusals are charged to
- *	besides its job (npo_job_charge_uid()); its own lock.
+ *	besides its job (npo_job_charge()); its own lock.
+ * @userns_offenders: the same by user namespace, for namespaces root
+ *	made (npo_job_charge()); its own lock.
  * @cmd_buf: one page the device reads command blocks from.
  * @cmd_dma: its bus address.
  * @cmd_lock: one command block at a time.
@@ -271,6 +273,7 @@ struct npo_dev {
 	struct xarray queue_owners;
 	struct xarray offenders;
 	struct xarray owner_offenders;
+	struct xarray userns_offenders;
 	void *cmd_buf;
 	dma_addr_t cmd_dma;
 	struct mutex cmd_lock; /* cmd_buf */

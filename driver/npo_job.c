@@ -20,7 +20,7 @@
  * the job (a process's own by default), not every process of its user.
  * So that a user cannot escape by starting job after job, or container
  * after container, refusals also count against the user that owns them
- * (npo_job_charge_uid()), with a limit NPO_OWNER_LIMIT_FACTOR times as
+ * (npo_job_charge()), with a limit NPO_OWNER_LIMIT_FACTOR times as
  * high.  Every refusal is reported, rate-limited, to the kernel log and
  * the netlink events group, naming the node, device, queue, process, user
  * and job.
@@ -58,6 +58,8 @@ MODULE_PARM_DESC(refusal_window_ms, "window refusal_limit counts in, ms");
 #define NPO_THROTTLE_MAX_MS	10000
 /* A user's refusals over all its jobs may reach this many times the limit. */
 #define NPO_OWNER_LIMIT_FACTOR	4
+/* Turns of a penalised job or user queued ahead at most. */
+#define NPO_TURNS_AHEAD		64
 
 /**
  * struct npo_offender - refusals counted against one job or user
@@ -150,22 +152,32 @@ int npo_pd_load_job(struct npo_dev *ndev, struct npo_file *nfile)
 }
 
 /**
- * npo_job_charge_uid() - whom the calling task's refusals count against,
+ * npo_job_charge() - whom the calling task's refusals count against,
  *	besides its job
  *
- * Return: the user that created the outermost user namespace the task runs
- * in (a rootless container's subordinate uids are all that user's), or,
- * in the initial namespace, the task's own uid.
+ * Return: in the initial user namespace, the task's uid; in another, the
+ * user that created the outermost one (a rootless container's subordinate
+ * uids are all that user's), or, when root made it (LXD, rootful podman,
+ * a pod), that namespace itself, so that one tenant's container does not
+ * share an allowance with every other and with the host's root.
  */
-kuid_t npo_job_charge_uid(void)
+struct npo_charge npo_job_charge(void)
 {
 	const struct user_namespace *ns = current_user_ns();
 
 	if (ns == &init_user_ns)
-		return current_uid();
+		return (struct npo_charge) { .id = __kuid_val(current_uid()) };
 	while (ns->parent != &init_user_ns)
 		ns = ns->parent;
-	return ns->owner;
+	if (uid_eq(ns->owner, GLOBAL_ROOT_UID))
+		return (struct npo_charge) { .userns = true, .id = ns->ns.inum };
+	return (struct npo_charge) { .id = __kuid_val(ns->owner) };
+}
+
+static struct xarray *npo_charge_table(struct npo_dev *ndev,
+				       struct npo_charge c)
+{
+	return c.userns ? &ndev->userns_offenders : &ndev->owner_offenders;
 }
 
 /* The penalty in force at @now: halved for each quiet window since. */
@@ -196,6 +208,12 @@ static bool npo_offender_turn(struct xarray *xa, unsigned long id,
 	ms = off ? npo_offender_penalty(off, now, window) : 0;
 	if (ms) {
 		slot = time_after(off->until, now) ? off->until : now;
+		/*
+		 * Turns taken by callers that then gave up (a signal) are not
+		 * handed back: bound how far ahead they can push the next.
+		 */
+		if (time_after(slot, now + NPO_TURNS_AHEAD * msecs_to_jiffies(ms)))
+			slot = now + NPO_TURNS_AHEAD * msecs_to_jiffies(ms);
 		off->until = slot + msecs_to_jiffies(ms);
 		*wait = slot - now;
 	}
@@ -223,12 +241,12 @@ int npo_job_throttle(struct npo_file *nfile)
 	struct npo_dev *ndev = nfile->ndev;
 	unsigned long window = msecs_to_jiffies(READ_ONCE(refusal_window_ms));
 	unsigned long now = jiffies, wait = 0;
+	struct npo_charge c = npo_job_charge();
 	long left;
 
 	if (!npo_offender_turn(&ndev->offenders, READ_ONCE(nfile->job), now,
 			       window, &wait))
-		npo_offender_turn(&ndev->owner_offenders,
-				  __kuid_val(npo_job_charge_uid()), now, window,
+		npo_offender_turn(npo_charge_table(ndev, c), c.id, now, window,
 				  &wait);
 	left = wait;
 	if (left <= 0)
@@ -299,6 +317,8 @@ void npo_job_offenders_show(struct npo_dev *ndev, struct seq_file *m)
 	npo_offenders_show_one(&ndev->offenders, m, "job 0x%lx", now, window);
 	npo_offenders_show_one(&ndev->owner_offenders, m, "owner uid %lu", now,
 			       window);
+	npo_offenders_show_one(&ndev->userns_offenders, m, "owner userns %lu",
+			       now, window);
 }
 
 /*
@@ -363,7 +383,7 @@ static u32 npo_offender_count(struct npo_dev *ndev,
 	unsigned int limit = READ_ONCE(refusal_limit);
 	unsigned long now = jiffies;
 
-	npo_offender_add(&ndev->owner_offenders, __kuid_val(owner->charge_uid),
+	npo_offender_add(npo_charge_table(ndev, owner->charge), owner->charge.id,
 			 count, limit * NPO_OWNER_LIMIT_FACTOR, now, window);
 	return npo_offender_add(&ndev->offenders, owner->job, count, limit, now,
 				window);
@@ -566,6 +586,7 @@ void npo_job_init(struct npo_dev *ndev)
 	INIT_WORK(&ndev->refusal_work, npo_refusal_work);
 	xa_init(&ndev->offenders);
 	xa_init(&ndev->owner_offenders);
+	xa_init(&ndev->userns_offenders);
 	xa_init(&ndev->queue_owners);
 	/* A burst from one attacker is worth a few lines, not a flood. */
 	ratelimit_state_init(&ndev->refusal_rs, 5 * HZ, 10);
@@ -584,7 +605,10 @@ void npo_job_fini(struct npo_dev *ndev)
 		kfree(off);
 	xa_for_each(&ndev->owner_offenders, id, off)
 		kfree(off);
+	xa_for_each(&ndev->userns_offenders, id, off)
+		kfree(off);
 	xa_destroy(&ndev->offenders);
 	xa_destroy(&ndev->owner_offenders);
+	xa_destroy(&ndev->userns_offenders);
 	xa_destroy(&ndev->queue_owners);
 }

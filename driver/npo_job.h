@@ -21,7 +21,17 @@ int npo_job_set(struct npo_file *nfile, u32 job);
 int npo_pd_load_job(struct npo_dev *ndev, struct npo_file *nfile);
 int npo_job_throttle(struct npo_file *nfile);
 void npo_job_offenders_show(struct npo_dev *ndev, struct seq_file *m);
-kuid_t npo_job_charge_uid(void);
+/**
+ * struct npo_charge - whom a task's refusals count against, besides its job
+ * @userns: @id is a user namespace's inode number, not a uid.
+ * @id: a uid in the initial namespace, or that inode number.
+ */
+struct npo_charge {
+	bool userns;
+	u32 id;
+};
+
+struct npo_charge npo_job_charge(void);
 void npo_refusal_irq(struct npo_dev *ndev);
 void npo_refusal_flush(struct npo_dev *ndev);
 void npo_job_init(struct npo_dev *ndev);

@@ -172,12 +172,15 @@ static void npo_diag_own_module(struct npo_port *port, struct npo_module *m,
 {
 	struct npo_dev *ndev = port->ndev;
 	unsigned int gen;
+	bool active;
 
 	mutex_lock(&ndev->link_lock);
 	*m = port->diag.module;
 	gen = port->diag.module_gen;
+	active = FIELD_GET(NPO_PST_STATE, port->status) == NPO_HW_PORT_ACTIVE;
 	mutex_unlock(&ndev->link_lock);
-	if (m->valid || npo_diag_probe_module(port, m, shared))
+	/* An active link's module is kept: read it afresh, not shared. */
+	if (m->valid || npo_diag_probe_module(port, m, shared && !active))
 		return;
 	mutex_lock(&ndev->link_lock);
 	if (port->diag.module_gen == gen &&

@@ -298,7 +298,7 @@ int npo_queue_create(struct npo_file *nfile, struct npo_queue_create *qc)
 	q->owner.tgid = task_tgid_nr(current);
 	get_task_comm(q->owner.comm, current);
 	q->owner.uid = current_uid();
-	q->owner.charge_uid = npo_job_charge_uid();
+	q->owner.charge = npo_job_charge();
 	q->owner.pd = nfile->pd;
 	q->owner.job = nfile->job;
 	q->owner.failed = false;

@@ -11,6 +11,7 @@
 #include <linux/uidgid.h>
 
 #include "npo_health.h"
+#include "npo_job.h"
 
 struct netlink_callback;
 struct npo_dmabuf_reg;
@@ -25,8 +26,8 @@ struct vm_area_struct;
  * @tgid: the process (thread group id, in the initial namespace).
  * @comm: its command name then.
  * @uid: its user.
- * @charge_uid: whom the queue's refusals count against besides its job
- *	(npo_job_charge_uid()).
+ * @charge: whom the queue's refusals count against besides its job
+ *	(npo_job_charge()).
  * @pd: the queue's protection domain.
  * @job: the queue's job.
  * @failed: the device put the queue in error, for @error
@@ -40,7 +41,7 @@ struct npo_queue_owner {
 	pid_t tgid;
 	char comm[TASK_COMM_LEN];
 	kuid_t uid;
-	kuid_t charge_uid;
+	struct npo_charge charge;
 	u32 pd;
 	u32 job;
 	bool failed;

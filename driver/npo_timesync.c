@@ -204,6 +204,11 @@ static int npo_ts_send(struct npo_dev *ndev, unsigned int port,
 	int len = sizeof(*msg);
 	int err;
 
+	if (!npo_ts_hw_auth(ndev) && !ndev->ts.warned_unsigned &&
+	    npo_fkey_enabled(ndev)) {
+		ndev->ts.warned_unsigned = true;
+		npo_warn(ndev, "fabric time: the device (interface before 1.18) cannot carry signed time messages: its keyed peers will not hear its time\n");
+	}
 	mutex_lock(&ndev->cmd_lock);
 	memcpy(ndev->cmd_buf, msg, sizeof(*msg));
 	if (npo_ts_hw_auth(ndev)) {
@@ -467,16 +472,42 @@ static void npo_ts_refuse_step(struct npo_dev *ndev, s64 off)
 	ts->refused_node = tp->node;
 	ts->refused_port = ts->parent;
 	ts->holdover_since = jiffies;
-	/*
-	 * Not for the shared limiter either: the port is not followed again
-	 * until its time is back within reach, so a peer cannot repeat it.
-	 */
-	npo_warn(ndev, "fabric time: node %u's time through port %d is %lld ns from ours, beyond locked_step_max_ns, and grandmaster node %u set no new time: not stepping, holding over\n",
-		 tp->node, ts->parent, -off, ts->gm_node);
+	/* A peer swinging in and out of reach: once a minute a port. */
+	if (!tp->refused_log_at ||
+	    !time_before(jiffies, tp->refused_log_at + NPO_TS_REFUSED_LOG_GAP)) {
+		tp->refused_log_at = jiffies ?: 1;
+		npo_warn(ndev, "fabric time: node %u's time through port %d is %lld ns from ours, beyond locked_step_max_ns, and grandmaster node %u set no new time: not stepping, holding over\n",
+			 tp->node, ts->parent, -off, ts->gm_node);
+	}
 	npo_ts_set_bound(ts, npo_ts_bound_at(ts, ktime_get_ns()),
 			 READ_ONCE(holdover_ppb));
 	npo_ts_set_state(ndev, NPO_CLOCK_HOLDOVER);
 	ts->changed = true;
+}
+
+/*
+ * The parent is @off from us, far: did our own clock jump (a glitch of
+ * our oscillator), rather than the parent's?  Then every other peer we
+ * measured lately is as far, in the same direction: step with them.  With
+ * no other peer to ask, it is taken for the parent's jump.
+ */
+static bool npo_ts_we_jumped(struct npo_dev *ndev, s64 off)
+{
+	struct npo_timesync *ts = &ndev->ts;
+	s64 theirs = -off, max = READ_ONCE(locked_step_max_ns);
+	unsigned int i, agree = 0;
+
+	for (i = 0; i < ndev->num_ports; i++) {
+		const struct npo_ts_port *tp = &ts->ports[i];
+
+		if (i == ts->parent || !npo_ts_recent(tp->used_at, 2))
+			continue;
+		/* A peer as far as the parent, in the same direction. */
+		if (abs(tp->offset - theirs) > max)
+			return false;
+		agree++;
+	}
+	return agree > 0;
 }
 
 /*
@@ -494,11 +525,12 @@ static bool npo_ts_believe(struct npo_dev *ndev, s64 off)
 		ts->gm_epoch = tp->gm_epoch;
 		ts->locked_once = false;
 	}
-	npo_ts_off_seen(ts, off);
-	if (ts->locked_once && npo_ts_far(off)) {
+	if (ts->locked_once && npo_ts_far(off) && !npo_ts_we_jumped(ndev, off)) {
 		npo_ts_refuse_step(ndev, off);
 		return false;
 	}
+	/* A jump refused is the parent's error, not ours: only what we follow. */
+	npo_ts_off_seen(ts, off);
 	return true;
 }
 
@@ -1283,9 +1315,10 @@ int npo_timesync_get(struct npo_dev *ndev, struct npo_timesync_info *info)
 		.gm_allow_n = ts->gm_allow_n,
 		.refused_gms = ts->refused_gms,
 		.refused_steps = ts->refused_steps,
+		/* In u64: an age past 49 days must not wrap to "just now". */
 		.refused_age_ms = ts->refused_at ?
-				  jiffies_to_msecs(jiffies - ts->refused_at) :
-				  U64_MAX,
+				  div_u64((u64)(jiffies - ts->refused_at) *
+					  MSEC_PER_SEC, HZ) : U64_MAX,
 		.refused_node = ts->refused_node,
 		.refused_port = ts->refused_port,
 	};

@@ -215,6 +215,7 @@ struct npo_ts_port {
  * @refused_at: jiffies of the last refusal, 0 none.
  * @refused_node: whom it was of,
  * @refused_port: and through which port.
+ * @warned_unsigned: the log said this device cannot sign time messages.
  */
 struct npo_timesync {
 	struct workqueue_struct *wq;
@@ -266,6 +267,7 @@ struct npo_timesync {
 	unsigned long refused_at;
 	u32 refused_node;
 	unsigned int refused_port;
+	bool warned_unsigned;
 };
 
 /* No bound on a clock's error: not measured yet. */

@@ -856,8 +856,11 @@ TEST_F_TIMEOUT(clock, hijack_by_a_grandmaster_not_allowed_is_refused, 240)
 		EXPECT_TRUE(clock_reporter(self, name, state, sizeof(state)));
 		EXPECT_STREQ("error", state);
 	}
-	/* Said once per neighbour, though offered every interval. */
-	EXPECT_EQ(2, log_lines(self, "npo-clock-hijack-mark",
+	/*
+	 * Said at most once per neighbour, though offered every interval
+	 * (none if this ran within the minute before: once a minute a port).
+	 */
+	EXPECT_GE(2, log_lines(self, "npo-clock-hijack-mark",
 			       "which is not allowed to be one"));
 	if (_metadata->passed != 1)
 		dump_clocks(_metadata, self);
@@ -921,6 +924,16 @@ TEST_F_TIMEOUT(clock, unannounced_grandmaster_jump_is_not_followed, 240)
 		d = phc_diff(self, i, 0, &width);
 		EXPECT_GT(1000000, llabs(d) - width / 2) TH_LOG("npo%d", i);
 	}
+
+	/*
+	 * A follower whose own oscillator glitches finds both its peers as
+	 * far, the same way: the jump is its own, and it steps back.
+	 */
+	ASSERT_EQ(0, npo_test_fault(3, "clockjump 1000"));
+	EXPECT_TRUE(wait_locked(self, 0, self->ndev, 1));
+	d = phc_diff(self, 3, 2, &width);
+	EXPECT_GT(1000000, llabs(d) - width / 2)
+		TH_LOG("npo3 is %lld ns from npo2 after its own jump", (long long)d);
 	if (_metadata->passed != 1)
 		dump_clocks(_metadata, self);
 }
@@ -1027,7 +1040,8 @@ TEST_F_TIMEOUT(clock, huge_registration_starves_no_neighbours_clock, 300)
 		TH_LOG("the registration failed (status %d)", status);
 	TH_LOG("1 GiB registered in %.1f s; device 1 heard device 0 at most %d ms ago, %.1f s in",
 	       took, worst, worst_at);
-	EXPECT_GE(2 * 100 + 50, worst);
+	/* Two intervals; a debug kernel's lane allows its time scale. */
+	EXPECT_GE((2 * 100 + 50) * npo_test_time_scale(), worst);
 
 	/* Killed halfway, it ends within a second. */
 	pid = register_in_child(base, size);
@@ -1038,7 +1052,8 @@ TEST_F_TIMEOUT(clock, huge_registration_starves_no_neighbours_clock, 300)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	reaped = npo_test_now_s() - start;
 	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("status 0x%x", status);
-	EXPECT_GT(1.0, reaped) TH_LOG("took %.2f s to die", reaped);
+	EXPECT_GT(1.0 * npo_test_time_scale(), reaped)
+		TH_LOG("took %.2f s to die", reaped);
 	munmap(base, size);
 }
 

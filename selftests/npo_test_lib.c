@@ -553,6 +553,14 @@ void npo_test_ring_reset(int n)
 	}
 }
 
+int npo_test_time_scale(void)
+{
+	const char *env = getenv("NPO_TEST_TIME_SCALE");
+	long scale = env ? strtol(env, NULL, 10) : 1;
+
+	return scale >= 1 && scale <= 100 ? scale : 1;
+}
+
 /*
  * The harness times each test with alarm(): 30 s, or a test's own.  A
  * debug kernel (KASAN, lockdep, kmemleak) runs everything several times
@@ -562,13 +570,9 @@ void npo_test_ring_reset(int n)
  */
 unsigned int alarm(unsigned int seconds)
 {
-	const char *env = getenv("NPO_TEST_TIME_SCALE");
-	long scale = env ? strtol(env, NULL, 10) : 1;
 	struct itimerval it = { 0 }, old;
 
-	if (scale < 1 || scale > 100)
-		scale = 1;
-	it.it_value.tv_sec = (time_t)seconds * scale;
+	it.it_value.tv_sec = (time_t)seconds * npo_test_time_scale();
 	if (setitimer(ITIMER_REAL, &it, &old))
 		return 0;
 	return old.it_value.tv_sec + (old.it_value.tv_usec > 0);

@@ -34,6 +34,11 @@ int npo_test_read_file(const char *path, char *buf, size_t len);
 int npo_test_write_file(const char *path, const char *text);
 /* Write a fault injection command to npo<dev>'s debugfs "fault" file. */
 int npo_test_fault(int dev, const char *cmd);
+/*
+ * How many times slower this lane runs (NPO_TEST_TIME_SCALE, 1 unless a
+ * debug kernel's lane says): for the limits a test sets itself.
+ */
+int npo_test_time_scale(void);
 
 /*
  * The driver's tracepoints: on, with an empty buffer (false without

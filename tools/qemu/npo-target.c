@@ -107,8 +107,8 @@ bool npo_target_region_still(NpoState *t, NpoMr **mr, uint32_t job,
 /*
  * The queue a WRITE_IMM or SEND names, if it is of rq's job and not in
  * error.  Another job's queue is no queue for this one; a queue number
- * with no queue of the job behind it is logged as a refusal either way,
- * so that a sweep for queue numbers counts like a sweep for keys (1.18).
+ * with no queue behind it is logged as a refusal too, so that a sweep for
+ * queue numbers counts like a sweep for keys (1.18).
  */
 uint32_t npo_target_queue(NpoState *t, const NpoTargetReq *rq, uint16_t qid,
                           NpoQueue **out)
@@ -124,7 +124,13 @@ uint32_t npo_target_queue(NpoState *t, const NpoTargetReq *rq, uint16_t qid,
         return NPO_STATUS_REMOTE_QUEUE;
     }
     if (!tq || tq->error) {
-        target_refused(t, rq, NPO_STATUS_REMOTE_QUEUE);
+        /*
+         * A queue in error is a peer's trouble, not a probe: a sender
+         * of the job is not to be charged for it.
+         */
+        if (!tq) {
+            target_refused(t, rq, NPO_STATUS_REMOTE_QUEUE);
+        }
         return NPO_STATUS_REMOTE_QUEUE;
     }
     *out = tq;
