@@ -218,12 +218,12 @@ def hold(qmp, guest, n, seconds, frame, each=0.05):
 
 def time_attacks(qmp, guest, log_path, key, n):
     # A key holder announcing priority 0 with its clock in 2100, every
-    # 50 ms for 10 s: only node 1 may lead, so npo3 refuses it at the
+    # 50 ms for 5 s: only node 1 may lead, so npo3 refuses it at the
     # first hop, says so once, and nobody's clock moves.
     before = guest.clocks()
     said0 = guest.loglines("which is not allowed to be one")
     spread0 = clock_spread(qmp)
-    steady = hold(qmp, guest, n, 10, lambda i: time_msg(
+    steady = hold(qmp, guest, n, 5, lambda i: time_msg(
         60000, 0, 1000 + i, 60000, key=key))
     after = guest.clocks()
     spread = clock_spread(qmp)
