@@ -125,22 +125,32 @@ static int npo_mr_pin(struct npo_mr *mr)
 	return err;
 }
 
-/* Map every pinned page for the device; on failure none stays mapped. */
+/*
+ * Map every pinned page for the device; on failure none stays mapped.  A
+ * fatal signal ends it too (-EINTR): millions of pages take a while.
+ */
 static int npo_mr_map(struct npo_dev *ndev, struct npo_mr *mr)
 {
 	unsigned long i;
+	int err = 0;
 
 	for (i = 0; i < mr->npages; i++) {
+		if (!(i % NPO_MR_PAGES_PER_CMD) && fatal_signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
 		mr->dma[i] = dma_map_page(&ndev->pdev->dev, mr->pages[i], 0,
 					  PAGE_SIZE, mr->dir);
 		if (dma_mapping_error(&ndev->pdev->dev, mr->dma[i])) {
-			while (i--)
-				dma_unmap_page(&ndev->pdev->dev, mr->dma[i],
-					       PAGE_SIZE, mr->dir);
-			return -ENOMEM;
+			err = -ENOMEM;
+			break;
 		}
 	}
-	return 0;
+	if (err)
+		while (i--)
+			dma_unmap_page(&ndev->pdev->dev, mr->dma[i], PAGE_SIZE,
+				       mr->dir);
+	return err;
 }
 
 /*

@@ -970,8 +970,12 @@ static void *repeated_mapping(size_t size)
 /* In a child: register size bytes at base on device 0; exit 0 if it did. */
 static pid_t register_in_child(void *base, size_t size)
 {
+	/*
+	 * Read-only: the same pages mapped writable over and over is what
+	 * the DMA API's debug checks (rightly) call overlapping mappings.
+	 */
 	struct npo_mr_reg reg = {
-		.access = NPO_ACCESS_LOCAL_WRITE,
+		.access = 0,
 		.addr = (uintptr_t)base,
 		.length = size,
 	};
@@ -1019,7 +1023,8 @@ static int heard_ms_ago(void)
  */
 TEST_F_TIMEOUT(clock, huge_registration_starves_no_neighbours_clock, 300)
 {
-	const size_t size = (size_t)1 << 30;
+	/* A debug kernel maps pages tens of times slower: less of them. */
+	const size_t size = ((size_t)1 << 30) / npo_test_time_scale();
 	int status, worst = 0, ms;
 	double start, took, reaped, worst_at = 0;
 	void *base;
@@ -1044,8 +1049,8 @@ TEST_F_TIMEOUT(clock, huge_registration_starves_no_neighbours_clock, 300)
 	took = npo_test_now_s() - start;
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 		TH_LOG("the registration failed (status %d)", status);
-	TH_LOG("1 GiB registered in %.1f s; device 1 heard device 0 at most %d ms ago, %.1f s in",
-	       took, worst, worst_at);
+	TH_LOG("%zu MiB registered in %.1f s; device 1 heard device 0 at most %d ms ago, %.1f s in",
+	       size >> 20, took, worst, worst_at);
 	/* Two intervals; a debug kernel's lane allows its time scale. */
 	EXPECT_GE((2 * 100 + 50) * npo_test_time_scale(), worst);
 

@@ -689,7 +689,7 @@ TEST_F(devlink, parity_error_is_device_fatal_and_recovered)
 	char *at;
 
 	NPO_TEST_SETUP_DONE();
-	ASSERT_TRUE(npo_test_trace_start()) TH_LOG("no tracefs");
+	ASSERT_TRUE(npo_test_trace_start(false)) TH_LOG("no tracefs");
 	fault_recovers(_metadata, self, "parity", true,
 		       "uncorrectable parity error in the queue engine",
 		       "queue engine parity error");

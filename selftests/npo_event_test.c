@@ -523,7 +523,7 @@ TEST_F_TIMEOUT(event, history_keeps_a_cut_on_both_ends, 120)
 	b0 = kept_events(6, "");
 	ASSERT_NE(NULL, a0);
 	ASSERT_NE(NULL, b0);
-	ASSERT_TRUE(npo_test_trace_start()) TH_LOG("no tracefs");
+	ASSERT_TRUE(npo_test_trace_start(false)) TH_LOG("no tracefs");
 	ASSERT_EQ(0, npo_test_fault(5, "cut 0 1"));
 	ASSERT_TRUE(npo_nl_wait_event(self->ev, NPO_EVENT_LINK_DOWN, 6, 1, 5000, NULL));
 	ASSERT_EQ(0, npo_test_fault(5, "cut 0 0"));

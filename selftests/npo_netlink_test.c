@@ -619,7 +619,7 @@ TEST_F_TIMEOUT(netlink, unprivileged_diag_flood_shares_one_module_reading, 60)
 	ASSERT_NE(NULL, trace);
 	/* Ports 0 and 1 make the ring; a device's last port has no peer. */
 	*f = (struct diag_flood) { .dev = 2, .port = 3 };
-	ASSERT_TRUE(npo_test_trace_start());
+	ASSERT_TRUE(npo_test_trace_start(true));
 	EXPECT_EQ(0, npo_test_as_nobody(diag_flood_16, f));
 	ASSERT_LE(0, npo_test_trace_stop(trace, 1 << 22));
 	for (at = trace; (at = strstr(at, "npo2 opcode 0x54")); at++)

@@ -480,13 +480,16 @@ double npo_test_now_s(void)
 
 #define TRACING	"/sys/kernel/tracing"
 
-bool npo_test_trace_start(void)
+bool npo_test_trace_start(bool mbox)
 {
 	if (access(TRACING "/events/npo/enable", W_OK) &&
 	    npo_test_run(NULL, 0, "mount -t tracefs nodev " TRACING))
 		return false;
+	/* Every mailbox command is an event: only for who counts them. */
 	return !npo_test_run(NULL, 0, "echo > " TRACING "/trace") &&
-	       !npo_test_write_file(TRACING "/events/npo/enable", "1");
+	       !npo_test_write_file(TRACING "/events/npo/enable", "1") &&
+	       !npo_test_write_file(TRACING "/events/npo/npo_mbox_cmd/enable",
+				    mbox ? "1" : "0");
 }
 
 int npo_test_trace_stop(char *buf, size_t len)

@@ -42,9 +42,10 @@ int npo_test_time_scale(void);
 
 /*
  * The driver's tracepoints: on, with an empty buffer (false without
- * tracefs); then off, and what they recorded.
+ * tracefs), npo_mbox_cmd, which every mailbox command fires, only if
+ * mbox; then off, and what they recorded.
  */
-bool npo_test_trace_start(void);
+bool npo_test_trace_start(bool mbox);
 int npo_test_trace_stop(char *buf, size_t len);
 
 /* Seconds of the monotonic clock. */
