@@ -330,26 +330,27 @@ static u32 npo_offender_add(struct xarray *xa, unsigned long id, u32 count,
 			    unsigned int limit, unsigned long now,
 			    unsigned long window)
 {
-	struct npo_offender *off, *fresh;
+	struct npo_offender *off;
 	u32 ms;
 
 	npo_offenders_prune(xa, now, window);
-	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
-	xa_lock(xa);
+	/*
+	 * Only the refusal work adds and frees entries: what it loads stays,
+	 * and a new one needs no lock to go in.
+	 */
 	off = xa_load(xa, id);
-	if (!off && fresh) {
-		fresh->window_start = now;
-		fresh->last = now;
-		if (!xa_err(__xa_store(xa, id, fresh, GFP_ATOMIC))) {
-			off = fresh;
-			fresh = NULL;
+	if (!off) {
+		off = kzalloc(sizeof(*off), GFP_KERNEL);
+		if (!off)
+			return 0;
+		off->window_start = now;
+		off->last = now;
+		if (xa_err(xa_store(xa, id, off, GFP_KERNEL))) {
+			kfree(off);
+			return 0;
 		}
 	}
-	if (!off) {
-		xa_unlock(xa);
-		kfree(fresh);
-		return 0;
-	}
+	xa_lock(xa);
 	off->penalty_ms = npo_offender_penalty(off, now, window);
 	if (time_after(now, off->window_start + window)) {
 		off->refusals = 0;
@@ -371,7 +372,6 @@ static u32 npo_offender_add(struct xarray *xa, unsigned long id, u32 count,
 	}
 	ms = off->penalty_ms;
 	xa_unlock(xa);
-	kfree(fresh);
 	return ms;
 }
 
